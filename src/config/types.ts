@@ -1,0 +1,115 @@
+/**
+ * The controller configuration as the rest of the code sees it: typed, defaults filled in, durations in
+ * milliseconds, file paths absolute, auto-binding resolved. Produced only by `loadControllerConfig`
+ * (config/load.ts) and frozen; passed down explicitly, never read from a global.
+ */
+import type { DatabaseTarget } from '../persistence/database.js';
+
+/** `host:port` split into its parts; `host` is a DNS name, an IPv4 address or an IPv6 address without brackets. */
+export interface HostPort {
+  readonly host: string;
+  readonly port: number;
+  /** As written in the file, e.g. `127.0.0.1:1280` or `[::1]:1280`. */
+  readonly text: string;
+}
+
+/** Certificate and key files of an identity (absolute paths). */
+export interface IdentityFiles {
+  /** Client certificate (PEM, may hold a chain). */
+  readonly cert: string;
+  /** Server certificate chain presented by listeners (PEM). */
+  readonly serverCert: string;
+  /** Private key of the server certificate (and of `cert` unless `serverKey` is given). */
+  readonly key: string;
+  /** Optional separate key for `serverCert`. */
+  readonly serverKey?: string;
+  /** CA bundle (PEM) this identity trusts. */
+  readonly ca: string;
+}
+
+/** A `redirectURIs` entry of the `edge-oidc` binding; `*` may stand in the port position. */
+export interface RedirectUriPattern {
+  readonly text: string;
+  readonly scheme: string;
+  readonly host: string;
+  /** `'*'` for any port, undefined when the URI has none. */
+  readonly port: number | '*' | undefined;
+  readonly path: string;
+}
+
+export type ApiBindingName = 'edge-client' | 'edge-management' | 'edge-oidc';
+
+export type ApiBinding =
+  | { readonly binding: 'edge-client'; readonly options: Readonly<Record<string, never>> }
+  | { readonly binding: 'edge-management'; readonly options: Readonly<Record<string, never>> }
+  | {
+      readonly binding: 'edge-oidc';
+      readonly options: { readonly redirectURIs: readonly RedirectUriPattern[] };
+      /** True when added by auto-binding rather than listed in the file. */
+      readonly auto: boolean;
+    };
+
+export interface BindPoint {
+  /** Where to listen. */
+  readonly interface: HostPort;
+  /** The public address clients use (issuer and apiBaseUrls are derived from it). */
+  readonly address: HostPort;
+}
+
+export interface WebListenerOptions {
+  readonly idleTimeoutMs: number;
+  readonly readTimeoutMs: number;
+  readonly writeTimeoutMs: number;
+  readonly minTLSVersion: 'TLSv1.2' | 'TLSv1.3';
+  readonly maxTLSVersion: 'TLSv1.2' | 'TLSv1.3';
+}
+
+export interface WebListener {
+  readonly name: string;
+  readonly bindPoints: readonly BindPoint[];
+  /** After auto-binding: the APIs this listener serves. */
+  readonly apis: readonly ApiBinding[];
+  /** Server identity for this listener; defaults to the controller identity. */
+  readonly identity: IdentityFiles;
+  readonly options: WebListenerOptions;
+}
+
+export interface EdgeConfig {
+  readonly api: {
+    readonly address: HostPort;
+    readonly sessionTimeoutMs: number;
+    readonly disableOidcAutoBinding: boolean;
+  };
+  readonly enrollment: {
+    readonly signingCert: { readonly cert: string; readonly key: string; readonly ca?: string };
+    readonly edgeIdentityDurationMs: number;
+    readonly edgeRouterDurationMs: number;
+  };
+  readonly oidc: {
+    readonly accessTokenDurationMs: number;
+    readonly idTokenDurationMs: number;
+    readonly refreshTokenDurationMs: number;
+  };
+  readonly totp: { readonly hostname: string };
+}
+
+export interface ControllerConfig {
+  /** Absolute path of the file this was loaded from. */
+  readonly source: string;
+  readonly db: DatabaseTarget;
+  readonly identity: IdentityFiles;
+  /** Absent when the file has no `edge` section: no Edge APIs, no OIDC. */
+  readonly edge: EdgeConfig | undefined;
+  readonly web: readonly WebListener[];
+}
+
+/** One problem found in a YAML file, with where it is. */
+export interface Diagnostic {
+  readonly severity: 'error' | 'warning';
+  readonly file: string;
+  readonly line: number;
+  readonly column: number;
+  /** Dotted key path, e.g. `web[0].bindPoints[1].address`. */
+  readonly path: string;
+  readonly message: string;
+}

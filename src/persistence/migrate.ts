@@ -1,0 +1,22 @@
+/**
+ * Versioned schema migrations, applied in name order at start on both dialects. A migration, once released,
+ * is never edited: a change to the schema is a new file in migrations/ listed below.
+ */
+import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { initialSchema } from './migrations/0001-initial-schema.js';
+
+const MIGRATIONS: Record<string, Migration> = {
+  '0001-initial-schema': initialSchema,
+};
+
+const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
+
+/** Applies every pending migration; throws naming the migration that failed. */
+export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  const migrator = new Migrator({ db, provider, migrationTableName: 'svc_migrations', migrationLockTableName: 'svc_migrations_lock' });
+  const { error, results } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
+    throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The stored records, as Kysely sees them. Timestamps are ISO 8601 text (`2026-01-02T03:04:05.678Z`) on both
+ * dialects so that they sort and compare identically (docs/decisions/0002-portable-column-types.md);
+ * booleans are native on PostgreSQL and 0/1 on SQLite (read them through `Boolean()`).
+ */
+import type { Generated } from 'kysely';
+
+export interface ControllersTable {
+  id: string;
+  name: string;
+  cert_pem: string;
+  fingerprint: string;
+  /** JSON: binding -> [{url, version}] */
+  api_addresses: string;
+  is_online: boolean | number;
+  last_joined_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface IdentitiesTable {
+  id: string;
+  name: string;
+  type_id: string;
+  is_admin: boolean | number;
+  is_default_admin: boolean | number;
+  auth_policy_id: string | null;
+  external_id: string | null;
+  /** JSON array of strings */
+  role_attributes: string;
+  /** JSON object */
+  tags: string;
+  disabled: boolean | number;
+  disabled_at: string | null;
+  disabled_until: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuthenticatorsTable {
+  id: string;
+  identity_id: string;
+  method: string;
+  username: string | null;
+  password_hash: string | null;
+  cert_fingerprint: string | null;
+  cert_pem: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ApiSessionsTable {
+  id: string;
+  identity_id: string;
+  /** SHA-256 of the session token, hex; the token itself is never stored. */
+  token_hash: string;
+  auth_method: string;
+  ip_address: string | null;
+  created_at: string;
+  last_activity_at: string;
+}
+
+export interface Tables {
+  controllers: ControllersTable;
+  identities: IdentitiesTable;
+  authenticators: AuthenticatorsTable;
+  api_sessions: ApiSessionsTable;
+}
+
+export type { Generated };

@@ -1,0 +1,34 @@
+/**
+ * The one source of randomness: identifiers and secrets come from the OS CSPRNG here,
+ * so nothing else in the code base calls Math.random or picks its own generator.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A 16-character base-62 entity id (about 95 bits): short enough to type, long enough never to collide. */
+export function newEntityId(): string {
+  // 62 does not divide 256, so reject bytes >= 248 (4 * 62) to keep every character equally likely.
+  let id = '';
+  while (id.length < 16) {
+    for (const byte of randomBytes(24)) {
+      if (byte < 248 && id.length < 16) id += ID_ALPHABET[byte % 62];
+    }
+  }
+  return id;
+}
+
+/** A secret token of `bytes` random bytes, base64url without padding (256 bits by default). */
+export function newSecretToken(bytes = 32): string {
+  return randomBytes(bytes).toString('base64url');
+}
+
+/** A random UUID v4 (used where the protocol or the reference API expects one, e.g. enrollment tokens). */
+export function newUuid(): string {
+  return randomUUID();
+}
+
+/** A readable password for generated admin accounts: 24 base64url characters (144 bits). */
+export function newPassword(): string {
+  return randomBytes(18).toString('base64url');
+}

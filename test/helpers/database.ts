@@ -1,0 +1,45 @@
+/**
+ * A fresh, migrated store for one test file: SQLite in memory by default, or a new PostgreSQL database
+ * on the server named by SVC_TEST_POSTGRES_URL when SVC_TEST_DB=postgres (dropped again by `close`).
+ */
+import pg from 'pg';
+import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
+import { newEntityId } from '../../src/shared/random.js';
+
+export const testDialect: 'sqlite' | 'postgres' = process.env.SVC_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
+
+/** A target for a new empty database of the dialect under test, and how to remove it afterwards. */
+export async function newDatabaseTarget(): Promise<{ target: DatabaseTarget; drop(): Promise<void> }> {
+  if (testDialect === 'sqlite') return { target: { kind: 'sqlite', path: ':memory:' }, drop: async () => {} };
+  const serverUrl = process.env.SVC_TEST_POSTGRES_URL;
+  if (!serverUrl) throw new Error('SVC_TEST_DB=postgres needs SVC_TEST_POSTGRES_URL');
+  const name = `svc_test_${newEntityId().toLowerCase()}`;
+  const admin = new pg.Client({ connectionString: serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(serverUrl);
+  url.pathname = `/${name}`;
+  return {
+    target: { kind: 'postgres', url: url.toString() },
+    async drop() {
+      const client = new pg.Client({ connectionString: serverUrl });
+      await client.connect();
+      await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await client.end();
+    },
+  };
+}
+
+/** Opens a migrated database for a test; `close` also drops a PostgreSQL database. */
+export async function openTestDatabase(): Promise<Database> {
+  const { target, drop } = await newDatabaseTarget();
+  const database = await openDatabase(target);
+  return {
+    ...database,
+    async close() {
+      await database.close();
+      await drop();
+    },
+  };
+}

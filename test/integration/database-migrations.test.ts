@@ -1,0 +1,40 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { migrateToLatest } from '../../src/persistence/migrate.js';
+import type { Database } from '../../src/persistence/database.js';
+import { openTestDatabase, testDialect } from '../helpers/database.js';
+
+describe(`the store on ${testDialect}`, () => {
+  let database: Database;
+  before(async () => {
+    database = await openTestDatabase();
+  });
+  after(async () => database.close());
+
+  it('creates every table at start and stays unchanged when migrated again', async () => {
+    await migrateToLatest(database.db);
+    const tables = (await database.db.introspection.getTables()).map((t) => t.name).sort();
+    assert.deepEqual(
+      tables.filter((t) => !t.startsWith('svc_migrations')),
+      ['api_sessions', 'authenticators', 'controllers', 'identities'],
+    );
+  });
+
+  it('stores and reads back booleans on both dialects', async () => {
+    const now = new Date().toISOString();
+    await database.db
+      .insertInto('identities')
+      .values({ id: 'i1', name: 'alice', type_id: 'Default', is_admin: true, is_default_admin: false, auth_policy_id: null, external_id: null, role_attributes: '[]', tags: '{}', disabled: false, disabled_at: null, disabled_until: null, created_at: now, updated_at: now })
+      .execute();
+    const row = await database.db.selectFrom('identities').selectAll().where('is_admin', '=', true).executeTakeFirstOrThrow();
+    assert.equal(Boolean(row.is_admin), true);
+    assert.equal(Boolean(row.disabled), false);
+  });
+
+  it('refuses a second identity with the same name', async () => {
+    const now = new Date().toISOString();
+    const values = { name: 'bob', type_id: 'Default', is_admin: false, is_default_admin: false, auth_policy_id: null, external_id: null, role_attributes: '[]', tags: '{}', disabled: false, disabled_at: null, disabled_until: null, created_at: now, updated_at: now };
+    await database.db.insertInto('identities').values({ id: 'b1', ...values }).execute();
+    await assert.rejects(database.db.insertInto('identities').values({ id: 'b2', ...values }).execute());
+  });
+});
