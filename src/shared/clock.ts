@@ -26,3 +26,8 @@ export function manualClock(start: Date = new Date()): Clock & { advance(ms: num
 export function isoTimestamp(at: Date): string {
   return at.toISOString();
 }
+
+/** Whole seconds from `now` until `at` (never negative), as the `expiration-seconds` header states them. */
+export function secondsUntil(at: Date, now: Date): number {
+  return Math.max(0, Math.round((at.getTime() - now.getTime()) / 1000));
+}

@@ -1,0 +1,142 @@
+/**
+ * The composition root: from a loaded config, open the store, load the PKI, build the services and start one
+ * HTTPS server per bind point. The only place where concrete parts are wired together.
+ */
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { ControllerConfig, IdentityFiles } from '../config/types.js';
+import { buildListenerApp } from '../http/listener-app.js';
+import { buildSpecRegistry } from '../http/kit/specs.js';
+import { edgeClientRoutes, EDGE_CLIENT_PREFIX } from '../http/edge-client/routes.js';
+import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from '../http/edge-management/routes.js';
+import { openDatabase, type Database } from '../persistence/database.js';
+import { createApiSessionRepository } from '../persistence/repositories/api-sessions.js';
+import { createControllerRepository } from '../persistence/repositories/controllers.js';
+import { createIdentityRepository } from '../persistence/repositories/identities.js';
+import { certificateFingerprint, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
+import { createApiSessionService } from '../services/api-sessions.js';
+import { createAuthenticationService } from '../services/authentication.js';
+import { createRequestAuthenticator } from '../services/request-auth.js';
+import type { Services } from '../services/services.js';
+import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { newEntityId } from '../shared/random.js';
+import { readBuildInfo } from './build-info.js';
+
+export interface RunningController {
+  /** `https://address` of every bind point, by listener name. */
+  readonly urls: ReadonlyArray<{ listener: string; interfaceUrl: string; publicUrl: string }>;
+  readonly database: Database;
+  readonly services: Services;
+  close(): Promise<void>;
+}
+
+const DEFAULT_SESSION_TIMEOUT_MS = 30 * 60_000;
+
+/**
+ * Every CA the controller trusts: its identity's bundle plus the enrollment signing certificate (a CA: it signs
+ * client certificates) and its chain, without duplicates.
+ */
+function trustedCas(config: ControllerConfig, identity: LoadedIdentity): string[] {
+  const pems = [...identity.caPems];
+  const signing = config.edge?.enrollment.signingCert;
+  for (const file of [signing?.cert, signing?.ca]) {
+    if (file) pems.push(...splitPemCertificates(readFileSync(file, 'utf8')));
+  }
+  return [...new Map(pems.map((pem) => [certificateFingerprint(pem), pem])).values()];
+}
+
+export async function startController(
+  config: ControllerConfig,
+  options: { logger: Logger; clock?: Clock; build?: BuildInfo },
+): Promise<RunningController> {
+  const clock = options.clock ?? systemClock;
+  const logger = options.logger;
+  const identity = await loadIdentity(config.identity, { clock });
+  const listenerIdentities = new Map<IdentityFiles, LoadedIdentity>();
+  for (const listener of config.web) {
+    listenerIdentities.set(listener.identity, listener.identity === config.identity ? identity : await loadIdentity(listener.identity, { clock }));
+  }
+
+  const database = await openDatabase(config.db);
+  const identities = createIdentityRepository(database);
+  const apiSessions = createApiSessionRepository(database);
+  const controllers = createControllerRepository(database);
+  const caPems = trustedCas(config, identity);
+  const version = buildVersionInfo(config, options.build ?? readBuildInfo());
+  const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const apiSessionService = createApiSessionService({ apiSessions, clock });
+  const services: Services = {
+    config,
+    clock,
+    version,
+    auth: createRequestAuthenticator({ apiSessions, identities, clock, sessionTimeoutMs }),
+    apiSessions: apiSessionService,
+    authentication: createAuthenticationService({ identities, apiSessions: apiSessionService, sessionTimeoutMs }),
+    controllers,
+    caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
+    caPems,
+  };
+
+  const startedAt = clock.now();
+  const controllerId = await controllers.upsert({
+    id: newEntityId(),
+    name: identity.serverLeaf.subject,
+    certPem: identity.serverLeaf.toString('pem'),
+    fingerprint: certificateFingerprint(identity.serverLeaf.toString('pem')),
+    apiAddresses: Object.fromEntries(
+      Object.entries(version.apiVersions).map(([binding, { v1 }]) => [binding, v1.apiBaseUrls.map((url) => ({ url, version: 'v1' }))]),
+    ),
+    isOnline: true,
+    lastJoinedAt: startedAt,
+    createdAt: startedAt,
+    updatedAt: startedAt,
+  });
+
+  const specs = buildSpecRegistry(
+    [
+      { id: 'edge-client', title: 'svc Edge Client API', prefix: EDGE_CLIENT_PREFIX, serverUrls: version.apiVersions['edge-client']?.v1.apiBaseUrls ?? [], routes: edgeClientRoutes },
+      { id: 'edge-management', title: 'svc Edge Management API', prefix: EDGE_MANAGEMENT_PREFIX, serverUrls: version.apiVersions['edge-management']?.v1.apiBaseUrls ?? [], routes: edgeManagementRoutes },
+    ].filter((api) => api.serverUrls.length > 0),
+    version.version,
+    startedAt,
+  );
+
+  const apps: FastifyInstance[] = [];
+  const urls: Array<{ listener: string; interfaceUrl: string; publicUrl: string }> = [];
+  try {
+    for (const listener of config.web) {
+      const tlsIdentity = listenerIdentities.get(listener.identity) as LoadedIdentity;
+      for (const bindPoint of listener.bindPoints) {
+        const app = await buildListenerApp({
+          services,
+          specs,
+          listener,
+          bindPoint,
+          logger,
+          tls: { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems },
+        });
+        apps.push(app);
+        await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
+        urls.push({ listener: listener.name, interfaceUrl: httpsOrigin(bindPoint.interface), publicUrl: httpsOrigin(bindPoint.address) });
+      }
+    }
+  } catch (error) {
+    await Promise.allSettled(apps.map((app) => app.close()));
+    await database.close();
+    throw error;
+  }
+  logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
+
+  return {
+    urls,
+    database,
+    services,
+    async close() {
+      await Promise.allSettled(apps.map((app) => app.close()));
+      await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
+      await database.close();
+    },
+  };
+}

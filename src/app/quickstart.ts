@@ -1,0 +1,87 @@
+/**
+ * `svc quickstart`: the first run makes a home folder with a PKI, a controller config file, a SQLite database
+ * and the default admin; later runs reuse it unchanged. The config file is written last, so a run interrupted
+ * half-way is recognised (no config.yml) and refused rather than half-reused.
+ */
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { openDatabase } from '../persistence/database.js';
+import { createIdentityRepository } from '../persistence/repositories/identities.js';
+import { createControllerPki } from '../pki/index.js';
+import { ensureDefaultAdmin } from '../services/default-admin.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+
+export interface QuickstartOptions {
+  home: string;
+  host: string;
+  port: number;
+  adminUser: string;
+  adminPassword: string;
+  clock?: Clock;
+}
+
+export interface QuickstartHome {
+  configFile: string;
+  caBundle: string;
+  /** False when an existing home was reused as it was. */
+  created: boolean;
+}
+
+export const QUICKSTART_CONFIG = 'config.yml';
+
+/** Creates the quickstart home unless it exists; never changes an existing one. */
+export async function prepareQuickstartHome(options: QuickstartOptions): Promise<QuickstartHome> {
+  const configFile = join(options.home, QUICKSTART_CONFIG);
+  const caBundle = join(options.home, 'pki', 'ca-bundle.pem');
+  if (existsSync(configFile)) return { configFile, caBundle, created: false };
+  if (existsSync(options.home) && readdirSync(options.home).length > 0) {
+    throw new Error(`${options.home} exists but holds no ${QUICKSTART_CONFIG} (an interrupted first run?): remove it or choose another --home`);
+  }
+  mkdirSync(options.home, { recursive: true, mode: 0o700 });
+  const clock = options.clock ?? systemClock;
+  await createControllerPki(join(options.home, 'pki'), { hosts: [options.host], commonName: 'svc-controller', clock });
+  mkdirSync(join(options.home, 'db'), { mode: 0o700 });
+
+  const database = await openDatabase({ kind: 'sqlite', path: join(options.home, 'db', 'svc.sqlite') });
+  try {
+    await ensureDefaultAdmin({ identities: createIdentityRepository(database), clock }, { username: options.adminUser, password: options.adminPassword });
+  } finally {
+    await database.close();
+  }
+  writeFileSync(configFile, quickstartConfigYaml(options.host, options.port), { mode: 0o600 });
+  return { configFile, caBundle, created: true };
+}
+
+/** The config file quickstart writes: every path relative to the home folder, so the folder can move. */
+function quickstartConfigYaml(host: string, port: number): string {
+  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const config = {
+    v: 3,
+    db: 'db/svc.sqlite',
+    identity: {
+      cert: 'pki/client.chain.pem',
+      key: 'pki/client.key.pem',
+      server_cert: 'pki/server.chain.pem',
+      server_key: 'pki/server.key.pem',
+      ca: 'pki/ca-bundle.pem',
+    },
+    edge: {
+      api: { address, sessionTimeout: '30m' },
+      enrollment: {
+        signingCert: { cert: 'pki/intermediate.cert.pem', key: 'pki/intermediate.key.pem', ca: 'pki/ca-bundle.pem' },
+        edgeIdentity: { duration: '180m' },
+        edgeRouter: { duration: '180m' },
+      },
+      oidc: { accessTokenDuration: '30m', idTokenDuration: '30m', refreshTokenDuration: '24h' },
+    },
+    web: [
+      {
+        name: 'default',
+        bindPoints: [{ interface: address, address }],
+        apis: [{ binding: 'edge-client' }, { binding: 'edge-management' }],
+      },
+    ],
+  };
+  return `# Written by \`svc quickstart\`; edit freely, then check with \`svc controller check <this file>\`.\n${stringify(config)}`;
+}

@@ -1,0 +1,62 @@
+/**
+ * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--admin-user NAME] [--admin-password PW]`:
+ * a controller on the embedded store in one command.
+ */
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { prepareQuickstartHome } from '../app/quickstart.js';
+import { adminCredentialsProblem } from '../services/default-admin.js';
+import { newPassword } from '../shared/random.js';
+import { loadAndReport, runUntilSignal } from './controller-commands.js';
+import type { Output } from './output.js';
+
+export interface QuickstartArgs {
+  home?: string;
+  host?: string;
+  port?: string;
+  adminUser?: string;
+  adminPassword?: string;
+}
+
+export function defaultQuickstartHome(): string {
+  return process.env.SVC_HOME ? resolve(process.env.SVC_HOME) : join(homedir(), '.svc', 'quickstart');
+}
+
+export async function quickstartCommand(args: QuickstartArgs, out: Output): Promise<number> {
+  const home = resolve(args.home ?? defaultQuickstartHome());
+  const host = args.host ?? '127.0.0.1';
+  const port = Number(args.port ?? '1280');
+  if (!Number.isInteger(port) || port < 1 || port > 65535) {
+    out.error(`--port: expected an integer from 1 to 65535, got '${args.port}'`);
+    return 2;
+  }
+  const adminUser = args.adminUser ?? 'admin';
+  const givenPassword = args.adminPassword ?? process.env.SVC_ADMIN_PASSWORD;
+  const adminPassword = givenPassword ?? newPassword();
+  const problem = adminCredentialsProblem({ username: adminUser, password: adminPassword });
+  if (problem) {
+    out.error(problem);
+    return 2;
+  }
+
+  const started = process.hrtime.bigint();
+  const prepared = await prepareQuickstartHome({ home, host, port, adminUser, adminPassword });
+  if (!prepared.created) {
+    out.print(`reusing ${home} as it is (its config.yml decides address and admin; --host/--port/--admin-* apply to a new home only)`);
+  }
+  const config = await loadAndReport(prepared.configFile, out);
+  if (!config) return 1;
+  return runUntilSignal(config, out, (urls) => {
+    const ms = Number(process.hrtime.bigint() - started) / 1e6;
+    out.print(`svc controller is running (ready in ${ms.toFixed(0)} ms)`);
+    out.print(`  API:        ${urls.map((u) => `${u}/edge/client/v1`).join(', ')}`);
+    out.print(`  management: ${urls.map((u) => `${u}/edge/management/v1`).join(', ')}`);
+    out.print(`  CA bundle:  ${prepared.caBundle}`);
+    out.print(`  config:     ${prepared.configFile}`);
+    if (prepared.created) {
+      out.print(`  admin user: ${adminUser}`);
+      if (givenPassword === undefined) out.print(`  admin password (shown once, keep it): ${adminPassword}`);
+    }
+    out.print('Press Ctrl+C to stop.');
+  });
+}

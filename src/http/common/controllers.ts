@@ -1,0 +1,43 @@
+/**
+ * `GET /controllers`: the controllers of the network with the API addresses a client may use
+ * (the client API hides the controllers' control-plane address, as the reference does).
+ */
+import type { ControllerRecord } from '../../domain/controller.js';
+import { parseListParams } from '../../persistence/query/list-query.js';
+import { CONTROLLER_FIELDS } from '../../persistence/repositories/controllers.js';
+import { ApiErrorBody, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { Controller } from '../schemas/informational.js';
+import { listEnvelope, selfLink } from '../kit/envelope.js';
+import { defineRoute } from '../kit/route.js';
+
+function controllerView(record: ControllerRecord) {
+  return {
+    id: record.id,
+    name: record.name,
+    certPem: record.certPem,
+    fingerprint: record.fingerprint,
+    isOnline: record.isOnline,
+    lastJoinedAt: record.lastJoinedAt.toISOString(),
+    ctrlAddress: null,
+    apiAddresses: record.apiAddresses,
+    createdAt: record.createdAt.toISOString(),
+    updatedAt: record.updatedAt.toISOString(),
+    tags: {},
+    _links: selfLink('controllers', record.id),
+  };
+}
+
+export const listControllersRoute = defineRoute({
+  method: 'GET',
+  url: '/controllers',
+  operationId: 'listControllers',
+  summary: 'Lists the controllers of the network',
+  tags: ['Controllers'],
+  access: 'session',
+  schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(Controller), 400: ApiErrorBody, 401: ApiErrorBody } },
+  handler: async ({ api, query }) => {
+    const list = parseListParams(query, CONTROLLER_FIELDS);
+    const { items, totalCount } = await api.services.controllers.list(list);
+    return listEnvelope(items.map(controllerView), { limit: list.limit, offset: list.offset, totalCount }, Object.keys(CONTROLLER_FIELDS));
+  },
+});

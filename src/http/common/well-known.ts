@@ -1,0 +1,21 @@
+/**
+ * `GET /.well-known/est/cacerts` (RFC 7030 §4.1): the base64 certs-only PKCS#7 of every CA the controller
+ * trusts, served without authentication so a client can bootstrap trust before it enrolls.
+ */
+import { Type } from 'typebox';
+import { defineRoute } from '../kit/route.js';
+
+export const wellKnownCaCertsRoute = defineRoute({
+  method: 'GET',
+  url: '/.well-known/est/cacerts',
+  operationId: 'listWellKnownCas',
+  summary: 'Returns the CA certificate store (base64 PKCS#7) used to bootstrap trust during enrollment',
+  tags: ['Well Known'],
+  access: 'none',
+  produces: ['application/pkcs7-mime'],
+  schema: { response: { 200: Type.String() } },
+  handler: ({ api, reply }) => {
+    reply.code(200).header('content-type', 'application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(api.services.caBundlePkcs7);
+    return undefined;
+  },
+});

@@ -1,0 +1,27 @@
+/**
+ * The Edge Client API route table (`/edge/client/v1`): every operation of the binding, one line each.
+ * Operations of later roadmap steps are added here as they land.
+ */
+import { listControllersRoute as controllersRoute } from '../common/controllers.js';
+import { authenticateRoute } from '../common/authenticate.js';
+import { currentApiSessionRoutes } from '../common/current-api-session.js';
+import { informationalRoutes } from '../common/informational.js';
+import { wellKnownCaCertsRoute } from '../common/well-known.js';
+import type { RouteDef } from '../kit/route.js';
+
+export const EDGE_CLIENT_PREFIX = '/edge/client/v1';
+
+export const edgeClientRoutes: readonly RouteDef[] = [
+  ...informationalRoutes(),
+  wellKnownCaCertsRoute,
+  authenticateRoute,
+  controllersRoute,
+  ...currentApiSessionRoutes,
+];
+
+/** Paths outside the prefix that the client API also answers (as the reference controller does). */
+export const edgeClientAliases: Record<string, string[]> = {
+  listRoot: ['/'],
+  listVersion: ['/version'],
+  listWellKnownCas: ['/.well-known/est/cacerts'],
+};

@@ -1,0 +1,81 @@
+/**
+ * Builds the Fastify application for one bind point of one web listener: TLS (client certificates requested,
+ * not required), the 1 MiB body limit, request ids, the error envelope, and the API bindings the listener hosts.
+ * The app is a plain Fastify instance, so tests can `inject()` into it or listen on a loopback port.
+ */
+import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import type { BindPoint, WebListener } from '../config/types.js';
+import type { Services } from '../services/services.js';
+import { newUuid } from '../shared/random.js';
+import { errorHandler, notFoundHandler } from './kit/errors.js';
+import { registerApi } from './kit/register-api.js';
+import type { SpecRegistry } from './kit/specs.js';
+import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
+import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/routes.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+
+export interface ListenerTls {
+  key: string;
+  cert: string;
+  /** CAs whose client certificates the listener asks for (verification happens in the auth methods). */
+  ca: string[];
+}
+
+export interface ListenerAppOptions {
+  services: Services;
+  specs: SpecRegistry;
+  listener: WebListener;
+  bindPoint: BindPoint;
+  /** Omit only for in-process `inject()` tests; a listening controller always serves TLS. */
+  tls?: ListenerTls;
+  logger: Logger;
+}
+
+export async function buildListenerApp(options: ListenerAppOptions): Promise<FastifyInstance> {
+  const { services, specs, listener, bindPoint, tls, logger } = options;
+  const app = Fastify({
+    loggerInstance: logger.child({ listener: listener.name, bindPoint: bindPoint.interface.text }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    genReqId: () => newUuid(),
+    // Per-request access lines are left to a reverse proxy; errors are still logged with their request id.
+    logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    connectionTimeout: listener.options.readTimeoutMs + listener.options.writeTimeoutMs,
+    keepAliveTimeout: listener.options.idleTimeoutMs,
+    // Unknown fields are refused rather than silently dropped, and bodies are not type-coerced:
+    // `"isAdmin": "true"` is an error, not a yes.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    ...(tls
+      ? {
+          https: {
+            key: tls.key,
+            cert: tls.cert,
+            ca: tls.ca,
+            requestCert: true,
+            rejectUnauthorized: false,
+            minVersion: listener.options.minTLSVersion,
+            maxVersion: listener.options.maxTLSVersion,
+          },
+        }
+      : {}),
+  }) as unknown as FastifyInstance;
+
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('svc-request-id', String(request.id));
+    reply.header('server', `svc-controller/${services.version.version}`);
+  });
+  app.setErrorHandler(errorHandler);
+  app.setNotFoundHandler(notFoundHandler);
+
+  for (const api of listener.apis) {
+    if (api.binding === 'edge-client') {
+      registerApi(app, { binding: api.binding, prefix: EDGE_CLIENT_PREFIX, bindPoint, services, specs }, edgeClientRoutes, edgeClientAliases);
+    } else if (api.binding === 'edge-management') {
+      registerApi(app, { binding: api.binding, prefix: EDGE_MANAGEMENT_PREFIX, bindPoint, services, specs }, edgeManagementRoutes);
+    }
+    // edge-oidc: the OIDC provider is mounted here by roadmap step 3.
+  }
+  await app.ready();
+  return app;
+}

@@ -1,0 +1,60 @@
+/**
+ * Legacy API sessions in the store. Looked up by the SHA-256 of their token; the token itself is never stored.
+ */
+import type { ApiSession } from '../../domain/identity.js';
+import type { Database } from '../database.js';
+import type { ApiSessionsTable } from '../tables.js';
+import { toDate, toIso } from './row-values.js';
+
+export interface ApiSessionRepository {
+  insert(session: ApiSession, tokenHash: string): Promise<void>;
+  findByTokenHash(tokenHash: string): Promise<ApiSession | undefined>;
+  findById(id: string): Promise<ApiSession | undefined>;
+  touch(id: string, at: Date): Promise<void>;
+  delete(id: string): Promise<boolean>;
+}
+
+function fromRow(row: ApiSessionsTable): ApiSession {
+  return {
+    id: row.id,
+    identityId: row.identity_id,
+    authMethod: row.auth_method,
+    ipAddress: row.ip_address,
+    createdAt: toDate(row.created_at),
+    lastActivityAt: toDate(row.last_activity_at),
+  };
+}
+
+export function createApiSessionRepository({ db }: Database): ApiSessionRepository {
+  return {
+    async insert(session, tokenHash) {
+      await db
+        .insertInto('api_sessions')
+        .values({
+          id: session.id,
+          identity_id: session.identityId,
+          token_hash: tokenHash,
+          auth_method: session.authMethod,
+          ip_address: session.ipAddress,
+          created_at: toIso(session.createdAt),
+          last_activity_at: toIso(session.lastActivityAt),
+        })
+        .execute();
+    },
+    async findByTokenHash(tokenHash) {
+      const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async findById(id) {
+      const row = await db.selectFrom('api_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async touch(id, at) {
+      await db.updateTable('api_sessions').set({ last_activity_at: toIso(at) }).where('id', '=', id).execute();
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

@@ -1,0 +1,74 @@
+/**
+ * Controllers sharing the store. Each controller upserts its own row (by name) at start and marks itself
+ * offline when it stops; lists go through the filter language.
+ */
+import type { ControllerRecord } from '../../domain/controller.js';
+import type { Database } from '../database.js';
+import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
+import type { ControllersTable } from '../tables.js';
+import { parseJson, toBool, toDate, toIso } from './row-values.js';
+
+/** Public field name -> column, for `filter` and `sort` on the controllers list. */
+export const CONTROLLER_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  name: { column: 'name', type: 'string' },
+  fingerprint: { column: 'fingerprint', type: 'string' },
+  isOnline: { column: 'is_online', type: 'boolean' },
+  lastJoinedAt: { column: 'last_joined_at', type: 'datetime' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+  updatedAt: { column: 'updated_at', type: 'datetime' },
+};
+
+export interface ControllerRepository {
+  /** Inserts or refreshes the row of the controller named `record.name`; returns the stored id. */
+  upsert(record: ControllerRecord): Promise<string>;
+  setOnline(id: string, isOnline: boolean, at: Date): Promise<void>;
+  list(query: ListQuery): Promise<{ items: ControllerRecord[]; totalCount: number }>;
+}
+
+function fromRow(row: ControllersTable): ControllerRecord {
+  return {
+    id: row.id,
+    name: row.name,
+    certPem: row.cert_pem,
+    fingerprint: row.fingerprint,
+    apiAddresses: parseJson(row.api_addresses),
+    isOnline: toBool(row.is_online),
+    lastJoinedAt: toDate(row.last_joined_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export function createControllerRepository(database: Database): ControllerRepository {
+  const { db } = database;
+  return {
+    async upsert(record) {
+      const existing = await db.selectFrom('controllers').select('id').where('name', '=', record.name).executeTakeFirst();
+      const values = {
+        cert_pem: record.certPem,
+        fingerprint: record.fingerprint,
+        api_addresses: JSON.stringify(record.apiAddresses),
+        is_online: record.isOnline,
+        last_joined_at: toIso(record.lastJoinedAt),
+        updated_at: toIso(record.updatedAt),
+      };
+      if (existing) {
+        await db.updateTable('controllers').set(values).where('id', '=', existing.id).execute();
+        return existing.id;
+      }
+      await db
+        .insertInto('controllers')
+        .values({ id: record.id, name: record.name, created_at: toIso(record.createdAt), ...values })
+        .execute();
+      return record.id;
+    },
+    async setOnline(id, isOnline, at) {
+      await db.updateTable('controllers').set({ is_online: isOnline, updated_at: toIso(at) }).where('id', '=', id).execute();
+    },
+    async list(query) {
+      const { rows, totalCount } = await listRows(database, 'controllers', CONTROLLER_FIELDS, query);
+      return { items: rows.map(fromRow), totalCount };
+    },
+  };
+}

@@ -1,0 +1,107 @@
+/**
+ * An in-process controller for one test file, listening on loopback ports over real TLS, on the dialect under
+ * test. The config is written as YAML and loaded through the real loader; `modify` adjusts it first.
+ * Fixture builders here return values and never assert.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { stringify } from 'yaml';
+import { startController, type RunningController } from '../../src/app/controller.js';
+import { loadControllerConfig } from '../../src/config/load.js';
+import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
+import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
+import { ensureDefaultAdmin } from '../../src/services/default-admin.js';
+import { systemClock, type Clock } from '../../src/shared/clock.js';
+import { newDatabaseTarget } from './database.js';
+import { request, type TestRequestOptions, type TestResponse } from './https.js';
+import { freePort } from './ports.js';
+
+export interface TestController {
+  /** `https://127.0.0.1:<port>` of the first bind point. */
+  baseUrl: string;
+  ports: number[];
+  ca: string;
+  pki: PkiPaths;
+  dir: string;
+  running: RunningController;
+  /** A request to `path` (absolute URL or path on baseUrl) trusting the controller's CA. */
+  fetch(path: string, options?: Omit<TestRequestOptions, 'ca'>): Promise<TestResponse>;
+  /** A legacy session token for the default admin. */
+  adminToken(): Promise<string>;
+  close(): Promise<void>;
+}
+
+export type ConfigObject = Record<string, any>;
+
+export interface TestControllerOptions {
+  /** Extra loopback ports to reserve (available to `modify` as ports[1..]). */
+  extraPorts?: number;
+  modify?(config: ConfigObject, ports: number[]): void;
+  clock?: Clock;
+}
+
+let pkiCache: { dir: string; paths: PkiPaths } | undefined;
+
+/** One PKI per test process: creating keys is the slow part and they are read-only for tests. */
+async function sharedPki(): Promise<PkiPaths> {
+  if (!pkiCache) {
+    const dir = mkdtempSync(join(tmpdir(), 'svc-test-pki-'));
+    pkiCache = { dir, paths: await createControllerPki(dir, { hosts: ['127.0.0.1', 'localhost'], commonName: 'svc-test-controller' }) };
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  }
+  return pkiCache.paths;
+}
+
+export async function startTestController(options: TestControllerOptions = {}): Promise<TestController> {
+  const pki = await sharedPki();
+  const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
+  const ports: number[] = [];
+  for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(await freePort());
+  const { target, drop } = await newDatabaseTarget();
+  const address = `127.0.0.1:${ports[0]}`;
+  const config: ConfigObject = {
+    v: 3,
+    db: target.kind === 'postgres' ? target.url : join(dir, 'svc.sqlite'),
+    identity: { cert: pki.clientCert, key: pki.clientKey, server_cert: pki.serverCert, server_key: pki.serverKey, ca: pki.caBundle },
+    edge: {
+      api: { address },
+      enrollment: { signingCert: { cert: pki.intermediateCert, key: pki.intermediateKey } },
+    },
+    web: [{ name: 'main', bindPoints: [{ interface: address, address }], apis: [{ binding: 'edge-client' }, { binding: 'edge-management' }] }],
+  };
+  options.modify?.(config, ports);
+  const file = join(dir, 'controller.yml');
+  writeFileSync(file, stringify(config));
+  const { config: loaded, diagnostics } = await loadControllerConfig(file, { env: {} });
+  if (!loaded) throw new Error(`test config invalid:\n${diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`);
+
+  const running = await startController(loaded, { logger: pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  const ca = readFileSync(pki.caBundle, 'utf8');
+  const baseUrl = `https://${address}`;
+  let adminToken: string | undefined;
+  return {
+    baseUrl,
+    ports,
+    ca,
+    pki,
+    dir,
+    running,
+    fetch: (path, requestOptions = {}) => request(path.startsWith('https://') ? path : `${baseUrl}${path}`, { ...requestOptions, ca }),
+    async adminToken() {
+      if (!adminToken) {
+        const identities = createIdentityRepository(running.database);
+        const { identity } = await ensureDefaultAdmin({ identities, clock: systemClock }, { username: 'admin', password: 'admin-password' });
+        adminToken = (await running.services.apiSessions.start(identity.id, 'password', '127.0.0.1')).token;
+      }
+      return adminToken;
+    },
+    async close() {
+      await running.close();
+      await drop();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,63 @@
+/**
+ * A small HTTPS client for tests: real TLS against the controller's CA, every response header kept
+ * (including repeated WWW-Authenticate), optional client certificate.
+ */
+import { request as httpsRequest } from 'node:https';
+
+export interface TestResponse {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  /** Values of a header, in order, however many times it was sent. */
+  headerValues(name: string): string[];
+  text: string;
+  json<T = any>(): T;
+}
+
+export interface TestRequestOptions {
+  method?: string;
+  headers?: Record<string, string | string[]>;
+  body?: string | Buffer | object;
+  ca: string | string[];
+  cert?: string;
+  key?: string;
+  servername?: string;
+}
+
+export function request(url: string, options: TestRequestOptions): Promise<TestResponse> {
+  const { body } = options;
+  const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
+  if (body !== undefined && typeof body === 'object' && !Buffer.isBuffer(body) && !headers['content-type']) headers['content-type'] = 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpsRequest(
+      url,
+      {
+        method: options.method ?? 'GET',
+        headers,
+        ca: options.ca,
+        ...(options.cert ? { cert: options.cert, key: options.key } : {}),
+        ...(options.servername ? { servername: options.servername } : {}),
+        agent: false,
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => {
+          const text = Buffer.concat(chunks).toString('utf8');
+          const raw = res.rawHeaders;
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            headerValues: (name) => raw.flatMap((h, i) => (i % 2 === 0 && h.toLowerCase() === name.toLowerCase() ? [raw[i + 1] as string] : [])),
+            text,
+            json: () => JSON.parse(text),
+          });
+        });
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    if (payload !== undefined) req.write(payload);
+    req.end();
+  });
+}
