@@ -31,7 +31,8 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
     return 2;
   }
   const adminUser = args.adminUser ?? 'admin';
-  const givenPassword = args.adminPassword ?? process.env.SVC_ADMIN_PASSWORD;
+  // An empty SVC_ADMIN_PASSWORD counts as unset, so `SVC_ADMIN_PASSWORD= svc quickstart` still generates one.
+  const givenPassword = args.adminPassword ?? (process.env.SVC_ADMIN_PASSWORD || undefined);
   const adminPassword = givenPassword ?? newPassword();
   const problem = adminCredentialsProblem({ username: adminUser, password: adminPassword });
   if (problem) {

@@ -103,13 +103,5 @@ export interface ControllerConfig {
   readonly web: readonly WebListener[];
 }
 
-/** One problem found in a YAML file, with where it is. */
-export interface Diagnostic {
-  readonly severity: 'error' | 'warning';
-  readonly file: string;
-  readonly line: number;
-  readonly column: number;
-  /** Dotted key path, e.g. `web[0].bindPoints[1].address`. */
-  readonly path: string;
-  readonly message: string;
-}
+/** One problem found in a YAML file, with where it is (defined with its formatter in shared/). */
+export type { Diagnostic } from '../shared/diagnostics.js';

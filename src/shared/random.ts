@@ -32,3 +32,8 @@ export function newUuid(): string {
 export function newPassword(): string {
   return randomBytes(18).toString('base64url');
 }
+
+/** `count` random bytes from the OS CSPRNG (for formats that need raw bytes, e.g. certificate serials). */
+export function newRandomBytes(count: number): Buffer {
+  return randomBytes(count);
+}

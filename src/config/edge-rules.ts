@@ -1,0 +1,115 @@
+/**
+ * Rules for the `edge` section beyond its shape: address syntax, duration limits, the OIDC token lifetime
+ * adjustments and the TOTP host name. Produces the typed EdgeConfig, or undefined when a part is wrong.
+ */
+import { isIPv4 } from 'node:net';
+import { formatDuration } from '../shared/durations.js';
+import { hasPath } from '../shared/yaml-source.js';
+import { isDnsName, parseHostPort } from './host-port.js';
+import { errorCount, readDuration, referToFile, reportError, reportWarning } from './rule-context.js';
+import type { RuleContext } from './rule-context.js';
+import { DEFAULTS } from './schema.js';
+import type { EdgeFile } from './schema.js';
+import type { EdgeConfig } from './types.js';
+
+const MINUTE = 60_000;
+const SESSION_TIMEOUT_MIN = MINUTE;
+const ENROLLMENT_DURATION_MIN = 5 * MINUTE;
+const TOKEN_DURATION_MIN = MINUTE;
+/** The refresh token must outlive the access token by this much (spec: "at least 1 minute longer"). */
+const REFRESH_MARGIN = MINUTE;
+
+/**
+ * Checks the edge section part by part (each only when its shape is right) and maps it; the `??`
+ * fallbacks only satisfy the types, the schema check has filled the defaults in already.
+ */
+export function edgeRules(context: RuleContext, edge: EdgeFile): EdgeConfig | undefined {
+  const before = errorCount(context);
+  const api = context.clean(['edge', 'api']) ? apiRules(context, edge.api) : undefined;
+  const enrollment = context.clean(['edge', 'enrollment']) ? enrollmentRules(context, edge.enrollment) : undefined;
+  const oidc = context.clean(['edge', 'oidc']) ? oidcDurations(context, edge.oidc ?? {}) : undefined;
+  const totp = context.clean(['edge', 'totp']) ? totpHostname(context, edge.totp?.hostname, api?.address.host) : undefined;
+  if (errorCount(context) > before || api === undefined || enrollment === undefined || oidc === undefined || totp === undefined) {
+    return undefined;
+  }
+  return { api, enrollment, oidc, totp: { hostname: totp } };
+}
+
+function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api'] | undefined {
+  const path = ['edge', 'api'];
+  const address = parseHostPort(api.address);
+  if (!address.ok) reportError(context, [...path, 'address'], address.problem);
+  const timeoutText = api.sessionTimeout ?? DEFAULTS.sessionTimeout;
+  const sessionTimeoutMs = readDuration(context, [...path, 'sessionTimeout'], timeoutText, SESSION_TIMEOUT_MIN);
+  if (!address.ok || sessionTimeoutMs === undefined) return undefined;
+  const disableOidcAutoBinding = api.disableOidcAutoBinding ?? DEFAULTS.disableOidcAutoBinding;
+  return { address: address.value, sessionTimeoutMs, disableOidcAutoBinding };
+}
+
+function enrollmentRules(context: RuleContext, enrollment: EdgeFile['enrollment']): EdgeConfig['enrollment'] | undefined {
+  const path = ['edge', 'enrollment'];
+  const signing = enrollment.signingCert;
+  const signingPath = [...path, 'signingCert'];
+  const signingCert = {
+    cert: referToFile(context, [...signingPath, 'cert'], signing.cert),
+    key: referToFile(context, [...signingPath, 'key'], signing.key),
+    ...(signing.ca === undefined ? {} : { ca: referToFile(context, [...signingPath, 'ca'], signing.ca) }),
+  };
+  const duration = (kind: 'edgeIdentity' | 'edgeRouter') => {
+    const text = enrollment[kind]?.duration ?? DEFAULTS.enrollmentDuration;
+    return readDuration(context, [...path, kind, 'duration'], text, ENROLLMENT_DURATION_MIN);
+  };
+  const edgeIdentityDurationMs = duration('edgeIdentity');
+  const edgeRouterDurationMs = duration('edgeRouter');
+  if (edgeIdentityDurationMs === undefined || edgeRouterDurationMs === undefined) return undefined;
+  return { signingCert, edgeIdentityDurationMs, edgeRouterDurationMs };
+}
+
+type OidcFile = NonNullable<EdgeFile['oidc']>;
+
+/**
+ * Token lifetimes. Unlike other durations, values that are too short are raised with a warning rather than
+ * refused: the spec says the controller adjusts them. Below 1m -> 1m; then the refresh token is stretched to
+ * outlive the access token by 1m.
+ */
+function oidcDurations(context: RuleContext, oidc: OidcFile): EdgeConfig['oidc'] | undefined {
+  const path = ['edge', 'oidc'];
+  const read = (key: keyof OidcFile): number | undefined => {
+    const text = oidc[key] ?? DEFAULTS[key];
+    const ms = readDuration(context, [...path, key], text, 0);
+    if (ms === undefined || ms >= TOKEN_DURATION_MIN) return ms;
+    const raised = formatDuration(TOKEN_DURATION_MIN);
+    reportWarning(context, [...path, key], `${key} ${text} is below the minimum ${raised}; using ${raised}`);
+    return TOKEN_DURATION_MIN;
+  };
+  const access = read('accessTokenDuration');
+  const id = read('idTokenDuration');
+  let refresh = read('refreshTokenDuration');
+  if (access === undefined || id === undefined || refresh === undefined) return undefined;
+  if (refresh < access + REFRESH_MARGIN) {
+    const raised = access + REFRESH_MARGIN;
+    // Point at the refresh value when the file has one; otherwise the access value is what made it too short.
+    const at = hasPath(context.source, [...path, 'refreshTokenDuration']) ? 'refreshTokenDuration' : 'accessTokenDuration';
+    reportWarning(
+      context,
+      [...path, at],
+      `refreshTokenDuration ${formatDuration(refresh)} must be at least ${formatDuration(REFRESH_MARGIN)} longer than ` +
+        `accessTokenDuration ${formatDuration(access)}; using ${formatDuration(raised)}`,
+    );
+    refresh = raised;
+  }
+  return { accessTokenDurationMs: access, idTokenDurationMs: id, refreshTokenDurationMs: refresh };
+}
+
+/**
+ * The issuer name in TOTP enrolment URLs: a bare host name, by default the host of edge.api.address
+ * (undefined, without a report, when that address is itself wrong and already reported).
+ */
+function totpHostname(context: RuleContext, written: string | undefined, apiHost: string | undefined): string | undefined {
+  if (written === undefined) return apiHost;
+  if (!isDnsName(written) && !isIPv4(written)) {
+    reportError(context, ['edge', 'totp', 'hostname'], `'${written}' must be a bare hostname (no scheme, port or path)`);
+    return undefined;
+  }
+  return written;
+}

@@ -1,0 +1,126 @@
+/**
+ * The shape of the controller configuration file as a TypeBox schema: keys, types, required keys and
+ * defaults. It is plain JSON Schema underneath, so the same definition can be published for editors.
+ * What JSON Schema cannot say well (host:port syntax, durations, binding names and their options,
+ * cross-listener rules) is checked in the rule files beside this one.
+ */
+import { Type } from 'typebox';
+import type { Static, TProperties } from 'typebox';
+
+/** Defaults written into the file's value by the schema check; the single place they are spelled. */
+export const DEFAULTS = {
+  sessionTimeout: '30m',
+  disableOidcAutoBinding: false,
+  enrollmentDuration: '180m',
+  accessTokenDuration: '30m',
+  idTokenDuration: '30m',
+  refreshTokenDuration: '24h',
+  idleTimeout: '5s',
+  readTimeout: '5s',
+  writeTimeout: '10s',
+  minTLSVersion: 'TLS1.2',
+  maxTLSVersion: 'TLS1.3',
+} as const;
+
+const closed = { additionalProperties: false } as const;
+
+/** An optional section whose default is the object its own property defaults make, so it is always present. */
+function section<P extends TProperties>(properties: P) {
+  const defaults: Record<string, unknown> = {};
+  for (const [key, schema] of Object.entries(properties)) {
+    if ('default' in schema) defaults[key] = (schema as { default: unknown }).default;
+  }
+  return Type.Optional(Type.Object(properties, { ...closed, default: defaults }));
+}
+
+const FilePath = Type.String({ minLength: 1, description: 'File path; relative paths start at the config file folder' });
+const Duration = (fallback: string) =>
+  Type.Optional(Type.String({ minLength: 1, default: fallback, description: 'Duration such as 30s, 5m or 1h30m' }));
+const HostPort = Type.String({ minLength: 1, description: 'host:port; IPv6 hosts in brackets' });
+const TlsVersion = (fallback: string) => Type.Optional(Type.Enum(['TLS1.2', 'TLS1.3'], { default: fallback }));
+
+export const IdentitySchema = Type.Object(
+  { cert: FilePath, server_cert: FilePath, key: FilePath, ca: FilePath, server_key: Type.Optional(FilePath) },
+  closed,
+);
+
+const EdgeSchema = Type.Object(
+  {
+    api: Type.Object(
+      {
+        address: HostPort,
+        sessionTimeout: Duration(DEFAULTS.sessionTimeout),
+        disableOidcAutoBinding: Type.Optional(Type.Boolean({ default: DEFAULTS.disableOidcAutoBinding })),
+      },
+      closed,
+    ),
+    enrollment: Type.Object(
+      {
+        signingCert: Type.Object({ cert: FilePath, key: FilePath, ca: Type.Optional(FilePath) }, closed),
+        edgeIdentity: section({ duration: Duration(DEFAULTS.enrollmentDuration) }),
+        edgeRouter: section({ duration: Duration(DEFAULTS.enrollmentDuration) }),
+      },
+      closed,
+    ),
+    oidc: section({
+      accessTokenDuration: Duration(DEFAULTS.accessTokenDuration),
+      idTokenDuration: Duration(DEFAULTS.idTokenDuration),
+      refreshTokenDuration: Duration(DEFAULTS.refreshTokenDuration),
+    }),
+    totp: Type.Optional(Type.Object({ hostname: Type.Optional(Type.String({ minLength: 1 })) }, closed)),
+  },
+  closed,
+);
+
+const BindPointSchema = Type.Object({ interface: HostPort, address: HostPort }, closed);
+
+/** `options` is only known to be a mapping here; its keys depend on `binding` (see binding-rules.ts). */
+const ApiSchema = Type.Object(
+  { binding: Type.String({ minLength: 1 }), options: Type.Optional(Type.Record(Type.String(), Type.Unknown())) },
+  closed,
+);
+
+const ListenerSchema = Type.Object(
+  {
+    name: Type.String({ minLength: 1 }),
+    bindPoints: Type.Array(BindPointSchema, { minItems: 1 }),
+    apis: Type.Array(ApiSchema, { minItems: 1 }),
+    identity: Type.Optional(IdentitySchema),
+    options: section({
+      idleTimeout: Duration(DEFAULTS.idleTimeout),
+      readTimeout: Duration(DEFAULTS.readTimeout),
+      writeTimeout: Duration(DEFAULTS.writeTimeout),
+      minTLSVersion: TlsVersion(DEFAULTS.minTLSVersion),
+      maxTLSVersion: TlsVersion(DEFAULTS.maxTLSVersion),
+    }),
+  },
+  closed,
+);
+
+/** The whole controller configuration file. */
+export const ControllerFileSchema = Type.Object(
+  {
+    v: Type.Optional(Type.Literal(3)),
+    db: Type.String({ minLength: 1, description: 'postgres:// URL or SQLite file path' }),
+    identity: IdentitySchema,
+    edge: Type.Optional(EdgeSchema),
+    web: Type.Array(ListenerSchema, { minItems: 1 }),
+  },
+  closed,
+);
+
+/** Options of the `edge-client` and `edge-management` bindings: none. */
+export const NoOptionsSchema = Type.Object({}, closed);
+
+/** Options of the `edge-oidc` binding. */
+export const EdgeOidcOptionsSchema = Type.Object(
+  { redirectURIs: Type.Optional(Type.Array(Type.String({ minLength: 1 }), { minItems: 1 })) },
+  closed,
+);
+
+/** The file's value after a clean schema check (defaulted keys are filled in though typed optional). */
+export type ControllerFile = Static<typeof ControllerFileSchema>;
+export type IdentityFile = Static<typeof IdentitySchema>;
+export type EdgeFile = Static<typeof EdgeSchema>;
+export type ListenerFile = Static<typeof ListenerSchema>;
+export type EdgeOidcOptionsFile = Static<typeof EdgeOidcOptionsSchema>;

@@ -1,0 +1,135 @@
+/**
+ * `svc quickstart` and `svc controller check|run` as a user runs them: real processes, real files, real TLS.
+ */
+import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { runCli, spawnCli } from '../helpers/cli.js';
+import { request } from '../helpers/https.js';
+import { freePort } from '../helpers/ports.js';
+
+const temp = mkdtempSync(join(tmpdir(), 'svc-cli-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+
+describe('svc quickstart', () => {
+  const home = join(temp, 'home');
+  let port: number;
+
+  it('creates a home with PKI, config, database and admin, and serves the API until SIGTERM', async () => {
+    port = await freePort();
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    await cli.waitForOutput('Press Ctrl+C');
+    assert.match(cli.stdout(), new RegExp(`API: +https://127\\.0\\.0\\.1:${port}/edge/client/v1`));
+    assert.match(cli.stdout(), /admin user: operator/);
+    assert.doesNotMatch(cli.stdout(), /first-password/, 'a password given by the user is not echoed');
+    assert.match(cli.stdout(), new RegExp(`CA bundle: +${join(home, 'pki', 'ca-bundle.pem')}`));
+    for (const key of ['root.key.pem', 'intermediate.key.pem', 'server.key.pem', 'client.key.pem']) {
+      assert.equal(statSync(join(home, 'pki', key)).mode & 0o777, 0o600, key);
+    }
+    const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
+    const version = await request(`https://127.0.0.1:${port}/edge/client/v1/version`, { ca });
+    assert.equal(version.status, 200);
+    const login = await request(`https://127.0.0.1:${port}/edge/client/v1/authenticate?method=password`, {
+      ca,
+      method: 'POST',
+      body: { username: 'operator', password: 'first-password' },
+    });
+    assert.equal(login.status, 200);
+    assert.equal(await cli.stop('SIGTERM'), 0);
+    assert.match(cli.stdout(), /stopped/);
+  });
+
+  it('reuses an existing home unchanged on later runs and stops cleanly on SIGINT', async () => {
+    const before = sha(join(home, 'config.yml'));
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--admin-password', 'other-password']);
+    await cli.waitForOutput('Press Ctrl+C');
+    assert.match(cli.stdout(), /reusing/);
+    assert.equal(sha(join(home, 'config.yml')), before);
+    const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
+    const login = await request(`https://127.0.0.1:${port}/edge/client/v1/authenticate?method=password`, {
+      ca,
+      method: 'POST',
+      body: { username: 'operator', password: 'first-password' },
+    });
+    assert.equal(login.status, 200, 'the first password still works');
+    assert.equal(await cli.stop('SIGINT'), 0);
+  });
+
+  it('prints a generated admin password once, on the first run only', async () => {
+    const fresh = join(temp, 'generated');
+    const p = await freePort();
+    const first = spawnCli(['quickstart', '--home', fresh, '--port', String(p)], { SVC_ADMIN_PASSWORD: '' });
+    await first.waitForOutput('Press Ctrl+C');
+    const password = /admin password \(shown once, keep it\): (\S+)/.exec(first.stdout())?.[1];
+    assert.ok(password && password.length >= 20);
+    await first.stop();
+    const second = spawnCli(['quickstart', '--home', fresh, '--port', String(p)]);
+    await second.waitForOutput('Press Ctrl+C');
+    assert.doesNotMatch(second.stdout(), /admin password/);
+    await second.stop();
+  });
+
+  it('takes the admin password from SVC_ADMIN_PASSWORD', async () => {
+    const envHome = join(temp, 'from-env');
+    const p = await freePort();
+    const cli = spawnCli(['quickstart', '--home', envHome, '--port', String(p)], { SVC_ADMIN_PASSWORD: 'env-password' });
+    await cli.waitForOutput('Press Ctrl+C');
+    const ca = readFileSync(join(envHome, 'pki', 'ca-bundle.pem'), 'utf8');
+    const login = await request(`https://127.0.0.1:${p}/edge/client/v1/authenticate?method=password`, { ca, method: 'POST', body: { username: 'admin', password: 'env-password' } });
+    assert.equal(login.status, 200);
+    await cli.stop();
+  });
+
+  it('refuses bad arguments with exit 2 and a message naming the argument, creating nothing', async () => {
+    const nothing = join(temp, 'nothing');
+    const badPort = await runCli(['quickstart', '--home', nothing, '--port', '70000']);
+    assert.equal(badPort.code, 2);
+    assert.match(badPort.stderr, /--port: expected an integer from 1 to 65535, got '70000'/);
+    const shortPassword = await runCli(['quickstart', '--home', nothing, '--admin-password', 'abc']);
+    assert.equal(shortPassword.code, 2);
+    assert.match(shortPassword.stderr, /password must be 5 to 100 characters/);
+    const unknown = await runCli(['quickstart', '--colour', 'blue']);
+    assert.equal(unknown.code, 2);
+    assert.throws(() => statSync(nothing));
+  });
+});
+
+describe('svc controller', () => {
+  it('check exits 0 for a valid file and 1 with FILE:LINE:COLUMN diagnostics for a bad one', async () => {
+    const home = join(temp, 'home');
+    const ok = await runCli(['controller', 'check', join(home, 'config.yml')]);
+    assert.equal(ok.code, 0, ok.stderr);
+    assert.match(ok.stdout, /configuration is valid/);
+
+    const bad = join(home, 'bad.yml');
+    const text = readFileSync(join(home, 'config.yml'), 'utf8').replace('sessionTimeout: 30m', 'sessionTimeout: soon\n    sesionTimeout: 5m');
+    writeFileSync(bad, text);
+    const res = await runCli(['controller', 'check', bad]);
+    assert.equal(res.code, 1);
+    const lines = res.stderr.trim().split('\n');
+    assert.ok(lines.some((l) => new RegExp(`^${bad}:\\d+:\\d+: edge\\.api\\.sessionTimeout: `).test(l)), res.stderr);
+    assert.ok(lines.some((l) => /edge\.api\.sesionTimeout: .*did you mean 'sessionTimeout'/.test(l)), res.stderr);
+  });
+
+  it('run serves the API from a config file and stops on SIGTERM', async () => {
+    const home = join(temp, 'home');
+    const cli = spawnCli(['controller', 'run', '--config', join(home, 'config.yml')]);
+    await cli.waitForOutput('listening on');
+    const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
+    const url = /listening on (\S+)/.exec(cli.stdout())![1];
+    assert.equal((await request(`${url}/edge/client/v1/version`, { ca })).status, 200);
+    assert.equal(await cli.stop(), 0);
+  });
+
+  it('explains a missing --config and an unknown command with exit 2', async () => {
+    assert.equal((await runCli(['controller', 'run'])).code, 2);
+    const res = await runCli(['frobnicate']);
+    assert.equal(res.code, 2);
+    assert.match(res.stderr, /unknown command 'frobnicate'/);
+  });
+});
