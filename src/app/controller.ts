@@ -17,6 +17,7 @@ import { createIdentityRepository } from '../persistence/repositories/identities
 import { certificateFingerprint, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
 import { createApiSessionService } from '../services/api-sessions.js';
 import { createAuthenticationService } from '../services/authentication.js';
+import { createControllerService } from '../services/controllers.js';
 import { createRequestAuthenticator } from '../services/request-auth.js';
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
@@ -74,7 +75,7 @@ export async function startController(
     auth: createRequestAuthenticator({ apiSessions, identities, clock, sessionTimeoutMs }),
     apiSessions: apiSessionService,
     authentication: createAuthenticationService({ identities, apiSessions: apiSessionService, sessionTimeoutMs }),
-    controllers,
+    controllers: createControllerService({ controllers }),
     caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
     caPems,
   };

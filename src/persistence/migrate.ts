@@ -4,9 +4,11 @@
  */
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { initialSchema } from './migrations/0001-initial-schema.js';
+import { identitiesEnrollmentPolicies } from './migrations/0002-identities-enrollment-policies.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
+  '0002-identities-enrollment-policies': identitiesEnrollmentPolicies,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

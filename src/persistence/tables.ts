@@ -45,8 +45,48 @@ export interface AuthenticatorsTable {
   password_hash: string | null;
   cert_fingerprint: string | null;
   cert_pem: string | null;
+  /** Consecutive failed password attempts since the last success (auth policy lockout). */
+  failed_attempts: number;
+  /** True for certificates this controller issued (enrollment), which it may also extend. */
+  is_issued_by_network: boolean | number;
   created_at: string;
   updated_at: string;
+}
+
+export interface AuthPoliciesTable {
+  id: string;
+  name: string;
+  is_system: boolean | number;
+  /** JSON: {primary: {cert, updb, extJwt}, secondary: {requireTotp, requireExtJwt}} */
+  body: string;
+  tags: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface EnrollmentsTable {
+  id: string;
+  identity_id: string;
+  method: string;
+  /** The one-time token (the JWT's `jti`); shown to administrators while pending, as in the reference API. */
+  token: string;
+  username: string | null;
+  jwt: string;
+  expires_at: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuditLogTable {
+  id: string;
+  actor_id: string | null;
+  actor_name: string;
+  action: string;
+  entity_type: string;
+  entity_id: string;
+  /** JSON: what changed (never secrets). */
+  details: string;
+  created_at: string;
 }
 
 export interface ApiSessionsTable {
@@ -65,6 +105,9 @@ export interface Tables {
   identities: IdentitiesTable;
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
+  auth_policies: AuthPoliciesTable;
+  enrollments: EnrollmentsTable;
+  audit_log: AuditLogTable;
 }
 
 export type { Generated };

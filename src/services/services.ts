@@ -3,10 +3,10 @@
  * Handlers reach domain logic only through this object.
  */
 import type { ControllerConfig } from '../config/types.js';
-import type { ControllerRepository } from '../persistence/repositories/controllers.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
 import type { AuthenticationService } from './authentication.js';
+import type { ControllerService } from './controllers.js';
 import type { RequestAuthenticator } from './request-auth.js';
 import type { VersionInfo } from './version.js';
 
@@ -17,7 +17,7 @@ export interface Services {
   readonly auth: RequestAuthenticator;
   readonly apiSessions: ApiSessionService;
   readonly authentication: AuthenticationService;
-  readonly controllers: Pick<ControllerRepository, 'list'>;
+  readonly controllers: ControllerService;
   /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
   readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */

@@ -55,6 +55,16 @@ describe(`legacy password authentication (${testDialect})`, () => {
     assert.equal(res.json().error.cause.field, 'password');
   });
 
+  it('refuses a method this controller has not enabled with 400 INVALID_AUTH_METHOD naming it', async () => {
+    for (const method of ['cert', 'ext-jwt']) {
+      const res = await ctl.fetch(`/edge/client/v1/authenticate?method=${method}`, { method: 'POST' });
+      assert.equal(res.status, 400, method);
+      const { error } = res.json();
+      assert.equal(error.code, 'INVALID_AUTH_METHOD');
+      assert.match(error.message, new RegExp(`'${method}' is not enabled`));
+    }
+  });
+
   it('ends the session on logout, after which the token is refused', async () => {
     const token = (await login({ username: 'admin', password: 'admin-password' })).json().data.token;
     const out = await ctl.fetch('/edge/client/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': token } });

@@ -16,8 +16,14 @@ describe(`the store on ${testDialect}`, () => {
     const tables = (await database.db.introspection.getTables()).map((t) => t.name).sort();
     assert.deepEqual(
       tables.filter((t) => !t.startsWith('svc_migrations')),
-      ['api_sessions', 'authenticators', 'controllers', 'identities'],
+      ['api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'controllers', 'enrollments', 'identities'],
     );
+  });
+
+  it('starts with the system default auth policy', async () => {
+    const row = await database.db.selectFrom('auth_policies').selectAll().where('id', '=', 'default').executeTakeFirstOrThrow();
+    assert.equal(Boolean(row.is_system), true);
+    assert.equal(JSON.parse(row.body).primary.updb.allowed, true);
   });
 
   it('stores and reads back booleans on both dialects', async () => {

@@ -3,8 +3,6 @@
  * (the client API hides the controllers' control-plane address, as the reference does).
  */
 import type { ControllerRecord } from '../../domain/controller.js';
-import { parseListParams } from '../../persistence/query/list-query.js';
-import { CONTROLLER_FIELDS } from '../../persistence/repositories/controllers.js';
 import { ApiErrorBody, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { Controller } from '../schemas/informational.js';
 import { listEnvelope, selfLink } from '../kit/envelope.js';
@@ -36,8 +34,7 @@ export const listControllersRoute = defineRoute({
   access: 'session',
   schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(Controller), 400: ApiErrorBody, 401: ApiErrorBody } },
   handler: async ({ api, query }) => {
-    const list = parseListParams(query, CONTROLLER_FIELDS);
-    const { items, totalCount } = await api.services.controllers.list(list);
-    return listEnvelope(items.map(controllerView), { limit: list.limit, offset: list.offset, totalCount }, Object.keys(CONTROLLER_FIELDS));
+    const page = await api.services.controllers.list(query);
+    return listEnvelope(page.items.map(controllerView), page.pagination, page.filterableFields);
   },
 });

@@ -97,6 +97,8 @@ export function createIdentityRepository({ db }: Database): IdentityRepository {
             password_hash: authenticator.passwordHash,
             cert_fingerprint: null,
             cert_pem: null,
+            failed_attempts: 0,
+            is_issued_by_network: false,
             created_at: toIso(identity.createdAt),
             updated_at: toIso(identity.createdAt),
           })
