@@ -34,14 +34,14 @@ export const authenticateRoute = defineRoute({
   access: 'none',
   schema: {
     querystring: AuthenticateQuery,
-    body: Type.Optional(AuthenticateBody),
+    body: AuthenticateBody,
     response: { 200: Envelope(ApiSessionWithToken), 400: ApiErrorBody, 401: ApiErrorBody },
   },
   handler: async ({ api, query, body, request, reply }) => {
     const result = await api.services.authentication.authenticate({
       method: query.method,
-      username: body?.username,
-      password: body?.password,
+      username: body.username,
+      password: body.password,
       ipAddress: request.ip,
     });
     const now = api.services.clock.now();
