@@ -18,6 +18,8 @@ import { certificateFingerprint, loadIdentity, pkcs7CertsOnlyBase64, splitPemCer
 import { createApiSessionService } from '../services/api-sessions.js';
 import { createAuthenticationService } from '../services/authentication.js';
 import { createControllerService } from '../services/controllers.js';
+import { createAuditService } from '../services/audit.js';
+import { createAuditLogRepository } from '../persistence/repositories/audit-log.js';
 import { createRequestAuthenticator } from '../services/request-auth.js';
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
@@ -76,6 +78,7 @@ export async function startController(
     apiSessions: apiSessionService,
     authentication: createAuthenticationService({ identities, apiSessions: apiSessionService, sessionTimeoutMs }),
     controllers: createControllerService({ controllers }),
+    audit: createAuditService({ auditLog: createAuditLogRepository(database), clock }),
     caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
     caPems,
   };

@@ -4,12 +4,7 @@
 import type { ControllerRecord } from '../domain/controller.js';
 import { parseListParams, type RawListParams } from '../persistence/query/list-query.js';
 import { CONTROLLER_FIELDS, type ControllerRepository } from '../persistence/repositories/controllers.js';
-
-export interface ListPage<T> {
-  items: T[];
-  pagination: { limit: number; offset: number; totalCount: number };
-  filterableFields: string[];
-}
+import type { ListPage } from './list-page.js';
 
 export interface ControllerService {
   /** One page of controllers; throws INVALID_FILTER / INVALID_PAGINATION / INVALID_SORT_IDENTIFIER. */

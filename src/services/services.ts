@@ -5,6 +5,7 @@
 import type { ControllerConfig } from '../config/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
+import type { AuditService } from './audit.js';
 import type { AuthenticationService } from './authentication.js';
 import type { ControllerService } from './controllers.js';
 import type { RequestAuthenticator } from './request-auth.js';
@@ -18,6 +19,7 @@ export interface Services {
   readonly apiSessions: ApiSessionService;
   readonly authentication: AuthenticationService;
   readonly controllers: ControllerService;
+  readonly audit: AuditService;
   /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
   readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */

@@ -1,0 +1,34 @@
+/**
+ * Authentication policies: which primary methods an identity may use, its password rules and lockout, and the
+ * secondary factors it must present (spec: Authentication Policy settings; reference facts §7).
+ */
+export interface AuthPolicyBody {
+  primary: {
+    cert: { allowed: boolean; allowExpiredCerts: boolean };
+    updb: {
+      allowed: boolean;
+      minPasswordLength: number;
+      requireSpecialChar: boolean;
+      requireNumberChar: boolean;
+      requireMixedCase: boolean;
+      /** Failed attempts before lockout; 0 = unlimited. */
+      maxAttempts: number;
+      /** How long a lockout lasts; 0 = until an administrator enables the identity. */
+      lockoutDurationMinutes: number;
+    };
+    extJwt: { allowed: boolean; allowedSigners: string[] };
+  };
+  secondary: { requireTotp: boolean; requireExtJwt: string | null };
+}
+
+export interface AuthPolicy extends AuthPolicyBody {
+  id: string;
+  name: string;
+  isSystem: boolean;
+  tags: Record<string, string | boolean | null>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** The id of the system policy used by identities that name none. */
+export const DEFAULT_AUTH_POLICY_ID = 'default';
