@@ -29,6 +29,22 @@ export const ERROR_CATALOGUE = {
     message: 'The requested operation is rate limited and the rate limit has been exceeded. Please try again later',
   },
   TIMEOUT: { status: 503, message: 'The requested operation took too much time to reply' },
+  NOT_ACCEPTABLE: { status: 406, message: 'None of the media types in the Accept header can be produced' },
+  ENTITY_CAN_NOT_BE_DELETED: { status: 400, message: 'The entity requested for delete can not be deleted' },
+  ENTITY_CAN_NOT_BE_UPDATED: { status: 400, message: 'The entity requested for update can not be updated' },
+  REFERENCED_ENTITY_NOT_FOUND: { status: 400, message: 'An entity the request refers to does not exist' },
+  CAN_NOT_DELETE_REFERENCED_ENTITY: {
+    status: 409,
+    message: 'The entity cannot be deleted because it is referenced by another entity, see cause',
+  },
+  ENROLLMENT_EXPIRED: { status: 400, message: 'The window for this enrollment has expired' },
+  ENROLLMENT_EXISTS: { status: 409, message: 'A pending enrollment of this method already exists for the identity' },
+  INVALID_ENROLLMENT_TOKEN: { status: 400, message: 'The supplied token is not valid' },
+  INVALID_ENROLLMENT_ALREADY_ENROLLED: { status: 410, message: 'The token provided has already been used to enroll' },
+  INVALID_ENROLL_METHOD: { status: 400, message: 'The supplied enrollment method is not valid' },
+  MISSING_OR_INVALID_CSR: { status: 400, message: 'The supplied enrollment request is missing or contains an invalid CSR' },
+  CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated in this fashion' },
+  INVALID_PASSWORD: { status: 400, message: 'The password does not satisfy the auth policy, see cause' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
