@@ -21,6 +21,9 @@ import { createControllerService } from '../services/controllers.js';
 import { createAuditService } from '../services/audit.js';
 import { createAuditLogRepository } from '../persistence/repositories/audit-log.js';
 import { createRequestAuthenticator } from '../services/request-auth.js';
+import { createSessionActivity } from '../services/session-activity.js';
+import { createCredentialRepository } from '../persistence/repositories/credentials.js';
+import { createAuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -69,14 +72,27 @@ export async function startController(
   const caPems = trustedCas(config, identity);
   const version = buildVersionInfo(config, options.build ?? readBuildInfo());
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-  const apiSessionService = createApiSessionService({ apiSessions, clock });
+  // Activity is written in batches far more often than sessions can time out (see services/session-activity.ts).
+  const activity = createSessionActivity({
+    apiSessions,
+    flushIntervalMs: Math.min(10_000, Math.floor(sessionTimeoutMs / 10)),
+    onError: (error) => logger.error({ err: error }, 'could not record session activity; will retry'),
+  });
+  const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
   const services: Services = {
     config,
     clock,
     version,
-    auth: createRequestAuthenticator({ apiSessions, identities, clock, sessionTimeoutMs }),
+    auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs }),
     apiSessions: apiSessionService,
-    authentication: createAuthenticationService({ identities, apiSessions: apiSessionService, sessionTimeoutMs }),
+    authentication: createAuthenticationService({
+      identities,
+      credentials: createCredentialRepository(database),
+      authPolicies: createAuthPolicyRepository(database),
+      apiSessions: apiSessionService,
+      clock,
+      sessionTimeoutMs,
+    }),
     controllers: createControllerService({ controllers }),
     audit: createAuditService({ auditLog: createAuditLogRepository(database), clock }),
     caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
@@ -128,6 +144,7 @@ export async function startController(
     }
   } catch (error) {
     await Promise.allSettled(apps.map((app) => app.close()));
+    await activity.close();
     await database.close();
     throw error;
   }
@@ -140,6 +157,7 @@ export async function startController(
     async close() {
       await Promise.allSettled(apps.map((app) => app.close()));
       await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
+      await activity.close();
       await database.close();
     },
   };

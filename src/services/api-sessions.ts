@@ -5,6 +5,7 @@ import { hashToken } from '../crypto/secrets.js';
 import type { ApiSession } from '../domain/identity.js';
 import type { ApiSessionRepository } from '../persistence/repositories/api-sessions.js';
 import type { Clock } from '../shared/clock.js';
+import type { SessionActivity } from './session-activity.js';
 import { newEntityId, newSecretToken } from '../shared/random.js';
 
 export interface ApiSessionService {
@@ -13,7 +14,7 @@ export interface ApiSessionService {
   end(sessionId: string): Promise<boolean>;
 }
 
-export function createApiSessionService(deps: { apiSessions: ApiSessionRepository; clock: Clock }): ApiSessionService {
+export function createApiSessionService(deps: { apiSessions: ApiSessionRepository; activity: SessionActivity; clock: Clock }): ApiSessionService {
   return {
     async start(identityId, authMethod, ipAddress) {
       const now = deps.clock.now();
@@ -22,6 +23,9 @@ export function createApiSessionService(deps: { apiSessions: ApiSessionRepositor
       await deps.apiSessions.insert(session, hashToken(token));
       return { session, token };
     },
-    end: (sessionId) => deps.apiSessions.delete(sessionId),
+    end(sessionId) {
+      deps.activity.forget(sessionId);
+      return deps.apiSessions.delete(sessionId);
+    },
   };
 }

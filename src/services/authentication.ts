@@ -1,18 +1,37 @@
 /**
- * Primary authentication of the legacy flow (spec: Legacy flow): verifies the presented credential with the
- * chosen method and opens an API session. Methods are strategies keyed by name; `password` is the first,
- * `cert` and `ext-jwt` join it with the identity and external-signer work (roadmap steps 2 and 4).
+ * Primary authentication of the legacy flow (spec: Legacy flow; reference facts §7): verifies the presented
+ * credential with the chosen method, applies the identity's auth policy (method allowed, lockout), and opens an
+ * API session. Methods are strategies keyed by name; `ext-jwt` joins them with the external signers (issue 6).
+ *
+ * Every refusal of a credential is the same 401 INVALID_AUTH, whether the user is unknown, the password wrong, the
+ * method disallowed or the identity disabled, so that answers do not tell an attacker which usernames exist.
  */
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../domain/auth-policy.js';
 import type { ApiSession, Identity } from '../domain/identity.js';
+import { isIdentityDisabled } from '../policy/identity-status.js';
+import type { AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
+import type { CredentialRepository } from '../persistence/repositories/credentials.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
+
+/** What the TLS layer established about the client certificate (extracted by the HTTP adapter). */
+export interface PresentedClientCertificate {
+  /** Lowercase hex SHA-1 of the leaf's DER. */
+  fingerprint: string;
+  /** True when the presented chain verified against the controller's CAs. */
+  verified: boolean;
+  /** OpenSSL's reason when it did not verify (e.g. `CERT_HAS_EXPIRED`). */
+  verificationError: string | undefined;
+}
 
 export interface AuthenticationRequest {
   method: string;
   username?: string;
   password?: string;
+  clientCertificate?: PresentedClientCertificate;
   ipAddress: string | null;
 }
 
@@ -29,16 +48,47 @@ export interface AuthenticationService {
 
 type PrimaryMethod = (request: AuthenticationRequest) => Promise<Identity>;
 
-const invalidAuth = () => new ApiError('INVALID_AUTH', { message: 'The authentication request failed: unknown username or wrong password' });
+const invalidAuth = () => new ApiError('INVALID_AUTH', { message: 'The authentication request failed' });
 
-export function createAuthenticationService(deps: {
+export interface AuthenticationDeps {
   identities: IdentityRepository;
+  credentials: CredentialRepository;
+  authPolicies: AuthPolicyRepository;
   apiSessions: ApiSessionService;
+  clock: Clock;
   sessionTimeoutMs: number;
-}): AuthenticationService {
-  // Verifying against a real hash when the username is unknown keeps the response time the same either way,
-  // so timing does not tell which usernames exist.
+}
+
+export function createAuthenticationService(deps: AuthenticationDeps): AuthenticationService {
+  const { identities, credentials, authPolicies, clock } = deps;
+  // Verifying against a real hash when the username is unknown keeps the response time the same either way.
   const decoyHash = hashPassword('decoy-password-for-unknown-users');
+
+  async function policyOf(identity: Identity): Promise<AuthPolicy> {
+    const policy = await authPolicies.findById(identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID);
+    if (!policy) throw new Error(`auth policy ${identity.authPolicyId} of identity ${identity.id} is missing`);
+    return policy;
+  }
+
+  /** The identity behind a credential, if it exists and may log in now. */
+  async function activeIdentity(identityId: string): Promise<Identity> {
+    const identity = await identities.findById(identityId);
+    if (!identity || isIdentityDisabled(identity, clock.now())) throw invalidAuth();
+    return identity;
+  }
+
+  /** Counts a failed password and locks the identity out when the policy's attempt limit is reached. */
+  async function failedPassword(identity: Identity, authenticatorId: string, policy: AuthPolicy): Promise<never> {
+    const { maxAttempts, lockoutDurationMinutes } = policy.primary.updb;
+    const attempts = await credentials.recordFailure(authenticatorId);
+    if (maxAttempts > 0 && attempts >= maxAttempts) {
+      const now = clock.now();
+      const until = lockoutDurationMinutes > 0 ? new Date(now.getTime() + lockoutDurationMinutes * 60_000) : null;
+      await credentials.lockIdentity(identity.id, now, until);
+      await credentials.resetFailures(authenticatorId);
+    }
+    throw invalidAuth();
+  }
 
   const password: PrimaryMethod = async ({ username, password: secret }) => {
     if (username === undefined || secret === undefined) {
@@ -47,15 +97,33 @@ export function createAuthenticationService(deps: {
         cause: { field: username === undefined ? 'username' : 'password', reason: 'is required for method password' },
       });
     }
-    const credential = await deps.identities.findPasswordCredential(username);
+    const credential = await credentials.findPassword(username);
     const matches = await verifyPassword(credential?.passwordHash ?? (await decoyHash), secret);
-    if (!credential || !matches) throw invalidAuth();
-    const identity = await deps.identities.findById(credential.identityId);
-    if (!identity || identity.disabled) throw invalidAuth();
+    if (!credential) throw invalidAuth();
+    const identity = await activeIdentity(credential.identityId);
+    const policy = await policyOf(identity);
+    if (!policy.primary.updb.allowed) throw invalidAuth();
+    if (!matches) return failedPassword(identity, credential.authenticatorId, policy);
+    await credentials.resetFailures(credential.authenticatorId);
     return identity;
   };
 
-  const methods: Record<string, PrimaryMethod> = { password };
+  const cert: PrimaryMethod = async ({ clientCertificate }) => {
+    if (!clientCertificate) {
+      throw new ApiError('INVALID_AUTH', { message: 'method cert needs a client certificate presented in the TLS handshake' });
+    }
+    const credential = await credentials.findCert(clientCertificate.fingerprint);
+    if (!credential) throw invalidAuth();
+    const identity = await activeIdentity(credential.identityId);
+    const policy = await policyOf(identity);
+    if (!policy.primary.cert.allowed) throw invalidAuth();
+    // The chain must lead to the controller's CAs; an expired certificate passes only where the policy allows it.
+    const expiredButAllowed = clientCertificate.verificationError === 'CERT_HAS_EXPIRED' && policy.primary.cert.allowExpiredCerts;
+    if (!clientCertificate.verified && !expiredButAllowed) throw invalidAuth();
+    return identity;
+  };
+
+  const methods: Record<string, PrimaryMethod> = { password, cert };
 
   return {
     async authenticate(request) {

@@ -9,6 +9,8 @@ import type { ApiSession, Identity } from '../domain/identity.js';
 import type { ApiSessionRepository } from '../persistence/repositories/api-sessions.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { Clock } from '../shared/clock.js';
+import { isIdentityDisabled } from '../policy/identity-status.js';
+import type { SessionActivity } from './session-activity.js';
 
 export interface AuthContext {
   kind: 'legacy';
@@ -44,43 +46,35 @@ function unauthorized(challenge: AuthChallenge, message?: string): ApiError {
   return new ApiError('UNAUTHORIZED', { challenges: [challenge], ...(message ? { message } : {}) });
 }
 
-// Touching the session on every request would turn every read into a write; a session's inactivity clock only
-// needs to move in steps much smaller than the timeout.
-const TOUCH_GRANULARITY_MS = 10_000;
-
 export function createRequestAuthenticator(deps: {
   apiSessions: ApiSessionRepository;
   identities: IdentityRepository;
+  activity: SessionActivity;
   clock: Clock;
   sessionTimeoutMs: number;
 }): RequestAuthenticator {
-  const { apiSessions, identities, clock, sessionTimeoutMs } = deps;
+  const { apiSessions, identities, activity, clock, sessionTimeoutMs } = deps;
+  const invalidToken = (description = 'token is invalid') =>
+    unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
   async function fromSessionToken(token: string): Promise<AuthContext> {
     const session = await apiSessions.findByTokenHash(hashToken(token));
-    if (!session) {
-      throw unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description: 'token is invalid' });
-    }
+    if (!session) throw invalidToken();
     const now = clock.now();
-    if (session.lastActivityAt.getTime() + sessionTimeoutMs <= now.getTime()) {
+    const remembered = activity.pending(session.id);
+    const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
+    if (lastActivity.getTime() + sessionTimeoutMs <= now.getTime()) {
+      activity.forget(session.id);
       await apiSessions.delete(session.id);
       throw unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'expired', description: 'token expired' });
     }
     const identity = await identities.findById(session.identityId);
-    if (!identity) {
-      throw unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description: 'token is invalid' });
-    }
-    if (now.getTime() - session.lastActivityAt.getTime() >= TOUCH_GRANULARITY_MS) {
-      await apiSessions.touch(session.id, now);
-      session.lastActivityAt = now;
-    }
-    return {
-      kind: 'legacy',
-      session,
-      identity,
-      expiresAt: new Date(session.lastActivityAt.getTime() + sessionTimeoutMs),
-      partial: false,
-    };
+    if (!identity) throw invalidToken();
+    // A disabled identity's sessions stop working at once (they resume if it is enabled before they time out).
+    if (isIdentityDisabled(identity, now)) throw invalidToken('the identity is disabled');
+    activity.seen(session.id, now);
+    session.lastActivityAt = now;
+    return { kind: 'legacy', session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: false };
   }
 
   return {

@@ -6,6 +6,7 @@ import { Type } from 'typebox';
 import { ApiErrorBody, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
+import { presentedClientCertificate } from '../kit/credentials.js';
 import { CurrentApiSession, currentApiSessionView } from './current-api-session.js';
 
 const AuthenticateQuery = Type.Object({
@@ -42,6 +43,7 @@ export const authenticateRoute = defineRoute({
       method: query.method,
       username: body.username,
       password: body.password,
+      clientCertificate: presentedClientCertificate(request),
       ipAddress: request.ip,
     });
     const now = api.services.clock.now();

@@ -11,6 +11,8 @@ export interface ApiSessionRepository {
   findByTokenHash(tokenHash: string): Promise<ApiSession | undefined>;
   findById(id: string): Promise<ApiSession | undefined>;
   touch(id: string, at: Date): Promise<void>;
+  /** Records the last activity of many sessions in one transaction (never moves a session's time backwards). */
+  touchMany(entries: { id: string; at: Date }[]): Promise<void>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -51,6 +53,18 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
     },
     async touch(id, at) {
       await db.updateTable('api_sessions').set({ last_activity_at: toIso(at) }).where('id', '=', id).execute();
+    },
+    async touchMany(entries) {
+      await db.transaction().execute(async (trx) => {
+        for (const { id, at } of entries) {
+          await trx
+            .updateTable('api_sessions')
+            .set({ last_activity_at: toIso(at) })
+            .where('id', '=', id)
+            .where('last_activity_at', '<', toIso(at))
+            .execute();
+        }
+      });
     },
     async delete(id) {
       const result = await db.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();
