@@ -3,7 +3,8 @@
 // the server's event loop. Bounded: stops after `seconds` and never targets anything but the given URL.
 import { Agent, request } from 'node:https';
 
-const [url, ca, connections = '10', seconds = '5'] = process.argv.slice(2);
+const [url, ca, connections = '10', seconds = '5', method = 'GET', body = '', headersJson = '{}'] = process.argv.slice(2);
+const extraHeaders = JSON.parse(headersJson);
 if (!/^https:\/\/(127\.0\.0\.1|localhost|\[::1\])[:/]/.test(url)) throw new Error('load.mjs only targets loopback');
 const agent = new Agent({ keepAlive: true, maxSockets: Number(connections), ca });
 const deadline = Date.now() + Number(seconds) * 1000;
@@ -12,7 +13,8 @@ let errors = 0;
 
 function once() {
   return new Promise((resolve) => {
-    const req = request(url, { agent }, (res) => {
+    const headers = { ...extraHeaders, ...(body ? { 'content-type': 'application/json' } : {}) };
+    const req = request(url, { agent, method, headers }, (res) => {
       res.resume();
       res.on('end', () => {
         if (res.statusCode === 200) done++;
@@ -24,7 +26,7 @@ function once() {
       errors++;
       resolve();
     });
-    req.end();
+    req.end(body || undefined);
   });
 }
 

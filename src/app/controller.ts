@@ -14,7 +14,7 @@ import { openDatabase, type Database } from '../persistence/database.js';
 import { createApiSessionRepository } from '../persistence/repositories/api-sessions.js';
 import { createControllerRepository } from '../persistence/repositories/controllers.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
-import { certificateFingerprint, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
+import { certificateFingerprint, loadCertificateAuthority, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
 import { createApiSessionService } from '../services/api-sessions.js';
 import { createAuthenticationService } from '../services/authentication.js';
 import { createControllerService } from '../services/controllers.js';
@@ -23,7 +23,16 @@ import { createAuditLogRepository } from '../persistence/repositories/audit-log.
 import { createRequestAuthenticator } from '../services/request-auth.js';
 import { createSessionActivity } from '../services/session-activity.js';
 import { createCredentialRepository } from '../persistence/repositories/credentials.js';
+import { createOwnAuthenticatorService } from '../services/own-authenticators.js';
 import { createAuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
+import { createEnrollmentRepository } from '../persistence/repositories/enrollments.js';
+import { createEnrollService } from '../services/enroll.js';
+import { createEnrollmentJwtSigner } from '../services/enrollment-jwt.js';
+import { createEnrollmentService } from '../services/enrollments.js';
+import { createAuthenticatorRepository } from '../persistence/repositories/authenticators.js';
+import { createAuthPolicyService } from '../services/auth-policies.js';
+import { createAuthenticatorService } from '../services/authenticators.js';
+import { createIdentityService } from '../services/identities.js';
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -64,11 +73,15 @@ export async function startController(
   for (const listener of config.web) {
     listenerIdentities.set(listener.identity, listener.identity === config.identity ? identity : await loadIdentity(listener.identity, { clock }));
   }
+  // The CA that signs enrolled identities' certificates; loaded (and checked) before anything is opened.
+  const signingCa = config.edge ? await loadCertificateAuthority(config.edge.enrollment.signingCert, { clock }) : undefined;
 
   const database = await openDatabase(config.db);
   const identities = createIdentityRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const controllers = createControllerRepository(database);
+  const authPolicyRecords = createAuthPolicyRepository(database);
+  const authenticatorRecords = createAuthenticatorRepository(database);
   const caPems = trustedCas(config, identity);
   const version = buildVersionInfo(config, options.build ?? readBuildInfo());
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
@@ -79,6 +92,27 @@ export async function startController(
     onError: (error) => logger.error({ err: error }, 'could not record session activity; will retry'),
   });
   const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
+  const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
+  const enrollmentRecords = createEnrollmentRepository(database);
+  const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
+  const enrollments = createEnrollmentService({
+    enrollments: enrollmentRecords,
+    identities,
+    audit,
+    clock,
+    jwt: enrollmentJwt,
+    edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
+  });
+  const enroll = createEnrollService({
+    enrollments: enrollmentRecords,
+    identities,
+    authPolicies: authPolicyRecords,
+    audit,
+    clock,
+    jwt: enrollmentJwt,
+    signingCa,
+  });
+  const credentials = createCredentialRepository(database);
   const services: Services = {
     config,
     clock,
@@ -87,14 +121,20 @@ export async function startController(
     apiSessions: apiSessionService,
     authentication: createAuthenticationService({
       identities,
-      credentials: createCredentialRepository(database),
-      authPolicies: createAuthPolicyRepository(database),
+      credentials,
+      authPolicies: authPolicyRecords,
       apiSessions: apiSessionService,
       clock,
       sessionTimeoutMs,
     }),
     controllers: createControllerService({ controllers }),
-    audit: createAuditService({ auditLog: createAuditLogRepository(database), clock }),
+    audit,
+    enrollments,
+    enroll,
+    identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, audit, clock }),
+    authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, audit, clock }),
+    authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
+    ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
     caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
     caPems,
   };

@@ -67,6 +67,9 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  // Enrollment CSRs arrive as the raw PEM body (application/x-pem-file as SDKs send it, application/pkcs10 per
+  // RFC 5967); text/plain already has a string parser. The body limit applies as to JSON.
+  app.addContentTypeParser(['application/x-pem-file', 'application/pkcs10'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
   for (const api of listener.apis) {
     if (api.binding === 'edge-client') {

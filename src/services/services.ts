@@ -7,7 +7,13 @@ import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
 import type { AuditService } from './audit.js';
 import type { AuthenticationService } from './authentication.js';
+import type { AuthenticatorService } from './authenticators.js';
+import type { OwnAuthenticatorService } from './own-authenticators.js';
+import type { AuthPolicyService } from './auth-policies.js';
 import type { ControllerService } from './controllers.js';
+import type { EnrollService } from './enroll.js';
+import type { EnrollmentService } from './enrollment-service.js';
+import type { IdentityService } from './identities.js';
 import type { RequestAuthenticator } from './request-auth.js';
 import type { VersionInfo } from './version.js';
 
@@ -20,6 +26,18 @@ export interface Services {
   readonly authentication: AuthenticationService;
   readonly controllers: ControllerService;
   readonly audit: AuditService;
+  /** Enrollment administration (management API). */
+  readonly enrollments: EnrollmentService;
+  /** Consuming enrollments: the anonymous `/enroll` operations of the client API. */
+  readonly enroll: EnrollService;
+  /** Identity management (management API). */
+  readonly identities: IdentityService;
+  /** Auth policy management; also resolves the policy of an identity. */
+  readonly authPolicies: AuthPolicyService;
+  /** Authenticator management (management API). */
+  readonly authenticators: AuthenticatorService;
+  /** The session identity's own authenticators (client API). */
+  readonly ownAuthenticators: OwnAuthenticatorService;
   /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
   readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */

@@ -70,6 +70,7 @@ describe(`informational operations (${testDialect})`, () => {
     assert.equal(body.properties.password.maxLength, 100);
     assert.deepEqual(doc.paths['/controllers'].get.security, [{ svcSession: [] }, { oauth2: ['openid'] }]);
     assert.deepEqual(doc.paths['/version'].get.security, []);
+    assert.deepEqual(Object.keys(doc.paths['/enroll/ott'].post.requestBody.content), ['application/x-pem-file', 'application/pkcs10', 'text/plain']);
     assert.equal(doc.components.securitySchemes.svcSession.name, 'svc-session');
   });
 

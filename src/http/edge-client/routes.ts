@@ -4,10 +4,12 @@
  */
 import { listControllersRoute as controllersRoute } from '../common/controllers.js';
 import { authenticateRoute } from '../common/authenticate.js';
+import { currentIdentityRoutes } from '../common/current-identity.js';
 import { currentApiSessionRoutes } from '../common/current-api-session.js';
 import { informationalRoutes } from '../common/informational.js';
 import { wellKnownCaCertsRoute } from '../common/well-known.js';
 import type { RouteDef } from '../kit/route.js';
+import { enrollRoutes } from './enroll.js';
 
 export const EDGE_CLIENT_PREFIX = '/edge/client/v1';
 
@@ -17,6 +19,8 @@ export const edgeClientRoutes: readonly RouteDef[] = [
   authenticateRoute,
   controllersRoute,
   ...currentApiSessionRoutes,
+  ...currentIdentityRoutes,
+  ...enrollRoutes,
 ];
 
 /** Paths outside the prefix that the client API also answers (as the reference controller does). */

@@ -4,10 +4,16 @@
  */
 import { listControllersRoute } from '../common/controllers.js';
 import { authenticateRoute } from '../common/authenticate.js';
+import { currentIdentityRoutes } from '../common/current-identity.js';
 import { currentApiSessionRoutes } from '../common/current-api-session.js';
 import { informationalRoutes } from '../common/informational.js';
 import { wellKnownCaCertsRoute } from '../common/well-known.js';
 import type { RouteDef } from '../kit/route.js';
+import { enrollmentRoutes } from './enrollments.js';
+import { auditLogRoutes } from './audit-log.js';
+import { authPolicyRoutes } from './auth-policies.js';
+import { authenticatorRoutes } from './authenticators.js';
+import { identityRoutes } from './identities.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -17,4 +23,10 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   authenticateRoute,
   { ...listControllersRoute, access: 'admin' },
   ...currentApiSessionRoutes,
+  ...currentIdentityRoutes,
+  ...enrollmentRoutes,
+  ...identityRoutes,
+  ...authenticatorRoutes,
+  ...authPolicyRoutes,
+  ...auditLogRoutes,
 ];

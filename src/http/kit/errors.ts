@@ -5,6 +5,7 @@
  */
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, isApiError, type AuthChallenge, type ErrorCause } from '../../errors/api-error.js';
+import { uniqueViolationError } from '../../errors/unique-violation.js';
 
 /** One WWW-Authenticate challenge as RFC 6750 writes it, plus the spec's `id` and `issuer` fields. */
 export function formatChallenge(c: AuthChallenge): string {
@@ -47,6 +48,8 @@ function validationCause(context: string | undefined, issue: AjvIssue, input: un
 /** Maps an error Fastify raised (or a handler threw) to an ApiError. */
 export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (isApiError(error)) return error;
+  const duplicate = uniqueViolationError(error);
+  if (duplicate) return duplicate;
   if (error.validation && error.validation.length > 0) {
     const context = error.validationContext;
     const input = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body;

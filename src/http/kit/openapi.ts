@@ -25,6 +25,13 @@ function parametersOf(schema: TSchema | undefined, location: OpenApiParameter['i
   }));
 }
 
+function requestBodyOf(route: RouteDef) {
+  const content: Record<string, unknown> = {};
+  if (route.schema.body) content['application/json'] = { schema: route.schema.body };
+  for (const type of route.consumes ?? []) content[type] = { schema: { type: 'string' } };
+  return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
+}
+
 function operationOf(route: RouteDef) {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(route.schema.response)) {
@@ -41,7 +48,7 @@ function operationOf(route: RouteDef) {
       ...parametersOf(route.schema.querystring, 'query'),
       ...parametersOf(route.schema.headers, 'header'),
     ],
-    ...(route.schema.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.schema.body } } } } : {}),
+    ...requestBodyOf(route),
     responses,
     security: route.access === 'none' ? [] : [{ svcSession: [] }, { oauth2: ['openid'] }],
   };

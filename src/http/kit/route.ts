@@ -51,6 +51,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   status?: number;
   /** Non-JSON success content types, for the OpenAPI document (e.g. `application/pkcs7-mime`). */
   produces?: string[];
+  /** Non-JSON request body types the route reads as text (e.g. a PEM CSR), for the OpenAPI document. */
+  consumes?: string[];
   /** Returns the JSON response body, or undefined when it wrote the reply itself. */
   handler(input: RouteInput<S>): Promise<unknown> | unknown;
 }

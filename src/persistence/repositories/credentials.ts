@@ -18,6 +18,11 @@ export interface CertCredential {
 
 export interface CredentialRepository {
   findPassword(username: string): Promise<PasswordCredential | undefined>;
+  findPasswordById(authenticatorId: string): Promise<PasswordCredential | undefined>;
+  /** Whether a password authenticator other than `exceptId` already uses `username`. */
+  usernameTaken(username: string, exceptId: string): Promise<boolean>;
+  /** Sets the username and password hash of a password authenticator. */
+  updatePassword(authenticatorId: string, change: { username: string; passwordHash: string; at: Date }): Promise<void>;
   findCert(fingerprint: string): Promise<CertCredential | undefined>;
   /** Counts one more failed attempt and returns the new count (atomically, so parallel guesses all count). */
   recordFailure(authenticatorId: string): Promise<number>;
@@ -37,6 +42,27 @@ export function createCredentialRepository({ db }: Database): CredentialReposito
         .executeTakeFirst();
       if (!row || row.password_hash === null) return undefined;
       return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
+    },
+    async findPasswordById(authenticatorId) {
+      const row = await db
+        .selectFrom('authenticators')
+        .select(['id', 'identity_id', 'password_hash'])
+        .where('method', '=', 'updb')
+        .where('id', '=', authenticatorId)
+        .executeTakeFirst();
+      if (!row || row.password_hash === null) return undefined;
+      return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
+    },
+    async usernameTaken(username, exceptId) {
+      const row = await db.selectFrom('authenticators').select('id').where('username', '=', username).where('id', '!=', exceptId).executeTakeFirst();
+      return row !== undefined;
+    },
+    async updatePassword(authenticatorId, { username, passwordHash, at }) {
+      await db
+        .updateTable('authenticators')
+        .set({ username, password_hash: passwordHash, failed_attempts: 0, updated_at: toIso(at) })
+        .where('id', '=', authenticatorId)
+        .execute();
     },
     async findCert(fingerprint) {
       const row = await db

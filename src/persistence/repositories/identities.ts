@@ -1,11 +1,28 @@
 /**
  * Identities and their password authenticators in the store. Creating an identity with its first
- * authenticator happens in one transaction so that a half-made admin can never exist.
+ * authenticator happens in one transaction so that a half-made admin can never exist; deleting one removes
+ * what hangs off it (authenticators, API sessions, enrollments) in one transaction too.
  */
+import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { Identity } from '../../domain/identity.js';
 import type { Database } from '../database.js';
+import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { IdentitiesTable } from '../tables.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
+
+/** Public field name -> column, for `filter` and `sort` on the identities list. */
+export const IDENTITY_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  name: { column: 'name', type: 'string' },
+  type: { column: 'type_id', type: 'string' },
+  isAdmin: { column: 'is_admin', type: 'boolean' },
+  isDefaultAdmin: { column: 'is_default_admin', type: 'boolean' },
+  disabled: { column: 'disabled', type: 'boolean' },
+  externalId: { column: 'external_id', type: 'string' },
+  authPolicyId: { column: 'auth_policy_id', type: 'string' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+  updatedAt: { column: 'updated_at', type: 'datetime' },
+};
 
 export interface PasswordAuthenticatorInput {
   id: string;
@@ -24,6 +41,17 @@ export interface IdentityRepository {
   findPasswordCredential(username: string): Promise<PasswordCredential | undefined>;
   findDefaultAdmin(): Promise<Identity | undefined>;
   insertWithPassword(identity: Identity, authenticator: PasswordAuthenticatorInput): Promise<void>;
+  list(query: ListQuery): Promise<{ items: Identity[]; totalCount: number }>;
+  findByName(name: string): Promise<Identity | undefined>;
+  findByExternalId(externalId: string): Promise<Identity | undefined>;
+  insert(identity: Identity): Promise<void>;
+  /** Writes every field but `id` and `createdAt`. */
+  update(identity: Identity): Promise<void>;
+  /** Deletes the identity with its authenticators, API sessions and enrollments; false when it did not exist. */
+  delete(id: string): Promise<boolean>;
+  /** How many identities name the auth policy `policyId`. */
+  countUsingAuthPolicy(policyId: string): Promise<number>;
+  hasApiSession(id: string): Promise<boolean>;
 }
 
 function fromRow(row: IdentitiesTable): Identity {
@@ -52,7 +80,8 @@ function toRow(identity: Identity): IdentitiesTable {
     type_id: identity.typeId,
     is_admin: identity.isAdmin,
     is_default_admin: identity.isDefaultAdmin,
-    auth_policy_id: identity.authPolicyId,
+    // Stored explicitly (never null) so that `authPolicyId = "default"` filters and the in-use count see it.
+    auth_policy_id: identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID,
     external_id: identity.externalId,
     role_attributes: JSON.stringify(identity.roleAttributes),
     tags: JSON.stringify(identity.tags),
@@ -64,7 +93,8 @@ function toRow(identity: Identity): IdentitiesTable {
   };
 }
 
-export function createIdentityRepository({ db }: Database): IdentityRepository {
+export function createIdentityRepository(database: Database): IdentityRepository {
+  const { db } = database;
   return {
     async findById(id) {
       const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
@@ -104,6 +134,47 @@ export function createIdentityRepository({ db }: Database): IdentityRepository {
           })
           .execute();
       });
+    },
+    async list(query) {
+      const { rows, totalCount } = await listRows(database, 'identities', IDENTITY_FIELDS, query);
+      return { items: rows.map(fromRow), totalCount };
+    },
+    async findByName(name) {
+      const row = await db.selectFrom('identities').selectAll().where('name', '=', name).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async findByExternalId(externalId) {
+      const row = await db.selectFrom('identities').selectAll().where('external_id', '=', externalId).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async insert(identity) {
+      await db.insertInto('identities').values(toRow(identity)).execute();
+    },
+    async update(identity) {
+      const { id, created_at: _createdAt, ...values } = toRow(identity);
+      await db.updateTable('identities').set(values).where('id', '=', id).execute();
+    },
+    async delete(id) {
+      // The foreign keys cascade too; deleting explicitly keeps the outcome independent of how they are declared.
+      return db.transaction().execute(async (trx) => {
+        await trx.deleteFrom('enrollments').where('identity_id', '=', id).execute();
+        await trx.deleteFrom('authenticators').where('identity_id', '=', id).execute();
+        await trx.deleteFrom('api_sessions').where('identity_id', '=', id).execute();
+        const result = await trx.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
+    },
+    async countUsingAuthPolicy(policyId) {
+      const row = await db
+        .selectFrom('identities')
+        .select((eb) => eb.fn.countAll().as('total'))
+        .where('auth_policy_id', '=', policyId)
+        .executeTakeFirstOrThrow();
+      return Number(row.total);
+    },
+    async hasApiSession(id) {
+      const row = await db.selectFrom('api_sessions').select('id').where('identity_id', '=', id).limit(1).executeTakeFirst();
+      return row !== undefined;
     },
   };
 }

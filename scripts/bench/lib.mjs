@@ -1,0 +1,120 @@
+// Helpers of `npm run bench`: processes, ports, readiness, and load runs (wrk when installed, else a Node
+// generator) with the server's CPU time per request read from /proc.
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+
+const here = new URL('.', import.meta.url).pathname;
+
+export const freePort = () =>
+  new Promise((resolve) => {
+    const s = createServer();
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+  });
+
+export function get(url, ca) {
+  return new Promise((resolve) => {
+    const req = request(url, { ca, agent: false }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, text, headers: res.headers }));
+    });
+    req.on('error', () => resolve({ status: 0, text: '' }));
+    req.end();
+  });
+}
+
+export function post(url, ca, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { ca, agent: false, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.on('data', (c) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode, text }));
+    });
+    req.on('error', reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** Polls `url` until it answers 200; returns the time since `started` (hrtime) and the body. */
+export async function waitFor(url, ca, started, child) {
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`process exited with ${child.exitCode}`);
+    const res = await get(url, ca);
+    if (res.status === 200) return { ms: Number(process.hrtime.bigint() - started) / 1e6, text: res.text };
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+export function stop(child) {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', resolve);
+    child.kill('SIGTERM');
+  });
+}
+
+export function rssMiB(pid) {
+  const kb = Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1]);
+  return kb / 1024;
+}
+
+/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); clock ticks are 1/100 s. */
+export function cpuMs(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+// wrk (C, epoll) loads a server far harder than a Node client can; without it the Node generator's own TLS cost
+// caps both runs and the ratio says little. `apt-get install wrk` for meaningful figures.
+export const wrk = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((p) => existsSync(p));
+export const generatorName = wrk ? 'wrk, 1 thread' : 'node load generator (install wrk for higher ceilings)';
+
+/**
+ * Loads `url` for `seconds` with `connections` keep-alive connections. `options`: {method, body, headers}.
+ * Resolves {rps, errors (non-2xx), requests}.
+ */
+export function load(url, ca, { connections, seconds, method = 'GET', body, headers = {}, scratch }) {
+  if (wrk) {
+    const args = ['-t1', `-c${connections}`, `-d${seconds}s`];
+    for (const [k, v] of Object.entries(headers)) args.push('-H', `${k}: ${v}`);
+    if (method !== 'GET') {
+      const script = join(scratch, `wrk-${Math.random().toString(36).slice(2)}.lua`);
+      writeFileSync(script, `wrk.method = ${JSON.stringify(method)}\nwrk.body = ${JSON.stringify(body ?? '')}\nwrk.headers["Content-Type"] = "application/json"\n`);
+      args.push('-s', script);
+    }
+    return new Promise((resolve, reject) => {
+      const child = spawn(wrk, [...args, url], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (c) => (out += c));
+      child.on('exit', (code) => {
+        const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
+        const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
+        const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
+        return code === 0 && rps ? resolve({ rps, errors, requests }) : reject(new Error(`wrk failed: ${out}`));
+      });
+    });
+  }
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [join(here, 'load.mjs'), url, ca, String(connections), String(seconds), method, body ?? '', JSON.stringify(headers)], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`load generator exited ${code}`))));
+  });
+}
+
+/** A load run with the server's CPU per request: steadier than req/s on a machine shared with others. */
+export async function measured(url, ca, pid, options) {
+  const before = cpuMs(pid);
+  const result = await load(url, ca, options);
+  return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.requests) };
+}
+
+export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];

@@ -1,0 +1,91 @@
+/**
+ * The session's own identity (client API, spec: Current Identity and Current API Session authenticator
+ * operations): its detail, and its authenticators, which it may list, read and change (username/password,
+ * proving the current password). Only the session identity's authenticators are reachable.
+ */
+import { Type } from 'typebox';
+import { IdentityDetail, AuthenticatorView } from '../schemas/identity.js';
+import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { authenticatorView, identityDetailView } from '../edge-management/identity-views.js';
+import { envelope, listEnvelope } from '../kit/envelope.js';
+import { defineRoute } from '../kit/route.js';
+
+const tags = ['Current Identity'];
+const Username = Type.String({ minLength: 4, maxLength: 100 });
+const Password = Type.String({ minLength: 5, maxLength: 100 });
+const AuthenticatorPut = Type.Object(
+  { username: Username, password: Password, currentPassword: Password, tags: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])) },
+  { additionalProperties: false },
+);
+const AuthenticatorPatch = Type.Object(
+  {
+    username: Type.Optional(Type.Union([Username, Type.Null()])),
+    password: Type.Optional(Type.Union([Password, Type.Null()])),
+    currentPassword: Password,
+    tags: Type.Optional(Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+const errors = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody, 409: ApiErrorBody };
+
+export const currentIdentityRoutes = [
+  defineRoute({
+    method: 'GET',
+    url: '/current-identity',
+    operationId: 'getCurrentIdentity',
+    summary: 'Returns the identity of the session',
+    tags,
+    access: 'session',
+    schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
+    handler: async ({ api, auth }) => envelope(identityDetailView(await api.services.identities.get(auth!.identity.id))),
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/current-identity/authenticators',
+    operationId: 'listCurrentIdentityAuthenticators',
+    summary: "Lists the session identity's authenticators",
+    tags,
+    access: 'session',
+    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuthenticatorView), 400: ApiErrorBody, 401: ApiErrorBody } },
+    handler: async ({ api, auth, query }) => {
+      const page = await api.services.ownAuthenticators.list(auth!.identity, query);
+      return listEnvelope(page.items.map(authenticatorView), page.pagination, page.filterableFields);
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/current-identity/authenticators/:id',
+    operationId: 'detailCurrentIdentityAuthenticator',
+    summary: "Returns one of the session identity's authenticators",
+    tags,
+    access: 'session',
+    schema: { params: IdParams, response: { 200: Envelope(AuthenticatorView), 401: ApiErrorBody, 404: ApiErrorBody } },
+    handler: async ({ api, auth, params }) => envelope(authenticatorView(await api.services.ownAuthenticators.get(auth!.identity, params.id))),
+  }),
+  defineRoute({
+    method: 'PUT',
+    url: '/current-identity/authenticators/:id',
+    operationId: 'updateCurrentIdentityAuthenticator',
+    summary: 'Sets the username and password of an own username/password authenticator',
+    tags,
+    access: 'session',
+    schema: { params: IdParams, body: AuthenticatorPut, response: { 200: EmptyEnvelope, ...errors } },
+    handler: async ({ api, auth, params, body }) => {
+      await api.services.ownAuthenticators.update(auth!.identity, params.id, body);
+      return envelope({});
+    },
+  }),
+  defineRoute({
+    method: 'PATCH',
+    url: '/current-identity/authenticators/:id',
+    operationId: 'patchCurrentIdentityAuthenticator',
+    summary: 'Changes the username and/or password of an own username/password authenticator',
+    tags,
+    access: 'session',
+    schema: { params: IdParams, body: AuthenticatorPatch, response: { 200: EmptyEnvelope, ...errors } },
+    handler: async ({ api, auth, params, body }) => {
+      await api.services.ownAuthenticators.update(auth!.identity, params.id, body);
+      return envelope({});
+    },
+  }),
+];

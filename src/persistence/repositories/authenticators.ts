@@ -1,0 +1,90 @@
+/**
+ * Authenticators as management lists, reads and deletes them. The domain value has no password hash, so the
+ * hash never leaves this file: it stays with the credential look-ups of authentication (credentials.ts).
+ */
+import type { Authenticator, AuthenticatorMethod } from '../../domain/authenticator.js';
+import type { Database } from '../database.js';
+import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
+import type { AuthenticatorsTable } from '../tables.js';
+import { toBool, toDate } from './row-values.js';
+
+/** Public field name -> column, for `filter` and `sort` on authenticator lists. */
+export const AUTHENTICATOR_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  identityId: { column: 'identity_id', type: 'string' },
+  method: { column: 'method', type: 'string' },
+  username: { column: 'username', type: 'string' },
+  certFingerprint: { column: 'cert_fingerprint', type: 'string' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+};
+
+export interface AuthenticatorRepository {
+  /** One page; with `identityId`, only that identity's authenticators (the filter is combined with it). */
+  list(query: ListQuery, identityId?: string): Promise<{ items: Authenticator[]; totalCount: number }>;
+  findById(id: string): Promise<Authenticator | undefined>;
+  /** Every authenticator of one identity, oldest first. */
+  listForIdentity(identityId: string): Promise<Authenticator[]>;
+  delete(id: string): Promise<boolean>;
+}
+
+type AuthenticatorRow = Omit<AuthenticatorsTable, 'password_hash' | 'failed_attempts'>;
+
+const COLUMNS = ['id', 'identity_id', 'method', 'username', 'cert_fingerprint', 'cert_pem', 'is_issued_by_network', 'created_at', 'updated_at'] as const;
+
+function fromRow(row: AuthenticatorRow, identityName: string): Authenticator {
+  return {
+    id: row.id,
+    identityId: row.identity_id,
+    identityName,
+    method: row.method as AuthenticatorMethod,
+    username: row.username,
+    certFingerprint: row.cert_fingerprint,
+    certPem: row.cert_pem,
+    isIssuedByNetwork: toBool(row.is_issued_by_network),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+export function createAuthenticatorRepository(database: Database): AuthenticatorRepository {
+  const { db } = database;
+
+  /** Names of the identities owning `rows`, in one query. */
+  async function withIdentityNames(rows: AuthenticatorRow[]): Promise<Authenticator[]> {
+    const ids = [...new Set(rows.map((row) => row.identity_id))];
+    const names = new Map<string, string>();
+    if (ids.length > 0) {
+      for (const { id, name } of await db.selectFrom('identities').select(['id', 'name']).where('id', 'in', ids).execute()) names.set(id, name);
+    }
+    return rows.map((row) => fromRow(row, names.get(row.identity_id) ?? ''));
+  }
+
+  return {
+    async list(query, identityId) {
+      const scoped: ListQuery =
+        identityId === undefined
+          ? query
+          : {
+              ...query,
+              where: {
+                kind: 'and',
+                operands: [{ kind: 'compare', field: 'identityId', operator: '=', value: identityId }, ...(query.where ? [query.where] : [])],
+              },
+            };
+      const { rows, totalCount } = await listRows(database, 'authenticators', AUTHENTICATOR_FIELDS, scoped);
+      return { items: await withIdentityNames(rows), totalCount };
+    },
+    async findById(id) {
+      const row = await db.selectFrom('authenticators').select(COLUMNS).where('id', '=', id).executeTakeFirst();
+      return row && (await withIdentityNames([row]))[0];
+    },
+    async listForIdentity(identityId) {
+      const rows = await db.selectFrom('authenticators').select(COLUMNS).where('identity_id', '=', identityId).orderBy('created_at').orderBy('id').execute();
+      return withIdentityNames(rows);
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('authenticators').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+  };
+}

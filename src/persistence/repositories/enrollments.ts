@@ -1,0 +1,173 @@
+/**
+ * Enrollments in the store, and the one write that completes an enrollment: the pending row is deleted and the
+ * credential it was for is inserted in the same transaction, so a token can never yield two authenticators.
+ * (The authenticator row is written here rather than through the authenticators repository because both
+ * statements must share one transaction; nothing else about authenticators lives in this file.)
+ */
+import type { Enrollment, EnrollmentMethod } from '../../domain/enrollment.js';
+import type { Database } from '../database.js';
+import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
+import type { EnrollmentsTable } from '../tables.js';
+import { toDate, toIso } from './row-values.js';
+
+/** Public field name -> column, for `filter` and `sort` on the enrollments list. */
+export const ENROLLMENT_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  identityId: { column: 'identity_id', type: 'string' },
+  method: { column: 'method', type: 'string' },
+  expiresAt: { column: 'expires_at', type: 'datetime' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+};
+
+/** The credential an enrollment turns into (a row of `authenticators`). */
+export type NewAuthenticator =
+  | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date }
+  | { id: string; identityId: string; method: 'updb'; username: string; passwordHash: string; createdAt: Date };
+
+export type ConsumeOutcome = 'consumed' | 'gone' | 'conflict';
+
+export interface EnrollmentRepository {
+  /** Inserts a pending enrollment; false when the identity already has one of that method (unique constraint). */
+  insert(enrollment: Enrollment): Promise<boolean>;
+  findById(id: string): Promise<Enrollment | undefined>;
+  findByToken(token: string): Promise<Enrollment | undefined>;
+  listForIdentity(identityId: string): Promise<Enrollment[]>;
+  list(query: ListQuery): Promise<{ items: Enrollment[]; totalCount: number }>;
+  /** Replaces token, JWT and expiry; false when the enrollment no longer exists. */
+  updateToken(id: string, change: { token: string; jwt: string; expiresAt: Date; updatedAt: Date }): Promise<boolean>;
+  /** false when it did not exist. */
+  delete(id: string): Promise<boolean>;
+  /** Whether a `updb` authenticator or a pending `updb` enrollment uses `username`. */
+  usernameInUse(username: string): Promise<boolean>;
+  /** Whether the identity already has an authenticator of this method (`cert` for ott, `updb` for updb). */
+  hasAuthenticator(identityId: string, method: 'cert' | 'updb'): Promise<boolean>;
+  /**
+   * Deletes the enrollment (only while it still holds `token`) and inserts `authenticator`, in one transaction.
+   * Changes nothing and answers `gone` when another request consumed, refreshed or deleted it first, and
+   * `conflict` when the authenticator's username or fingerprint is already taken.
+   */
+  consume(enrollment: Pick<Enrollment, 'id' | 'token'>, authenticator: NewAuthenticator): Promise<ConsumeOutcome>;
+}
+
+function fromRow(row: EnrollmentsTable): Enrollment {
+  return {
+    id: row.id,
+    identityId: row.identity_id,
+    method: row.method as EnrollmentMethod,
+    token: row.token,
+    username: row.username,
+    jwt: row.jwt,
+    expiresAt: toDate(row.expires_at),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+/** A unique-constraint violation on either dialect (SQLite extended code, PostgreSQL SQLSTATE 23505). */
+function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+export function createEnrollmentRepository(database: Database): EnrollmentRepository {
+  const { db } = database;
+
+  function consumeIn(enrollment: Pick<Enrollment, 'id' | 'token'>, a: NewAuthenticator): Promise<ConsumeOutcome> {
+    return db.transaction().execute(async (trx) => {
+      // The conditional delete is the lock: on PostgreSQL a second transaction deleting the same row waits for the
+      // first to commit and then finds nothing; on SQLite transactions run one at a time. Exactly one caller wins.
+      const deleted = await trx.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) === 0) return 'gone';
+      const at = toIso(a.createdAt);
+      await trx
+        .insertInto('authenticators')
+        .values({
+          id: a.id,
+          identity_id: a.identityId,
+          method: a.method,
+          username: a.method === 'updb' ? a.username : null,
+          password_hash: a.method === 'updb' ? a.passwordHash : null,
+          cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
+          cert_pem: a.method === 'cert' ? a.certPem : null,
+          failed_attempts: 0,
+          is_issued_by_network: a.method === 'cert',
+          created_at: at,
+          updated_at: at,
+        })
+        .execute();
+      return 'consumed';
+    });
+  }
+
+  return {
+    async insert(e) {
+      try {
+        await db
+          .insertInto('enrollments')
+          .values({
+            id: e.id,
+            identity_id: e.identityId,
+            method: e.method,
+            token: e.token,
+            username: e.username,
+            jwt: e.jwt,
+            expires_at: toIso(e.expiresAt),
+            created_at: toIso(e.createdAt),
+            updated_at: toIso(e.updatedAt),
+          })
+          .execute();
+        return true;
+      } catch (error) {
+        if (isUniqueViolation(error)) return false;
+        throw error;
+      }
+    },
+    async findById(id) {
+      const row = await db.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async findByToken(token) {
+      const row = await db.selectFrom('enrollments').selectAll().where('token', '=', token).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async listForIdentity(identityId) {
+      const rows = await db.selectFrom('enrollments').selectAll().where('identity_id', '=', identityId).orderBy('method').execute();
+      return rows.map(fromRow);
+    },
+    async list(query) {
+      const { rows, totalCount } = await listRows(database, 'enrollments', ENROLLMENT_FIELDS, query);
+      return { items: rows.map(fromRow), totalCount };
+    },
+    async updateToken(id, change) {
+      const result = await db
+        .updateTable('enrollments')
+        .set({ token: change.token, jwt: change.jwt, expires_at: toIso(change.expiresAt), updated_at: toIso(change.updatedAt) })
+        .where('id', '=', id)
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async delete(id) {
+      const result = await db.deleteFrom('enrollments').where('id', '=', id).executeTakeFirst();
+      return Number(result.numDeletedRows) > 0;
+    },
+    async usernameInUse(username) {
+      const [authenticator, enrollment] = await Promise.all([
+        db.selectFrom('authenticators').select('id').where('method', '=', 'updb').where('username', '=', username).executeTakeFirst(),
+        db.selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username).executeTakeFirst(),
+      ]);
+      return authenticator !== undefined || enrollment !== undefined;
+    },
+    async hasAuthenticator(identityId, method) {
+      const row = await db.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', method).executeTakeFirst();
+      return row !== undefined;
+    },
+    async consume(enrollment, a) {
+      try {
+        return await consumeIn(enrollment, a);
+      } catch (error) {
+        if (isUniqueViolation(error)) return 'conflict';
+        throw error;
+      }
+    },
+  };
+}
