@@ -32,27 +32,20 @@ export interface CredentialRepository {
 }
 
 export function createCredentialRepository({ db }: Database): CredentialRepository {
+  async function findPasswordWhere(column: 'id' | 'username', value: string): Promise<PasswordCredential | undefined> {
+    const row = await db
+      .selectFrom('authenticators')
+      .select(['id', 'identity_id', 'password_hash'])
+      .where('method', '=', 'updb')
+      .where(column, '=', value)
+      .executeTakeFirst();
+    if (!row || row.password_hash === null) return undefined;
+    return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
+  }
+
   return {
-    async findPassword(username) {
-      const row = await db
-        .selectFrom('authenticators')
-        .select(['id', 'identity_id', 'password_hash'])
-        .where('method', '=', 'updb')
-        .where('username', '=', username)
-        .executeTakeFirst();
-      if (!row || row.password_hash === null) return undefined;
-      return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
-    },
-    async findPasswordById(authenticatorId) {
-      const row = await db
-        .selectFrom('authenticators')
-        .select(['id', 'identity_id', 'password_hash'])
-        .where('method', '=', 'updb')
-        .where('id', '=', authenticatorId)
-        .executeTakeFirst();
-      if (!row || row.password_hash === null) return undefined;
-      return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
-    },
+    findPassword: (username) => findPasswordWhere('username', username),
+    findPasswordById: (authenticatorId) => findPasswordWhere('id', authenticatorId),
     async usernameTaken(username, exceptId) {
       const row = await db.selectFrom('authenticators').select('id').where('username', '=', username).where('id', '!=', exceptId).executeTakeFirst();
       return row !== undefined;

@@ -30,15 +30,8 @@ export interface PasswordAuthenticatorInput {
   passwordHash: string;
 }
 
-export interface PasswordCredential {
-  authenticatorId: string;
-  identityId: string;
-  passwordHash: string;
-}
-
 export interface IdentityRepository {
   findById(id: string): Promise<Identity | undefined>;
-  findPasswordCredential(username: string): Promise<PasswordCredential | undefined>;
   findDefaultAdmin(): Promise<Identity | undefined>;
   insertWithPassword(identity: Identity, authenticator: PasswordAuthenticatorInput): Promise<void>;
   list(query: ListQuery): Promise<{ items: Identity[]; totalCount: number }>;
@@ -99,16 +92,6 @@ export function createIdentityRepository(database: Database): IdentityRepository
     async findById(id) {
       const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
       return row && fromRow(row);
-    },
-    async findPasswordCredential(username) {
-      const row = await db
-        .selectFrom('authenticators')
-        .select(['id', 'identity_id', 'password_hash'])
-        .where('method', '=', 'updb')
-        .where('username', '=', username)
-        .executeTakeFirst();
-      if (!row || row.password_hash === null) return undefined;
-      return { authenticatorId: row.id, identityId: row.identity_id, passwordHash: row.password_hash };
     },
     async findDefaultAdmin() {
       const row = await db.selectFrom('identities').selectAll().where('is_default_admin', '=', true).executeTakeFirst();
