@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { migrateToLatest } from './migrate.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
+import { withStatementCache } from './sqlite-statement-cache.js';
 import type { Tables } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -40,7 +41,7 @@ function openSqlite(path: string): Database {
   driver.pragma('synchronous = NORMAL');
   driver.pragma('foreign_keys = ON');
   driver.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: driver }), plugins: [new SqliteValuesPlugin()] });
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }), plugins: [new SqliteValuesPlugin()] });
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
