@@ -27,7 +27,12 @@ import { createOwnAuthenticatorService } from '../services/own-authenticators.js
 import { createAuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import { createEnrollmentRepository } from '../persistence/repositories/enrollments.js';
 import { createEnrollService } from '../services/enroll.js';
-import { createEnrollmentJwtSigner } from '../services/enrollment-jwt.js';
+import { createEnrollmentJwtSigner, serverSigningKey } from '../services/enrollment-jwt.js';
+import { createOidcRepository } from '../persistence/repositories/oidc.js';
+import { createAccessTokenVerifier } from '../services/oidc-access-tokens.js';
+import { createOidcProviderService } from '../services/oidc-provider.js';
+import { createOidcTokenSigner } from '../services/oidc-tokens.js';
+import { oidcIssuer } from '../oidc/issuer.js';
 import { createEnrollmentService } from '../services/enrollments.js';
 import { createAuthenticatorRepository } from '../persistence/repositories/authenticators.js';
 import { createAuthPolicyService } from '../services/auth-policies.js';
@@ -113,20 +118,45 @@ export async function startController(
     signingCa,
   });
   const credentials = createCredentialRepository(database);
+  const authentication = createAuthenticationService({
+    identities,
+    credentials,
+    authPolicies: authPolicyRecords,
+    apiSessions: apiSessionService,
+    clock,
+    sessionTimeoutMs,
+  });
+  // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
+  const oidcRecords = createOidcRepository(database);
+  const oidcTokens = config.edge
+    ? createOidcTokenSigner({
+        signingKey: serverSigningKey(identity),
+        issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
+        accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
+        idTokenDurationMs: config.edge.oidc.idTokenDurationMs,
+      })
+    : undefined;
+  const accessTokens = oidcTokens ? createAccessTokenVerifier({ tokens: oidcTokens, oidc: oidcRecords, identities, clock }) : undefined;
+  const oidc =
+    oidcTokens && config.edge
+      ? createOidcProviderService({
+          oidc: oidcRecords,
+          identities,
+          authentication,
+          tokens: oidcTokens,
+          clock,
+          accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
+          refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
+        })
+      : undefined;
   const services: Services = {
     config,
     clock,
     version,
-    auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs }),
+    auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs, ...(accessTokens ? { accessTokens } : {}) }),
     apiSessions: apiSessionService,
-    authentication: createAuthenticationService({
-      identities,
-      credentials,
-      authPolicies: authPolicyRecords,
-      apiSessions: apiSessionService,
-      clock,
-      sessionTimeoutMs,
-    }),
+    authentication,
+    ...(oidc && accessTokens ? { oidc, accessTokens } : {}),
     controllers: createControllerService({ controllers }),
     audit,
     enrollments,

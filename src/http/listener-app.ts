@@ -13,6 +13,7 @@ import { registerApi } from './kit/register-api.js';
 import type { SpecRegistry } from './kit/specs.js';
 import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/routes.js';
+import { registerOidc } from '../oidc/plugin.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -76,8 +77,9 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
       registerApi(app, { binding: api.binding, prefix: EDGE_CLIENT_PREFIX, bindPoint, services, specs }, edgeClientRoutes, edgeClientAliases);
     } else if (api.binding === 'edge-management') {
       registerApi(app, { binding: api.binding, prefix: EDGE_MANAGEMENT_PREFIX, bindPoint, services, specs }, edgeManagementRoutes);
+    } else if (api.binding === 'edge-oidc') {
+      await registerOidc(app, { services, bindPoint, redirectUris: api.options.redirectURIs });
     }
-    // edge-oidc: the OIDC provider is mounted here by roadmap step 3.
   }
   await app.ready();
   return app;

@@ -5,10 +5,12 @@
 import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
 import { initialSchema } from './migrations/0001-initial-schema.js';
 import { identitiesEnrollmentPolicies } from './migrations/0002-identities-enrollment-policies.js';
+import { oidc } from './migrations/0003-oidc.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-identities-enrollment-policies': identitiesEnrollmentPolicies,
+  '0003-oidc': oidc,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -100,6 +100,55 @@ export interface ApiSessionsTable {
   last_activity_at: string;
 }
 
+/** An OIDC authorization request (RFC 6749 §4.1.1) and, once logged in, its one-time code (SHA-256 only). */
+export interface OidcAuthRequestsTable {
+  id: string;
+  client_id: string;
+  redirect_uri: string;
+  scope: string;
+  state: string | null;
+  nonce: string | null;
+  code_challenge: string;
+  /** The PKCE method; always S256 (RFC 7636 §4.3). */
+  method: string;
+  issuer: string;
+  identity_id: string | null;
+  /** JSON array of strings (RFC 8176 values). */
+  amr: string;
+  status: 'started' | 'code_issued' | 'tokens_issued';
+  code_hash: string | null;
+  code_expires_at: string | null;
+  /** The `z_asid` of the tokens this request leads to. */
+  api_session_id: string;
+  auth_time: string | null;
+  created_at: string;
+  expires_at: string;
+}
+
+/** An OIDC session: what `z_asid` names; revoking it stops every token issued in it. */
+export interface OidcSessionsTable {
+  id: string;
+  identity_id: string;
+  client_id: string;
+  issuer: string;
+  scope: string;
+  /** JSON array of strings. */
+  amr: string;
+  auth_time: string;
+  revoked_at: string | null;
+  created_at: string;
+}
+
+/** One refresh token of a session's rotation family (SHA-256 only). */
+export interface OidcRefreshTokensTable {
+  id: string;
+  session_id: string;
+  token_hash: string;
+  status: 'active' | 'rotated' | 'revoked';
+  created_at: string;
+  expires_at: string;
+}
+
 export interface Tables {
   controllers: ControllersTable;
   identities: IdentitiesTable;
@@ -108,6 +157,9 @@ export interface Tables {
   auth_policies: AuthPoliciesTable;
   enrollments: EnrollmentsTable;
   audit_log: AuditLogTable;
+  oidc_auth_requests: OidcAuthRequestsTable;
+  oidc_sessions: OidcSessionsTable;
+  oidc_refresh_tokens: OidcRefreshTokensTable;
 }
 
 export type { Generated };

@@ -44,6 +44,11 @@ export interface AuthenticationResult {
 
 export interface AuthenticationService {
   authenticate(request: AuthenticationRequest): Promise<AuthenticationResult>;
+  /**
+   * Checks the primary credential exactly as `authenticate` does (policy, lockout counting, disabled identities)
+   * but opens no legacy API session: the OIDC login uses it and issues its own session (spec: OIDC flow).
+   */
+  verifyPrimary(request: AuthenticationRequest): Promise<Identity>;
 }
 
 type PrimaryMethod = (request: AuthenticationRequest) => Promise<Identity>;
@@ -125,16 +130,21 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
 
   const methods: Record<string, PrimaryMethod> = { password, cert };
 
+  async function verifyPrimary(request: AuthenticationRequest): Promise<Identity> {
+    const method = methods[request.method];
+    if (!method) {
+      throw new ApiError('INVALID_AUTH_METHOD', {
+        message: `authentication method '${request.method}' is not enabled on this controller (enabled: ${Object.keys(methods).join(', ')})`,
+        cause: { field: 'method', reason: 'is not an enabled authentication method', value: request.method },
+      });
+    }
+    return method(request);
+  }
+
   return {
+    verifyPrimary,
     async authenticate(request) {
-      const method = methods[request.method];
-      if (!method) {
-        throw new ApiError('INVALID_AUTH_METHOD', {
-          message: `authentication method '${request.method}' is not enabled on this controller (enabled: ${Object.keys(methods).join(', ')})`,
-          cause: { field: 'method', reason: 'is not an enabled authentication method', value: request.method },
-        });
-      }
-      const identity = await method(request);
+      const identity = await verifyPrimary(request);
       const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress);
       return { session, token, identity, expiresAt: new Date(session.lastActivityAt.getTime() + deps.sessionTimeoutMs) };
     },

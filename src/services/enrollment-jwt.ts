@@ -38,6 +38,27 @@ function jwsAlgorithm(key: LoadedIdentity['serverKey']): string {
   throw new Error(`the server key (${algorithm.name} ${algorithm.namedCurve ?? ''}) cannot sign enrollment JWTs`);
 }
 
+/** The controller's JWS signing key: the server certificate's key, its algorithm, `kid` and public JWK. */
+export interface ServerSigningKey {
+  readonly key: LoadedIdentity['serverKey'];
+  readonly alg: string;
+  /** Lowercase hex SHA-1 of the server certificate's DER (reference facts §6, Signing). */
+  readonly kid: string;
+  /** The public JWK with kid, alg and use = sig (RFC 7517 section 4). */
+  readonly publicJwk: JWK;
+}
+
+/** The signing key of the server certificate, shared by enrollment JWTs and OIDC tokens. */
+export function serverSigningKey(identity: Pick<LoadedIdentity, 'serverLeaf' | 'serverKey'>): ServerSigningKey {
+  const leafPem = identity.serverLeaf.toString('pem');
+  const kid = certificateFingerprint(leafPem);
+  const alg = jwsAlgorithm(identity.serverKey);
+  // The signing key is not extractable; the public half comes from the certificate instead (RFC 7517 section 4:
+  // only public members, plus kid, alg and use = sig).
+  const publicJwk = new X509Certificate(leafPem).publicKey.export({ format: 'jwk' }) as JWK;
+  return { key: identity.serverKey, alg, kid, publicJwk: { ...publicJwk, kid, alg, use: 'sig' } };
+}
+
 /**
  * A signer over the controller's server certificate and key. The JWS header `kid` is the SHA-1 hex fingerprint of
  * the server certificate (as the reference controller names it), which is also the `kid` of the one JWKS entry.
@@ -48,13 +69,8 @@ function jwsAlgorithm(key: LoadedIdentity['serverKey']): string {
  */
 export function createEnrollmentJwtSigner(options: { identity: Pick<LoadedIdentity, 'serverLeaf' | 'serverKey'>; issuer: string }): EnrollmentJwtSigner {
   const { identity, issuer } = options;
-  const leafPem = identity.serverLeaf.toString('pem');
-  const kid = certificateFingerprint(leafPem);
-  const alg = jwsAlgorithm(identity.serverKey);
-  // The signing key is not extractable; the public half comes from the certificate instead (RFC 7517 section 4:
-  // only public members, plus kid, alg and use = sig).
-  const publicJwk = new X509Certificate(leafPem).publicKey.export({ format: 'jwk' }) as JWK;
-  const keys: JWK[] = [{ ...publicJwk, kid, alg, use: 'sig' }];
+  const { alg, kid, publicJwk } = serverSigningKey(identity);
+  const keys: JWK[] = [publicJwk];
 
   return {
     issuer,

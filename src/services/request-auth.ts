@@ -10,10 +10,16 @@ import type { ApiSessionRepository } from '../persistence/repositories/api-sessi
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { Clock } from '../shared/clock.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
+import type { AccessTokenVerifier } from './oidc-access-tokens.js';
+import { TokenRejected } from './oidc-tokens.js';
 import type { SessionActivity } from './session-activity.js';
 
+/**
+ * Who is calling. A legacy session token and an OIDC access token both yield an API session view: for OIDC the
+ * session id is the token's `z_asid` and the expiry is the token's `exp` (spec: Response headers).
+ */
 export interface AuthContext {
-  kind: 'legacy';
+  kind: 'legacy' | 'oidc';
   session: ApiSession;
   identity: Identity;
   expiresAt: Date;
@@ -52,8 +58,10 @@ export function createRequestAuthenticator(deps: {
   activity: SessionActivity;
   clock: Clock;
   sessionTimeoutMs: number;
+  /** Absent when the controller has no edge section (no OIDC provider): every Bearer token is then invalid. */
+  accessTokens?: AccessTokenVerifier;
 }): RequestAuthenticator {
-  const { apiSessions, identities, activity, clock, sessionTimeoutMs } = deps;
+  const { apiSessions, identities, activity, clock, sessionTimeoutMs, accessTokens } = deps;
   const invalidToken = (description = 'token is invalid') =>
     unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
@@ -77,14 +85,39 @@ export function createRequestAuthenticator(deps: {
     return { kind: 'legacy', session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: false };
   }
 
+  /**
+   * The first Bearer value that is a valid access token (others may be external JWTs). When none is, rule 2 or 3:
+   * `expired` when some token was ours and only past its expiry, else `invalid`.
+   */
+  async function fromBearerTokens(tokens: string[]): Promise<AuthContext> {
+    let expired = false;
+    for (const token of tokens) {
+      if (!accessTokens) break;
+      try {
+        const { claims, session, identity, expiresAt } = await accessTokens.verify(token);
+        const view: ApiSession = {
+          id: session.id,
+          identityId: identity.id,
+          authMethod: claims.amr[0] ?? 'oidc',
+          ipAddress: null,
+          createdAt: session.createdAt,
+          lastActivityAt: clock.now(),
+        };
+        return { kind: 'oidc', session: view, identity, expiresAt, partial: false };
+      } catch (error) {
+        if (!(error instanceof TokenRejected)) throw error;
+        if (error.reason === 'expired') expired = true;
+      }
+    }
+    if (expired) throw unauthorized({ scheme: 'Bearer', realm: 'svc-oidc', error: 'expired', description: 'token expired' });
+    throw unauthorized({ scheme: 'Bearer', realm: 'svc-oidc', error: 'invalid', description: 'token is invalid' });
+  }
+
   return {
     async authenticate({ sessionToken, bearerTokens }) {
       // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
       if (sessionToken !== undefined && sessionToken !== '') return fromSessionToken(sessionToken);
-      if (bearerTokens.length > 0) {
-        // OIDC access tokens are issued by the OIDC provider (roadmap step 3); until then none can be valid.
-        throw unauthorized({ scheme: 'Bearer', realm: 'svc-oidc', error: 'invalid', description: 'token is invalid' });
-      }
+      if (bearerTokens.length > 0) return fromBearerTokens(bearerTokens);
       throw missingCredentialsError();
     },
   };

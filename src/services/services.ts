@@ -14,6 +14,8 @@ import type { ControllerService } from './controllers.js';
 import type { EnrollService } from './enroll.js';
 import type { EnrollmentService } from './enrollment-service.js';
 import type { IdentityService } from './identities.js';
+import type { AccessTokenVerifier } from './oidc-access-tokens.js';
+import type { OidcProviderService } from './oidc-provider.js';
 import type { RequestAuthenticator } from './request-auth.js';
 import type { VersionInfo } from './version.js';
 
@@ -38,6 +40,10 @@ export interface Services {
   readonly authenticators: AuthenticatorService;
   /** The session identity's own authenticators (client API). */
   readonly ownAuthenticators: OwnAuthenticatorService;
+  /** The OIDC provider; absent without an edge section. */
+  readonly oidc?: OidcProviderService;
+  /** Verifies OIDC access tokens (also used by /oidc/userinfo); absent without an edge section. */
+  readonly accessTokens?: AccessTokenVerifier;
   /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
   readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */

@@ -22,18 +22,26 @@ export interface SessionActivity {
 
 export function createSessionActivity(deps: { apiSessions: ApiSessionRepository; flushIntervalMs: number; onError(error: unknown): void }): SessionActivity {
   let pending = new Map<string, Date>();
-  const flush = async () => {
+  // The write under way, if any: close() must wait for it, or the store could close beneath its transaction.
+  let writing: Promise<void> = Promise.resolve();
+  // The batch being written stays visible to pending() until it is in the store.
+  let inFlight = new Map<string, Date>();
+  const write = async () => {
     if (pending.size === 0) return;
     const batch = pending;
     pending = new Map();
+    inFlight = batch;
     try {
       await deps.apiSessions.touchMany([...batch].map(([id, at]) => ({ id, at })));
+      inFlight = new Map();
     } catch (error) {
+      inFlight = new Map();
       // Keep what could not be written for the next round, unless newer activity replaced it meanwhile.
       for (const [id, at] of batch) if (!pending.has(id)) pending.set(id, at);
       deps.onError(error);
     }
   };
+  const flush = () => (writing = writing.then(write));
   const timer = setInterval(() => void flush(), deps.flushIntervalMs);
   timer.unref();
   return {
@@ -41,7 +49,7 @@ export function createSessionActivity(deps: { apiSessions: ApiSessionRepository;
       const known = pending.get(sessionId);
       if (!known || known < at) pending.set(sessionId, at);
     },
-    pending: (sessionId) => pending.get(sessionId),
+    pending: (sessionId) => pending.get(sessionId) ?? inFlight.get(sessionId),
     forget: (sessionId) => void pending.delete(sessionId),
     flush,
     async close() {

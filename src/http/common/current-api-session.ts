@@ -69,7 +69,9 @@ export const currentApiSessionRoutes = [
     access: 'partial',
     schema: { response: { 200: EmptyEnvelope, 401: ApiErrorBody } },
     handler: async ({ auth, api }) => {
-      await api.services.apiSessions.end(auth!.session.id);
+      // An OIDC session ends as at /oidc/end_session: its access tokens stop and its refresh family is revoked.
+      if (auth!.kind === 'oidc') await api.services.oidc?.endSessionById(auth!.session.id);
+      else await api.services.apiSessions.end(auth!.session.id);
       return envelope({});
     },
   }),

@@ -1,0 +1,50 @@
+/**
+ * The OIDC provider's records as the services see them (spec: OIDC tokens, OIDC authorization request).
+ */
+
+/** The one client of the provider: public, PKCE S256 (spec: OIDC provider, client id `svc`). */
+export const OIDC_CLIENT_ID = 'svc';
+
+export type AuthRequestStatus = 'started' | 'code_issued' | 'tokens_issued';
+
+export interface OidcAuthRequest {
+  id: string;
+  clientId: string;
+  redirectUri: string;
+  /** Space-separated scope values as requested (RFC 6749 §3.3). */
+  scope: string;
+  state: string | null;
+  nonce: string | null;
+  codeChallenge: string;
+  method: 'S256';
+  issuer: string;
+  identityId: string | null;
+  amr: string[];
+  status: AuthRequestStatus;
+  codeExpiresAt: Date | null;
+  /** The `z_asid` of the session the request leads to. */
+  apiSessionId: string;
+  authTime: Date | null;
+  createdAt: Date;
+  expiresAt: Date;
+}
+
+export interface OidcSession {
+  id: string;
+  identityId: string;
+  clientId: string;
+  issuer: string;
+  scope: string;
+  amr: string[];
+  authTime: Date;
+  revokedAt: Date | null;
+  createdAt: Date;
+}
+
+export interface OidcRefreshToken {
+  id: string;
+  sessionId: string;
+  status: 'active' | 'rotated' | 'revoked';
+  createdAt: Date;
+  expiresAt: Date;
+}

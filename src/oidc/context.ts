@@ -1,0 +1,21 @@
+/**
+ * What every OIDC endpoint is given: the provider services and where the request arrived (issuer, redirect URIs).
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessTokenVerifier } from '../services/oidc-access-tokens.js';
+import type { OidcBindPoint, OidcProviderService } from '../services/oidc-provider.js';
+import type { Services } from '../services/services.js';
+
+export interface OidcContext {
+  readonly services: Services;
+  readonly provider: OidcProviderService;
+  readonly accessTokens: AccessTokenVerifier;
+  readonly where: OidcBindPoint;
+}
+
+/** One endpoint of the provider: each file under endpoints/ exports one or more of these. */
+export interface OidcEndpoint {
+  readonly method: 'GET' | 'POST' | Array<'GET' | 'POST'>;
+  readonly url: string;
+  handler(context: OidcContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
+}

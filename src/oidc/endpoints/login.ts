@@ -1,0 +1,85 @@
+/**
+ * The login endpoints of an authorization request (spec: OIDC provider endpoints, OIDC authorization request
+ * states). GET shows a plain HTML form (Accept: text/html) or the request id as JSON; POST checks a primary
+ * credential through the authentication service (same checks and lockout as the legacy flow) and, with nothing
+ * left to answer, redirects to the client with the code. Refused credentials leave the request as it was.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { presentedClientCertificate } from '../../http/kit/credentials.js';
+import type { OidcContext, OidcEndpoint } from '../context.js';
+import { MAX_TOKEN_PARAM, readParams } from '../params.js';
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
+
+function loginForm(authRequestId: string, problem?: string): string {
+  const id = escapeHtml(authRequestId);
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>svc login</title></head>
+<body>
+<h1>Log in</h1>
+${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
+<form method="post" action="/oidc/login/password">
+<input type="hidden" name="authRequestId" value="${id}">
+<label>Username <input name="username" autocomplete="username" required minlength="4" maxlength="100"></label>
+<label>Password <input name="password" type="password" autocomplete="current-password" required minlength="5" maxlength="100"></label>
+<button type="submit">Log in</button>
+</form>
+</body></html>`;
+}
+
+/** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
+function authRequestIdOf(request: FastifyRequest) {
+  const body = readParams(request.body, MAX_TOKEN_PARAM);
+  const query = readParams(request.query, MAX_TOKEN_PARAM);
+  return { body, id: body.authRequestId ?? body.id ?? query.authRequestID ?? query.id };
+}
+
+async function showLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+  const query = readParams(request.query, MAX_TOKEN_PARAM);
+  const pending = await provider.pendingAuthRequest(query.authRequestID ?? query.id);
+  reply.header('auth-request-id', pending.id);
+  if (wantsHtml(request) && !request.url.startsWith('/oidc/login/cert')) return reply.type('text/html; charset=utf-8').send(loginForm(pending.id));
+  return { authRequestId: pending.id, authQueries: [] };
+}
+
+async function passwordLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+  const { body, id } = authRequestIdOf(request);
+  try {
+    const location = await provider.login(id, { method: 'password', username: body.username, password: body.password, ipAddress: request.ip });
+    return reply.redirect(location, 302);
+  } catch (error) {
+    // A browser posting the form gets the form back with the reason; API clients get the JSON error.
+    if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {
+      return reply.code(401).type('text/html; charset=utf-8').send(loginForm(id, 'The username or password is not correct.'));
+    }
+    throw error;
+  }
+}
+
+async function certLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+  const { id } = authRequestIdOf(request);
+  const clientCertificate = presentedClientCertificate(request);
+  const location = await provider.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ipAddress: request.ip });
+  return reply.redirect(location, 302);
+}
+
+export const loginEndpoints: OidcEndpoint[] = [
+  { method: 'GET', url: '/oidc/login/username', handler: showLogin },
+  { method: 'GET', url: '/oidc/login/password', handler: showLogin },
+  { method: 'GET', url: '/oidc/login/cert', handler: showLogin },
+  { method: 'POST', url: '/oidc/login/username', handler: passwordLogin },
+  { method: 'POST', url: '/oidc/login/password', handler: passwordLogin },
+  { method: 'POST', url: '/oidc/login/cert', handler: certLogin },
+];
+
+/** `GET /oidc/login/auth-queries?id=`: what the request still has to answer (nothing, until TOTP is supported). */
+export const authQueries: OidcEndpoint = {
+  method: 'GET',
+  url: '/oidc/login/auth-queries',
+  async handler({ provider }, request) {
+    const query = readParams(request.query, MAX_TOKEN_PARAM);
+    await provider.pendingAuthRequest(query.id ?? query.authRequestID);
+    return { authQueries: [] };
+  },
+};

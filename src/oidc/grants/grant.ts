@@ -1,0 +1,12 @@
+/**
+ * The shape every grant module exports (after node-oidc-provider's grants): the `grant_type` it answers, the
+ * parameters it requires, and its handler.
+ */
+import type { OidcContext } from '../context.js';
+import type { Params, TokenResponse } from '../../services/oidc-provider.js';
+
+export interface OidcGrant {
+  readonly grantType: string;
+  readonly parameters: readonly string[];
+  handler(context: OidcContext, params: Params): Promise<TokenResponse>;
+}

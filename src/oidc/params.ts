@@ -1,0 +1,38 @@
+/**
+ * Reading OAuth parameters from a query string or a form/JSON body: every value must be a single string
+ * (RFC 6749 §3.1: parameters MUST NOT be included more than once) and within a size limit, so oversized input is a
+ * 400 before it reaches the store or a hash.
+ */
+import { OAuthError } from '../errors/oauth-error.js';
+import type { Params } from '../services/oidc-provider.js';
+
+/** Authorization request parameters (state, nonce, redirect_uri...). */
+export const MAX_AUTHORIZE_PARAM = 2048;
+/** Token endpoint and hint parameters (codes, refresh tokens, JWT hints). */
+export const MAX_TOKEN_PARAM = 8192;
+
+/** The string parameters of `source` (query object or parsed body); OAuthError invalid_request otherwise. */
+export function readParams(source: unknown, maxLength: number, ...more: unknown[]): Params {
+  const params: Params = {};
+  for (const part of [...more.reverse(), source]) {
+    if (part === undefined || part === null) continue;
+    if (typeof part !== 'object' || Array.isArray(part)) throw new OAuthError('invalid_request', 'the parameters must be an object of strings');
+    for (const [name, value] of Object.entries(part as Record<string, unknown>)) {
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw new OAuthError('invalid_request', `parameter ${name} must be given once, as a string`);
+      if (value.length > maxLength) throw new OAuthError('invalid_request', `parameter ${name} is longer than ${maxLength} characters`);
+      params[name] = value;
+    }
+  }
+  return params;
+}
+
+/** Parses an `application/x-www-form-urlencoded` body; a repeated name becomes an array (refused by readParams). */
+export function parseForm(body: string): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of new URLSearchParams(body)) {
+    const seen = out[name];
+    out[name] = seen === undefined ? value : Array.isArray(seen) ? [...seen, value] : [seen, value];
+  }
+  return out;
+}

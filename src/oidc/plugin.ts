@@ -1,0 +1,40 @@
+/**
+ * The OIDC provider as one encapsulated Fastify plugin for an `edge-oidc` binding: its own form parser and its own
+ * error handler (RFC 6749 error shape instead of the Edge API envelope), and the route table of routes.ts.
+ */
+import type { FastifyInstance } from 'fastify';
+import type { BindPoint, RedirectUriPattern } from '../config/types.js';
+import type { Services } from '../services/services.js';
+import type { OidcContext } from './context.js';
+import { oidcErrorHandler } from './errors.js';
+import { oidcIssuer } from './issuer.js';
+import { parseForm } from './params.js';
+import { oidcRoutes } from './routes.js';
+
+export interface OidcPluginOptions {
+  services: Services;
+  bindPoint: BindPoint;
+  redirectUris: readonly RedirectUriPattern[];
+}
+
+/** Registers the provider on `app`; throws when the services have no OIDC provider (no edge section). */
+export async function registerOidc(app: FastifyInstance, options: OidcPluginOptions): Promise<void> {
+  const { services, bindPoint, redirectUris } = options;
+  if (!services.oidc || !services.accessTokens) throw new Error('the edge-oidc binding needs the edge section (OIDC provider)');
+  const context: OidcContext = {
+    services,
+    provider: services.oidc,
+    accessTokens: services.accessTokens,
+    where: { issuer: oidcIssuer(bindPoint), redirectUris },
+  };
+  await app.register(async (oidc) => {
+    oidc.setErrorHandler(oidcErrorHandler);
+    // Token, revoke and the login form post form-encoded bodies (RFC 6749 §3.2, Appendix B).
+    oidc.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, parseForm(body as string));
+    });
+    for (const endpoint of oidcRoutes) {
+      oidc.route({ method: endpoint.method, url: endpoint.url, handler: (request, reply) => endpoint.handler(context, request, reply) });
+    }
+  });
+}

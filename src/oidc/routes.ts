@@ -1,0 +1,25 @@
+/**
+ * The OIDC provider's route table: one line per endpoint, the whole surface in one place.
+ */
+import type { OidcEndpoint } from './context.js';
+import { authorization } from './endpoints/authorization.js';
+import { discovery, rootDiscovery } from './endpoints/discovery.js';
+import { endSession } from './endpoints/end-session.js';
+import { keys } from './endpoints/keys.js';
+import { authQueries, loginEndpoints } from './endpoints/login.js';
+import { revoke } from './endpoints/revoke.js';
+import { token } from './endpoints/token.js';
+import { userinfo } from './endpoints/userinfo.js';
+
+export const oidcRoutes: readonly OidcEndpoint[] = [
+  rootDiscovery, //       GET  /.well-known/openid-configuration
+  discovery, //           GET  /oidc/.well-known/openid-configuration
+  authorization, //       GET  /oidc/authorization
+  ...loginEndpoints, //   GET|POST /oidc/login/{username,password,cert}
+  authQueries, //         GET  /oidc/login/auth-queries?id=
+  token, //               POST /oidc/token
+  keys, //                GET  /oidc/keys
+  userinfo, //            GET|POST /oidc/userinfo
+  endSession, //          GET|POST /oidc/end_session
+  revoke, //              POST /oidc/revoke
+];

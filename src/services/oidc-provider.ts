@@ -1,0 +1,285 @@
+/**
+ * The OIDC provider's use cases (spec: OIDC flow, OIDC authorization request states): start an authorization
+ * request, log it in with a primary credential (reusing the legacy credential checks and lockout), redeem the code,
+ * rotate refresh tokens, end sessions and revoke tokens. Throws OAuthError for protocol failures and ApiError
+ * (INVALID_AUTH and friends) for refused credentials. Knows nothing of HTTP.
+ */
+import { createHash } from 'node:crypto';
+import type { RedirectUriPattern } from '../config/types.js';
+import { hashToken, secretsEqual } from '../crypto/secrets.js';
+import { OIDC_CLIENT_ID, type OidcAuthRequest, type OidcSession } from '../domain/oidc.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import type { OidcRepository } from '../persistence/repositories/oidc.js';
+import { isIdentityDisabled } from '../policy/identity-status.js';
+import { redirectUriAllowed } from '../policy/redirect-uri-match.js';
+import type { Clock } from '../shared/clock.js';
+import { newEntityId, newSecretToken, newUuid } from '../shared/random.js';
+import type { AuthenticationRequest, AuthenticationService } from './authentication.js';
+import type { OidcTokenSigner } from './oidc-tokens.js';
+
+/** Where a request arrived: its issuer and the binding's registered redirect URIs. */
+export interface OidcBindPoint {
+  issuer: string;
+  redirectUris: readonly RedirectUriPattern[];
+}
+
+export type Params = Record<string, string | undefined>;
+
+export interface TokenResponse {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+export interface OidcProviderService {
+  /** RFC 6749 §4.1.1: validates and stores an authorization request; returns its id and the login method. */
+  authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' }>;
+  /** A request still waiting for its login; OAuthError otherwise. */
+  pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
+  /** Primary login; returns the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207 `iss`). */
+  login(id: string | undefined, credentials: AuthenticationRequest): Promise<string>;
+  /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). */
+  authorizationCode(params: Params): Promise<TokenResponse>;
+  /** The refresh_token grant with rotation (RFC 6749 §6). */
+  refreshToken(params: Params): Promise<TokenResponse>;
+  /** Ends the session named by an ID token or access token (RP-Initiated Logout 1.0 §2). */
+  endSession(hint: string | undefined): Promise<void>;
+  /** Ends a session by its id (`z_asid`), e.g. on DELETE current-api-session with an access token. */
+  endSessionById(sessionId: string): Promise<void>;
+  /** The JWKS that verifies every token (served at /oidc/keys). */
+  jwks(): ReturnType<OidcTokenSigner['jwks']>;
+  /** RFC 7009 §2.1: revokes the session of a refresh or access token; unknown tokens are ignored. */
+  revoke(token: string | undefined): Promise<void>;
+}
+
+const AUTH_REQUEST_TTL_MS = 10 * 60_000;
+const CODE_TTL_MS = 60_000;
+// RFC 7636 §4.1 (verifier) and §4.2 (an S256 challenge is always 43 base64url characters).
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** RFC 6749 §2.1, §3.2.1: the one public client identifies itself by client_id. */
+function checkClient(params: Params): Params {
+  if (params.client_id !== OIDC_CLIENT_ID) throw new OAuthError('invalid_client', 'unknown client_id');
+  return params;
+}
+
+const scopes = (scope: string) => scope.split(' ').filter(Boolean);
+
+export function createOidcProviderService(deps: {
+  oidc: OidcRepository;
+  identities: IdentityRepository;
+  authentication: AuthenticationService;
+  tokens: OidcTokenSigner;
+  clock: Clock;
+  refreshTokenDurationMs: number;
+  accessTokenDurationMs: number;
+}): OidcProviderService {
+  const { oidc, identities, authentication, tokens, clock } = deps;
+
+  async function pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest> {
+    const request = id ? await oidc.findAuthRequest(id) : undefined;
+    if (!request || request.expiresAt.getTime() <= clock.now().getTime()) {
+      throw new OAuthError('invalid_request', 'the auth request is unknown or has expired; start again at the authorization endpoint');
+    }
+    if (request.status !== 'started') throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+    return request;
+  }
+
+  async function activeIdentity(identityId: string) {
+    const identity = await identities.findById(identityId);
+    if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('invalid_grant', 'the identity may no longer log in');
+    return identity;
+  }
+
+  /** Signs a token set for a session, with a new refresh token when the session has offline_access. */
+  async function tokenSet(session: OidcSession, nonce: string | null): Promise<TokenResponse> {
+    const now = clock.now();
+    const identity = await activeIdentity(session.identityId);
+    const access = await tokens.signAccess({ issuer: session.issuer, identity, session, now });
+    const idToken = await tokens.signId({ issuer: session.issuer, identity, session, nonce, now });
+    const response: TokenResponse = {
+      access_token: access.token,
+      id_token: idToken,
+      token_type: 'Bearer',
+      expires_in: Math.floor(deps.accessTokenDurationMs / 1000),
+      scope: session.scope,
+    };
+    // Spec: OIDC tokens; refresh tokens only with `offline_access` (OpenID Connect Core 1.0 §11).
+    if (scopes(session.scope).includes('offline_access')) {
+      const refresh = newSecretToken();
+      await oidc.insertRefreshToken(
+        { id: newEntityId(), sessionId: session.id, status: 'active', createdAt: now, expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs) },
+        hashToken(refresh),
+      );
+      response.refresh_token = refresh;
+    }
+    return response;
+  }
+
+  async function authorizationCode(params: Params): Promise<TokenResponse> {
+    const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
+    if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
+    const request = await oidc.findAuthRequestByCodeHash(hashToken(code));
+    if (!request) throw new OAuthError('invalid_grant', 'the code is invalid');
+    const now = clock.now();
+    if (request.status === 'tokens_issued') {
+      // RFC 6749 §4.1.2: a code used twice is refused and the tokens issued with it SHOULD be revoked.
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
+    // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
+    if (params.client_id !== request.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+    if (redirectUri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored code_challenge.
+    if (!verifier || !VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is missing or malformed');
+    const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+    if (!secretsEqual(challenge, request.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+    if (!(await oidc.redeemCode(request.id))) {
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    const session: OidcSession = {
+      id: request.apiSessionId,
+      identityId: request.identityId as string,
+      clientId: request.clientId,
+      issuer: request.issuer,
+      scope: request.scope,
+      amr: request.amr,
+      authTime: request.authTime ?? now,
+      revokedAt: null,
+      createdAt: now,
+    };
+    await oidc.insertSession(session);
+    return tokenSet(session, request.nonce);
+  }
+
+  async function refreshToken(params: Params): Promise<TokenResponse> {
+    if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
+    const stored = await oidc.findRefreshToken(hashToken(params.refresh_token));
+    if (!stored) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+    const session = await oidc.findSession(stored.sessionId);
+    const now = clock.now();
+    if (!session) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+    const reuse = async () => {
+      // OAuth 2.0 Security BCP (RFC 9700 §4.14.2): a rotated refresh token presented again means it leaked; the
+      // whole family (the session) is revoked.
+      await oidc.revokeSession(session.id, now);
+      return new OAuthError('invalid_grant', 'the refresh token has already been used; the session is revoked');
+    };
+    if (stored.status === 'rotated') throw await reuse();
+    if (stored.status === 'revoked' || session.revokedAt !== null) throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
+    if (stored.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the refresh token has expired');
+    if (params.client_id !== session.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+    // RFC 6749 §6: a narrower scope may be asked for, never a wider one; the session keeps its original scope.
+    if (params.scope !== undefined && !scopes(params.scope).every((s) => scopes(session.scope).includes(s))) {
+      throw new OAuthError('invalid_scope', 'the scope exceeds the one originally granted');
+    }
+    if (!(await oidc.rotateRefreshToken(stored.id))) throw await reuse();
+    return tokenSet(session, null);
+  }
+
+  /** The session a token we signed names: `z_asid` in access tokens, `sid` in ID tokens. */
+  async function sessionOfJwt(token: string): Promise<string | undefined> {
+    const claims = await tokens.verify(token, clock.now(), { allowExpired: true });
+    const id = claims.z_asid ?? claims.sid;
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  return {
+    async authorize(params, where, hasClientCertificate) {
+      // Before the redirect URI is trusted, errors are shown to the user, never redirected (RFC 6749 §4.1.2.1).
+      if (params.client_id !== OIDC_CLIENT_ID) throw new OAuthError('invalid_client', `unknown client_id; the only client is '${OIDC_CLIENT_ID}'`);
+      if (!params.redirect_uri || !redirectUriAllowed(params.redirect_uri, where.redirectUris)) {
+        throw new OAuthError('invalid_request', 'redirect_uri is missing or not registered for this client');
+      }
+      const redirect = { redirect: true };
+      if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported', redirect);
+      const scope = params.scope ?? '';
+      if (!scopes(scope).includes('openid')) throw new OAuthError('invalid_scope', "scope must include 'openid'", redirect);
+      // RFC 7636 §4.4.1 and OAuth 2.0 Security BCP: PKCE is required for this public client, and only S256.
+      if (!params.code_challenge || !CHALLENGE.test(params.code_challenge)) {
+        throw new OAuthError('invalid_request', 'code_challenge (S256, 43 base64url characters) is required', redirect);
+      }
+      if (params.code_challenge_method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256', redirect);
+      const method = params.method ?? (hasClientCertificate ? 'cert' : 'password');
+      if (method !== 'password' && method !== 'cert') throw new OAuthError('invalid_request', `login method '${method}' is not supported`, redirect);
+      const now = clock.now();
+      await oidc.deleteExpiredAuthRequests(now);
+      const authRequestId = newUuid();
+      await oidc.insertAuthRequest({
+        id: authRequestId,
+        clientId: OIDC_CLIENT_ID,
+        redirectUri: params.redirect_uri,
+        scope: scopes(scope).join(' '),
+        state: params.state ?? null,
+        nonce: params.nonce ?? null,
+        codeChallenge: params.code_challenge,
+        method: 'S256',
+        issuer: where.issuer,
+        identityId: null,
+        amr: [],
+        status: 'started',
+        codeExpiresAt: null,
+        apiSessionId: newUuid(),
+        authTime: null,
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + AUTH_REQUEST_TTL_MS),
+      });
+      return { authRequestId, login: method === 'cert' ? 'cert' : 'username' };
+    },
+
+    pendingAuthRequest,
+
+    async login(id, credentials) {
+      const request = await pendingAuthRequest(id);
+      // Refused credentials throw INVALID_AUTH here and leave the request `started`, so the user may retry.
+      const identity = await authentication.verifyPrimary(credentials);
+      const code = newSecretToken();
+      const now = clock.now();
+      const issued = await oidc.issueCode(request.id, {
+        identityId: identity.id,
+        amr: [credentials.method],
+        authTime: now,
+        codeHash: hashToken(code),
+        codeExpiresAt: new Date(now.getTime() + CODE_TTL_MS),
+      });
+      if (!issued) throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+      const target = new URL(request.redirectUri);
+      target.searchParams.set('code', code);
+      if (request.state !== null) target.searchParams.set('state', request.state);
+      target.searchParams.set('iss', request.issuer);
+      return target.toString();
+    },
+
+    authorizationCode: (params) => authorizationCode(checkClient(params)),
+    refreshToken: (params) => refreshToken(checkClient(params)),
+
+    async endSession(hint) {
+      if (!hint) return;
+      let sessionId: string | undefined;
+      try {
+        sessionId = await sessionOfJwt(hint);
+      } catch {
+        throw new OAuthError('invalid_request', 'id_token_hint is not a token this provider issued');
+      }
+      if (sessionId) await oidc.revokeSession(sessionId, clock.now());
+    },
+
+    endSessionById: (sessionId) => oidc.revokeSession(sessionId, clock.now()),
+    jwks: () => tokens.jwks(),
+
+    async revoke(token) {
+      if (!token) throw new OAuthError('invalid_request', 'token is required');
+      const stored = await oidc.findRefreshToken(hashToken(token));
+      if (stored) return oidc.revokeSession(stored.sessionId, clock.now());
+      const sessionId = await sessionOfJwt(token).catch(() => undefined);
+      if (sessionId) await oidc.revokeSession(sessionId, clock.now());
+    },
+  };
+}

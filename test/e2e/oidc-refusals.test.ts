@@ -1,0 +1,143 @@
+/**
+ * What the OIDC provider refuses: bad authorization requests (shown or redirected per RFC 6749 §4.1.2.1), PKCE
+ * failures, code reuse and expiry, expired auth requests, refresh token reuse, expired access tokens, and oversized
+ * parameters. None of it may produce a 5xx. Time is moved by a manual clock.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import * as client from 'openid-client';
+import { manualClock } from '../../src/shared/clock.js';
+import { startTestController, type TestController } from '../helpers/controller.js';
+import { testDialect } from '../helpers/database.js';
+import { createIdentity } from '../helpers/fixtures.js';
+import { discoverClient, loginToCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+
+const MINUTE = 60_000;
+
+describe(`OIDC provider refusals (${testDialect})`, () => {
+  const clock = manualClock(new Date());
+  let ctl: TestController;
+  let config: client.Configuration;
+  before(async () => {
+    ctl = await startTestController({ clock });
+    config = await discoverClient(ctl);
+    await createIdentity(ctl.running.database, { name: 'bob', username: 'bob', password: 'bob-password' });
+  });
+  after(async () => ctl.close());
+
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+  const authorize = (params: Record<string, string>) =>
+    ctl.fetch(`/oidc/authorization?${new URLSearchParams({ client_id: 'svc', response_type: 'code', scope: 'openid', redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 's1', ...params })}`);
+  const exchange = (fields: Record<string, string>) => postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, ...fields });
+
+  it('shows, never redirects, an unknown client id or an unregistered or mismatched redirect URI', async () => {
+    for (const params of <Record<string, string>[]>[{ client_id: 'other' }, { redirect_uri: 'https://evil.example.com/auth/callback' }, { redirect_uri: 'http://127.0.0.1:1/other' }, { redirect_uri: '' }]) {
+      const res = await authorize(params);
+      assert.equal(res.status, 400, JSON.stringify(params));
+      assert.equal(res.headers.location, undefined);
+      assert.ok(res.json().error);
+    }
+  });
+
+  it('redirects with error and state when PKCE is missing or plain', async () => {
+    for (const params of <Record<string, string>[]>[{ code_challenge: '' }, { code_challenge_method: 'plain' }, { code_challenge_method: '' }]) {
+      const res = await authorize(params);
+      assert.equal(res.status, 302);
+      const location = new URL(String(res.headers.location));
+      assert.equal(location.searchParams.get('error'), 'invalid_request');
+      assert.equal(location.searchParams.get('state'), 's1');
+    }
+  });
+
+  it('refuses a wrong code verifier, then the code still works once and a replay revokes its tokens', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const code = login.callback.searchParams.get('code')!;
+    const wrong = await exchange({ code, code_verifier: client.randomPKCECodeVerifier() });
+    assert.equal(wrong.status, 400);
+    assert.equal(wrong.json().error, 'invalid_grant');
+    const good = await exchange({ code, code_verifier: login.verifier });
+    assert.equal(good.status, 200, good.text);
+    assert.equal(good.headers['cache-control'], 'no-store');
+    const replay = await exchange({ code, code_verifier: login.verifier });
+    assert.equal(replay.status, 400);
+    assert.equal(replay.json().error, 'invalid_grant');
+    const res = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${good.json().access_token}` } });
+    assert.equal(res.status, 401);
+    const refresh = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: good.json().refresh_token });
+    assert.equal(refresh.json().error, 'invalid_grant');
+  });
+
+  it('refuses a redirect_uri at the token endpoint that differs from the authorization request', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const res = await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier, redirect_uri: 'http://127.0.0.1:9/auth/callback' });
+    assert.equal(res.json().error, 'invalid_grant');
+  });
+
+  it('expires codes after a minute and auth requests after ten', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    clock.advance(MINUTE + 1000);
+    const res = await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier });
+    assert.equal(res.json().error, 'invalid_grant');
+
+    const started = await startLogin(ctl, config);
+    clock.advance(10 * MINUTE + 1000);
+    const late = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
+    assert.equal(late.status, 400);
+    assert.equal(late.json().error, 'invalid_request');
+  });
+
+  it('revokes the whole family when a rotated refresh token is presented again', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const tokens = (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
+    const first = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: tokens.refresh_token });
+    assert.equal(first.status, 200);
+    const reuse = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: tokens.refresh_token });
+    assert.equal(reuse.json().error, 'invalid_grant');
+    const next = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: first.json().refresh_token });
+    assert.equal(next.json().error, 'invalid_grant');
+    const api = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${first.json().access_token}` } });
+    assert.equal(api.status, 401);
+  });
+
+  it('answers an expired access token with realm svc-oidc error expired', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const tokens = (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
+    const headers = { authorization: `Bearer ${tokens.access_token}` };
+    assert.equal((await ctl.fetch('/edge/client/v1/current-identity', { headers })).status, 200);
+    clock.advance(31 * MINUTE);
+    const res = await ctl.fetch('/edge/client/v1/current-identity', { headers });
+    assert.equal(res.status, 401);
+    assert.match(res.headerValues('www-authenticate').join(), /realm="svc-oidc" error="expired"/);
+  });
+
+  it('revokes a session through /oidc/revoke and always answers 200', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const tokens = (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
+    assert.equal((await postForm(ctl, '/oidc/revoke', { token: tokens.refresh_token })).status, 200);
+    assert.equal((await postForm(ctl, '/oidc/revoke', { token: 'not-a-token' })).status, 200);
+    const res = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${tokens.access_token}` } });
+    assert.equal(res.status, 401);
+  });
+
+  it('refuses oversized parameters with 400 and never answers 5xx to malformed input', async () => {
+    assert.equal((await authorize({ state: 'x'.repeat(2049) })).status, 400);
+    assert.equal((await exchange({ code: 'c'.repeat(10 * 1024 + 1), code_verifier: 'v'.repeat(50) })).status, 400);
+    const cases = [
+      await ctl.fetch('/oidc/authorization?client_id=svc&client_id=svc'),
+      await ctl.fetch('/oidc/token', { method: 'POST', body: { grant_type: 'authorization_code' } }),
+      await postForm(ctl, '/oidc/token', {}),
+      await postForm(ctl, '/oidc/token', { grant_type: 'password', client_id: 'svc' }),
+      await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'other', refresh_token: 'x' }),
+      await ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId: ['a'], username: 1 } }),
+      await ctl.fetch('/oidc/login/password', { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{' }),
+      await ctl.fetch('/oidc/login/auth-queries?id=nope'),
+      await ctl.fetch('/oidc/end_session?id_token_hint=garbage'),
+      await ctl.fetch(`/oidc/end_session?post_logout_redirect_uri=${encodeURIComponent('https://evil.example.com/')}`),
+      await ctl.fetch('/oidc/userinfo', { headers: { authorization: 'Bearer garbage' } }),
+    ];
+    for (const res of cases) {
+      assert.ok(res.status >= 400 && res.status < 500, `${res.status} ${res.text}`);
+      assert.ok(res.json().error, res.text);
+    }
+  });
+});

@@ -1,0 +1,88 @@
+/**
+ * Helpers for OIDC tests: a fetch that trusts the test CA (node's global fetch takes no CA; this one goes through
+ * node:https), and the browser part of the authorization code flow. Builders return values; they never assert.
+ */
+import { request as httpsRequest } from 'node:https';
+import * as client from 'openid-client';
+import type { TestController } from './controller.js';
+
+/** A Fetch-API-shaped function over node:https trusting `ca`; it never follows redirects. */
+export function caFetch(ca: string) {
+  return async (url: string | URL, init: { method?: string; headers?: Record<string, string> | Headers; body?: unknown } = {}): Promise<Response> => {
+    const headers: Record<string, string> = {};
+    if (init.headers instanceof Headers) init.headers.forEach((v, k) => (headers[k] = v));
+    else Object.assign(headers, init.headers ?? {});
+    const body = init.body === undefined || init.body === null ? undefined : init.body instanceof URLSearchParams ? init.body.toString() : String(init.body);
+    return new Promise((resolve, reject) => {
+      const req = httpsRequest(String(url), { method: init.method ?? 'GET', headers, ca, agent: false }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => {
+          const out = new Headers();
+          for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) out.append(res.rawHeaders[i] as string, res.rawHeaders[i + 1] as string);
+          const status = res.statusCode ?? 500;
+          const text = Buffer.concat(chunks);
+          resolve(new Response([204, 304].includes(status) ? null : text, { status, headers: out }));
+        });
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      if (body !== undefined) req.write(body);
+      req.end();
+    });
+  };
+}
+
+export const REDIRECT_URI = 'http://127.0.0.1:53123/auth/callback';
+
+/** openid-client configured by discovery against the controller, trusting its CA. */
+export async function discoverClient(ctl: TestController): Promise<client.Configuration> {
+  const fetchImpl = caFetch(ctl.ca) as unknown as client.CustomFetch;
+  const config = await client.discovery(new URL(`${ctl.baseUrl}/oidc`), 'svc', undefined, client.None(), { [client.customFetch]: fetchImpl });
+  config[client.customFetch] = fetchImpl;
+  return config;
+}
+
+export interface StartedLogin {
+  verifier: string;
+  state: string;
+  nonce: string;
+  authRequestId: string;
+}
+
+/** Builds the authorization URL with PKCE, follows it, and returns the auth request id from the login redirect. */
+export async function startLogin(ctl: TestController, config: client.Configuration, extra: Record<string, string> = {}): Promise<StartedLogin> {
+  const verifier = client.randomPKCECodeVerifier();
+  const state = client.randomState();
+  const nonce = client.randomNonce();
+  const url = client.buildAuthorizationUrl(config, {
+    redirect_uri: REDIRECT_URI,
+    scope: 'openid offline_access',
+    code_challenge: await client.calculatePKCECodeChallenge(verifier),
+    code_challenge_method: 'S256',
+    state,
+    nonce,
+    ...extra,
+  });
+  const res = await ctl.fetch(url.toString());
+  const location = String(res.headers.location ?? '');
+  const authRequestId = new URL(location, ctl.baseUrl).searchParams.get('authRequestID') ?? '';
+  return { verifier, state, nonce, authRequestId };
+}
+
+/** Posts username and password for an auth request; returns the response (302 with the callback on success). */
+export function postLogin(ctl: TestController, authRequestId: string, username: string, password: string) {
+  return ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId, username, password } });
+}
+
+/** The full browser part: authorization request, login, and the callback URL carrying the code. */
+export async function loginToCallback(ctl: TestController, config: client.Configuration, username: string, password: string) {
+  const started = await startLogin(ctl, config);
+  const res = await postLogin(ctl, started.authRequestId, username, password);
+  return { ...started, callback: new URL(String(res.headers.location)), status: res.status };
+}
+
+/** A form-encoded POST (token, revoke endpoints). */
+export function postForm(ctl: TestController, path: string, fields: Record<string, string>) {
+  return ctl.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+}
