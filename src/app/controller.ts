@@ -81,7 +81,9 @@ export async function startController(
   // The CA that signs enrolled identities' certificates; loaded (and checked) before anything is opened.
   const signingCa = config.edge ? await loadCertificateAuthority(config.edge.enrollment.signingCert, { clock }) : undefined;
 
-  const database = await openDatabase(config.db);
+  const database = await openDatabase(config.db, {
+    onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open another'),
+  });
   const identities = createIdentityRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const controllers = createControllerRepository(database);

@@ -6,6 +6,7 @@ import { parseArgs } from 'node:util';
 import { checkCommand, createAdminCommand, runCommand } from './controller-commands.js';
 import { processOutput, type Output } from './output.js';
 import { quickstartCommand } from './quickstart-command.js';
+import { explainCommand, schemaCommand, validateCommand } from './router-commands.js';
 import { readBuildInfo } from '../app/build-info.js';
 
 const USAGE = `usage:
@@ -13,6 +14,9 @@ const USAGE = `usage:
   svc controller run --config FILE
   svc controller check FILE
   svc controller create-admin --config FILE --admin-user NAME --admin-password PW
+  svc router validate [--format text|json] [--strict] FILE...
+  svc router explain FILE
+  svc router schema
   svc version`;
 
 /** Runs the command line `argv` (without node and script); returns the exit code. */
@@ -47,6 +51,25 @@ export async function main(argv: string[], out: Output = processOutput): Promise
       const password = values['admin-password'] ?? process.env.SVC_ADMIN_PASSWORD;
       if (!values.config || !values['admin-user'] || !password) return usage(out, 'controller create-admin needs --config, --admin-user and --admin-password (or SVC_ADMIN_PASSWORD)');
       return await createAdminCommand(values.config, values['admin-user'], password, out);
+    }
+    if (command === 'router' && sub === 'validate') {
+      const { values, positionals } = parseArgs({
+        args: argv.slice(2),
+        allowPositionals: true,
+        options: { format: { type: 'string', default: 'text' }, strict: { type: 'boolean', default: false } },
+      });
+      if (values.format !== 'text' && values.format !== 'json') return usage(out, `--format must be text or json, not '${values.format}'`);
+      if (positionals.length === 0) return usage(out, 'router validate needs at least one FILE');
+      return await validateCommand(positionals, { format: values.format, strict: values.strict }, out);
+    }
+    if (command === 'router' && sub === 'explain') {
+      const { positionals } = parseArgs({ args: argv.slice(2), allowPositionals: true, options: {} });
+      if (positionals.length !== 1) return usage(out, 'router explain takes one FILE');
+      return await explainCommand(positionals[0] as string, out);
+    }
+    if (command === 'router' && sub === 'schema') {
+      parseArgs({ args: argv.slice(2), options: {} });
+      return schemaCommand(out);
     }
     if (command === 'version' || command === '--version') {
       const build = readBuildInfo();

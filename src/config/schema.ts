@@ -124,3 +124,6 @@ export type IdentityFile = Static<typeof IdentitySchema>;
 export type EdgeFile = Static<typeof EdgeSchema>;
 export type ListenerFile = Static<typeof ListenerSchema>;
 export type EdgeOidcOptionsFile = Static<typeof EdgeOidcOptionsSchema>;
+
+/** One `web` listener; the router file reuses it (its only API, `health-checks`, is checked by the router rules). */
+export const WebListenerSchema = ListenerSchema;

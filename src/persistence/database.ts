@@ -22,9 +22,17 @@ export interface Database {
   close(): Promise<void>;
 }
 
+export interface OpenOptions {
+  /**
+   * Told about errors of idle PostgreSQL connections (the server restarted, an administrator ended them). Without
+   * a listener pg would raise them as uncaught exceptions and end the process; the pool replaces the connection.
+   */
+  onConnectionError?(error: Error): void;
+}
+
 /** Opens the store and runs pending migrations; throws with the migration name when one fails. */
-export async function openDatabase(target: DatabaseTarget): Promise<Database> {
-  const database = target.kind === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url);
+export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
+  const database = target.kind === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url, options.onConnectionError ?? (() => {}));
   try {
     await migrateToLatest(database.db);
   } catch (error) {
@@ -45,8 +53,9 @@ function openSqlite(path: string): Database {
   return { db, dialect: 'sqlite', close: () => db.destroy() };
 }
 
-function openPostgres(url: string): Database {
+function openPostgres(url: string, onConnectionError: (error: Error) => void): Database {
   const pool = new pg.Pool({ connectionString: url, max: 10 });
+  pool.on('error', onConnectionError);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: () => db.destroy() };
 }

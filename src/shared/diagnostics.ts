@@ -20,15 +20,26 @@ export interface Diagnostic {
   readonly message: string;
 }
 
+export interface FormatOptions {
+  /**
+   * `'path-first'` (default, the controller's): `FILE:LINE:COLUMN: key.path: warning: message`.
+   * `'severity-first'` (the router validator's): `FILE:LINE:COLUMN: error|warning: key.path: message`,
+   * the shape compilers print, with the severity always spelled.
+   */
+  readonly style?: 'path-first' | 'severity-first';
+}
+
 /**
  * One line for a diagnostic: `FILE:LINE:COLUMN: key.path: message`, with `warning: ` before the message
  * of a warning. The `key.path: ` part is left out when the diagnostic has no path (a YAML syntax error).
  *
  * @example formatDiagnostic(d) // 'ctrl.yml:12:5: edge.api.address: not a host:port'
+ * @example formatDiagnostic(d, { style: 'severity-first' }) // 'router.yml:3:3: error: ctrl.endpoint: ...'
  */
-export function formatDiagnostic(diagnostic: Diagnostic): string {
+export function formatDiagnostic(diagnostic: Diagnostic, options: FormatOptions = {}): string {
   const where = `${diagnostic.file}:${diagnostic.line}:${diagnostic.column}:`;
   const path = diagnostic.path === '' ? '' : ` ${diagnostic.path}:`;
+  if (options.style === 'severity-first') return `${where} ${diagnostic.severity}:${path} ${diagnostic.message}`;
   const kind = diagnostic.severity === 'warning' ? ' warning:' : '';
   return `${where}${path}${kind} ${diagnostic.message}`;
 }

@@ -56,7 +56,7 @@ export function loadText(text: string, env: Record<string, string | undefined> =
 
 /** The diagnostics as printed lines. */
 export function printed(result: LoadResult): string[] {
-  return result.diagnostics.map(formatDiagnostic);
+  return result.diagnostics.map((d) => formatDiagnostic(d));
 }
 
 /** 1-based line of the first line of `text` containing `marker` (0 when absent). */

@@ -59,7 +59,7 @@ describe('variable substitution', () => {
   it('reports each unset or malformed reference at its value', () => {
     const parsed = parseYaml('a:\n  b: x-${MISSING}-${1BAD}\n', 'f.yml', { env: {} });
 
-    assert.deepEqual(parsed.diagnostics.map(formatDiagnostic), [
+    assert.deepEqual(parsed.diagnostics.map((d) => formatDiagnostic(d)), [
       "f.yml:2:6: a.b: environment variable 'MISSING' is not set",
       "f.yml:2:6: a.b: '${1BAD}' is not a valid variable reference",
     ]);
@@ -89,7 +89,7 @@ describe('schema problems', () => {
     const parsed = parseYaml('nmae: x\nsize: 0\nmode: fats\n', 'f.yml');
     const result = checkAgainstSchema(parsed.value, schema, parsed.source);
 
-    assert.deepEqual(sortDiagnostics(result.diagnostics).map(formatDiagnostic), [
+    assert.deepEqual(sortDiagnostics(result.diagnostics).map((d) => formatDiagnostic(d)), [
       "f.yml:1:1: name: missing required key",
       "f.yml:1:1: nmae: unknown key 'nmae' (did you mean 'name'?)",
       'f.yml:2:7: size: must be >= 1',
@@ -104,7 +104,7 @@ describe('schema problems', () => {
     const inner = (parsed.value as { outer: { inner: unknown } }).outer.inner;
     const result = checkAgainstSchema(inner, schema, parsed.source, ['outer', 'inner']);
 
-    assert.deepEqual(result.diagnostics.map(formatDiagnostic), ['f.yml:3:11: outer.inner.name: expected a string, got a number (3)']);
+    assert.deepEqual(result.diagnostics.map((d) => formatDiagnostic(d)), ['f.yml:3:11: outer.inner.name: expected a string, got a number (3)']);
   });
 });
 

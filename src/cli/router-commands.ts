@@ -1,0 +1,87 @@
+/**
+ * `svc router validate|explain|schema`: check router configuration files offline, print the effective
+ * configuration of one, or print the JSON Schema for editors. The validator itself is pure
+ * (router-config/); this file reads the files and the environment and words the results.
+ */
+import { readFile } from 'node:fs/promises';
+import { stringify } from 'yaml';
+import { routerJsonSchema } from '../router-config/json-schema.js';
+import { validateRouterConfig } from '../router-config/validate.js';
+import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
+import type { Diagnostic } from '../shared/diagnostics.js';
+import type { Output } from './output.js';
+
+export interface ValidateFlags {
+  readonly format: 'text' | 'json';
+  /** Warnings count as errors (for CI). */
+  readonly strict: boolean;
+}
+
+const style = { style: 'severity-first' } as const;
+
+/** Exit 0 when no file has an error, 1 when any has, 2 when any file cannot be read (all files are checked). */
+export async function validateCommand(files: readonly string[], flags: ValidateFlags, out: Output): Promise<number> {
+  let unreadable = false;
+  const results: { file: string; diagnostics: Diagnostic[] }[] = [];
+  for (const file of files) {
+    const text = await readText(file);
+    if (typeof text !== 'string') {
+      unreadable = true;
+      results.push({ file, diagnostics: [text] });
+      continue;
+    }
+    const { diagnostics } = validateRouterConfig(text, file, { env: process.env });
+    results.push({ file, diagnostics: flags.strict ? diagnostics.map(asError) : diagnostics });
+  }
+  const failed = results.some((r) => hasErrors(r.diagnostics));
+  if (flags.format === 'json') {
+    const summary = results.map(({ file, diagnostics }) => ({
+      file,
+      valid: !hasErrors(diagnostics),
+      errors: diagnostics.filter((d) => d.severity === 'error').length,
+      warnings: diagnostics.filter((d) => d.severity === 'warning').length,
+    }));
+    out.print(JSON.stringify({ files: summary, diagnostics: results.flatMap((r) => r.diagnostics) }, null, 2));
+  } else {
+    for (const { file, diagnostics } of results) {
+      for (const diagnostic of diagnostics) out.error(formatDiagnostic(diagnostic, style));
+      const warnings = diagnostics.filter((d) => d.severity === 'warning').length;
+      if (!hasErrors(diagnostics)) out.print(`${file}: valid${warnings > 0 ? ` (${warnings} warning${warnings === 1 ? '' : 's'})` : ''}`);
+    }
+  }
+  return unreadable ? 2 : failed ? 1 : 0;
+}
+
+/** Prints the effective configuration (defaults filled in) as YAML; problems go to stderr. */
+export async function explainCommand(file: string, out: Output): Promise<number> {
+  const text = await readText(file);
+  if (typeof text !== 'string') {
+    out.error(formatDiagnostic(text, style));
+    return 2;
+  }
+  const { config, diagnostics } = validateRouterConfig(text, file, { env: process.env });
+  for (const diagnostic of diagnostics) out.error(formatDiagnostic(diagnostic, style));
+  if (config === undefined) return 1;
+  out.print(`# effective configuration of ${file} (defaults filled in)\n${stringify(config).trimEnd()}`);
+  return 0;
+}
+
+export function schemaCommand(out: Output): number {
+  out.print(JSON.stringify(routerJsonSchema(), null, 2));
+  return 0;
+}
+
+/** The file's text, or the error diagnostic saying why it cannot be read. */
+async function readText(file: string): Promise<string | Diagnostic> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    // Node's message ends with the syscall and path ("..., open 'x'"); the file is named once, up front.
+    const reason = (error as Error).message.replace(/, \w+ '.*'$/, '');
+    return { severity: 'error', file, line: 1, column: 1, path: '', message: `cannot read the file: ${reason}` };
+  }
+}
+
+function asError(diagnostic: Diagnostic): Diagnostic {
+  return diagnostic.severity === 'error' ? diagnostic : { ...diagnostic, severity: 'error', message: `${diagnostic.message} (--strict)` };
+}

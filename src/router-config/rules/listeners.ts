@@ -1,0 +1,59 @@
+/**
+ * `listeners`: the on-ramps of the router. Each needs a listen address (`bind` or `address`) and an
+ * `advertise` host:port; a `tunnel` listener's options decide its mode (spec "Router configuration file",
+ * `listeners`: host by default, tproxy with a resolver, proxy with a list of service:port pairs).
+ */
+import { checkAgainstSchema, isClean } from '../../shared/schema-check.js';
+import type { KeyPath } from '../../shared/yaml-source.js';
+import { reportError, reportWarning } from '../../config/rule-context.js';
+import { TunnelOptionsSchema } from '../schema.js';
+import type { ListenerEntryFile, RouterFile, TunnelOptionsFile } from '../schema.js';
+import { checkEach, checkValue, isMapping } from './check.js';
+import type { RuleContext } from './check.js';
+import { addressProblem, advertiseProblem, cidrProblem, resolverProblem, servicePortProblem } from './values.js';
+
+export function listenerRules(context: RuleContext, listeners: RouterFile['listeners']): void {
+  if (!Array.isArray(listeners)) return;
+  listeners.forEach((listener, index) => {
+    if (isMapping(listener)) oneListener(context, ['listeners', index], listener);
+  });
+}
+
+function oneListener(context: RuleContext, path: KeyPath, listener: ListenerEntryFile): void {
+  if (listener.bind === undefined && listener.address === undefined) {
+    reportError(context, [...path, 'bind'], 'missing listen address: give bind or address', 'key');
+  } else if (listener.bind !== undefined && listener.address !== undefined) {
+    reportError(context, [...path, 'address'], 'give either bind or address, not both', 'key');
+  }
+  checkValue(context, [...path, 'bind'], listener.bind, addressProblem);
+  checkValue(context, [...path, 'address'], listener.address, addressProblem);
+  checkValue(context, [...path, 'advertise'], listener.advertise, advertiseProblem);
+  if (listener.binding === 'tunnel' && context.clean([...path, 'options'])) {
+    listener.options ??= {};
+    tunnelOptions(context, [...path, 'options'], listener.options);
+  }
+}
+
+/** The tunnel's options against their own schema (defaults filled in place), then the mode's needs. */
+function tunnelOptions(context: RuleContext, path: KeyPath, options: Record<string, unknown>): void {
+  const checked = checkAgainstSchema(options, TunnelOptionsSchema, context.source, path);
+  context.diagnostics.push(...checked.diagnostics);
+  const clean = (key: string) => isClean(checked, [...path, key]);
+  const tunnel = options as TunnelOptionsFile;
+  if (clean('mode')) {
+    const mode = tunnel.mode ?? 'host';
+    if (mode === 'tproxy' && tunnel.resolver === undefined) {
+      reportError(context, [...path, 'resolver'], "missing required key: mode 'tproxy' needs a resolver, e.g. udp:127.0.0.1:53", 'key');
+    }
+    if (mode === 'proxy' && tunnel.services === undefined) {
+      reportError(context, [...path, 'services'], "missing required key: mode 'proxy' needs services as <service name>:<port>", 'key');
+    }
+    for (const key of ['resolver', 'dnsSvcIpRange'] as const) {
+      if (mode !== 'tproxy' && tunnel[key] !== undefined) reportWarning(context, [...path, key], `ignored: only mode 'tproxy' uses ${key}`, 'key');
+    }
+    if (mode !== 'proxy' && tunnel.services !== undefined) reportWarning(context, [...path, 'services'], "ignored: only mode 'proxy' uses services", 'key');
+  }
+  if (clean('resolver')) checkValue(context, [...path, 'resolver'], tunnel.resolver, resolverProblem);
+  if (clean('dnsSvcIpRange')) checkValue(context, [...path, 'dnsSvcIpRange'], tunnel.dnsSvcIpRange, cidrProblem);
+  if (clean('services')) checkEach(context, [...path, 'services'], tunnel.services, servicePortProblem);
+}
