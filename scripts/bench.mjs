@@ -5,7 +5,9 @@
 //  3. GET /edge/client/v1/version over HTTPS against a bare Fastify HTTPS route with the same certificate and
 //     payload, in alternating rounds (medians; req/s and the server's CPU per request),
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
-//  5. legacy password logins per second against raw argon2id verifications per second at the same parameters.
+//  5. legacy password logins per second against raw argon2id verifications per second at the same parameters,
+//  6. complete OIDC PKCE logins and refresh grants per second, and GET /current-identity with a Bearer token,
+//  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers.
 // Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -104,9 +106,28 @@ try {
   const logins = median(loginRuns.map((r) => r.rps));
   const argon = median(argonRuns.map((r) => r.rps));
   row('password logins/s, svc / raw argon2id verify/s (same params)', `${logins.toFixed(1)} / ${argon.toFixed(1)} = ${(logins / argon).toFixed(2)}`);
+  // 6. OIDC: complete PKCE logins and refresh grants per second, then the access token as an API credential.
+  const oidc = await new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(root, 'scripts/bench/oidc-flows.mjs'), origin, ca, values.connections, values.seconds, 'admin', 'bench-password'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`oidc-flows exited ${code}`))));
+  });
+  row('OIDC PKCE logins/s (authorize, login, code exchange) / raw argon2id verify/s', `${oidc.logins.toFixed(1)} / ${argon.toFixed(1)} = ${(oidc.logins / argon).toFixed(2)}`);
+  row('OIDC refresh grants/s (rotating)', oidc.refreshes.toFixed(0));
+  await compare('GET /current-identity (Bearer access token)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   row('controller RSS after the load runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
   await stop(child);
   await stop(bare);
+
+  // 7. Router configuration validation of a large file (pure CPU, no server).
+  const routerLine = await new Promise((resolve) => {
+    const p = spawn(process.execPath, [join(root, 'scripts/bench/router-validate.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('exit', () => resolve(out.trim()));
+  });
+  rows.push(routerLine);
 
   console.log(`\nsvc bench — node ${process.version}, ${generatorName}, ${values.connections} keep-alive connections, ${values.seconds}s per load run, ${rounds} alternating rounds\n`);
   for (const line of rows) console.log(line);

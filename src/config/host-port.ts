@@ -34,7 +34,13 @@ export function parsePort(text: string): Parsed<number> {
 export function parseHostPort(text: string): Parsed<HostPort> {
   const match = /^(?:\[([^\]]*)\]|([^:[\]]*)):([^:]*)$/.exec(text);
   if (match === null) {
-    const hint = (text.match(/:/g) ?? []).length > 1 && !text.startsWith('[') ? '; write IPv6 hosts in brackets, e.g. [::1]:1280' : '';
+    // `tls:host:port` is the router's transport-address form; a bare IPv6 address is the other usual slip.
+    const protocol = /^(tls|dtls|tcp|ws|wss|udp|https?):[^:]+:\d+$/.exec(text)?.[1];
+    const hint = protocol
+      ? `; drop the '${protocol}:' protocol prefix here`
+      : (text.match(/:/g) ?? []).length > 1 && !text.startsWith('[')
+        ? '; write IPv6 hosts in brackets, e.g. [::1]:1280'
+        : '';
     return { ok: false, problem: `'${text}' is not a host:port${hint}` };
   }
   const [, v6, name, portText] = match as unknown as [string, string | undefined, string | undefined, string];
