@@ -115,6 +115,9 @@ try {
   });
   row('OIDC PKCE logins/s (authorize, login, code exchange) / raw argon2id verify/s', `${oidc.logins.toFixed(1)} / ${argon.toFixed(1)} = ${(oidc.logins / argon).toFixed(2)}`);
   row('OIDC refresh grants/s (rotating)', oidc.refreshes.toFixed(0));
+  // The cheapest authenticated route isolates what checking the credential costs (session lookup vs cached JWT).
+  await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
+  await compare('GET /current-api-session (Bearer access token)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   await compare('GET /current-identity (Bearer access token)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   row('controller RSS after the load runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
   await stop(child);
