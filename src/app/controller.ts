@@ -32,6 +32,8 @@ import { createOidcRepository } from '../persistence/repositories/oidc.js';
 import { createAccessTokenVerifier } from '../services/oidc-access-tokens.js';
 import { createOidcProviderService } from '../services/oidc-provider.js';
 import { createOidcTokenSigner } from '../services/oidc-tokens.js';
+import { publishSigningKey } from '../services/oidc-signing-keys.js';
+import { createSigningKeyRepository } from '../persistence/repositories/signing-keys.js';
 import { oidcIssuer } from '../oidc/issuer.js';
 import { createEnrollmentService } from '../services/enrollments.js';
 import { createAuthenticatorRepository } from '../persistence/repositories/authenticators.js';
@@ -129,13 +131,21 @@ export async function startController(
     sessionTimeoutMs,
   });
   // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
+  // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.
   const oidcRecords = createOidcRepository(database);
+  const signingKey = serverSigningKey(identity);
   const oidcTokens = config.edge
     ? createOidcTokenSigner({
-        signingKey: serverSigningKey(identity),
+        signingKey,
         issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
         accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
         idTokenDurationMs: config.edge.oidc.idTokenDurationMs,
+        retiredKeys: await publishSigningKey({
+          keys: createSigningKeyRepository(database),
+          signingKey,
+          now: clock.now(),
+          longestTokenLifetimeMs: Math.max(config.edge.oidc.accessTokenDurationMs, config.edge.oidc.idTokenDurationMs),
+        }),
       })
     : undefined;
   const accessTokens = oidcTokens ? createAccessTokenVerifier({ tokens: oidcTokens, oidc: oidcRecords, identities, clock }) : undefined;

@@ -21,6 +21,9 @@ export interface AuthPolicyBody {
   secondary: { requireTotp: boolean; requireExtJwt: string | null };
 }
 
+/** A secondary factor still to be answered after the primary credential (TOTP, or a JWT of a named signer). */
+export type OutstandingFactor = { readonly kind: 'totp' } | { readonly kind: 'ext-jwt'; readonly signerId: string };
+
 export interface AuthPolicy extends AuthPolicyBody {
   id: string;
   name: string;

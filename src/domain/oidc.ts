@@ -5,7 +5,13 @@
 /** The one client of the provider: public, PKCE S256 (spec: OIDC provider, client id `svc`). */
 export const OIDC_CLIENT_ID = 'svc';
 
-export type AuthRequestStatus = 'started' | 'code_issued' | 'tokens_issued';
+import type { OutstandingFactor } from './auth-policy.js';
+
+/**
+ * The spec's states: started, partially authenticated (primary login accepted, a secondary factor outstanding),
+ * code issued, tokens issued.
+ */
+export type AuthRequestStatus = 'started' | 'partially_authenticated' | 'code_issued' | 'tokens_issued';
 
 export interface OidcAuthRequest {
   id: string;
@@ -21,6 +27,8 @@ export interface OidcAuthRequest {
   identityId: string | null;
   amr: string[];
   status: AuthRequestStatus;
+  /** The secondary factors still to be answered; non-empty exactly while `partially_authenticated`. */
+  outstanding: OutstandingFactor[];
   codeExpiresAt: Date | null;
   /** The `z_asid` of the session the request leads to. */
   apiSessionId: string;

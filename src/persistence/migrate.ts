@@ -6,11 +6,13 @@ import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'k
 import { initialSchema } from './migrations/0001-initial-schema.js';
 import { identitiesEnrollmentPolicies } from './migrations/0002-identities-enrollment-policies.js';
 import { oidc } from './migrations/0003-oidc.js';
+import { oidcFactorsAndKeys } from './migrations/0004-oidc-factors-and-keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-identities-enrollment-policies': identitiesEnrollmentPolicies,
   '0003-oidc': oidc,
+  '0004-oidc-factors-and-keys': oidcFactorsAndKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

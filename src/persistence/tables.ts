@@ -115,7 +115,9 @@ export interface OidcAuthRequestsTable {
   identity_id: string | null;
   /** JSON array of strings (RFC 8176 values). */
   amr: string;
-  status: 'started' | 'code_issued' | 'tokens_issued';
+  status: 'started' | 'partially_authenticated' | 'code_issued' | 'tokens_issued';
+  /** JSON array of the secondary factors still outstanding (migration 0004). */
+  outstanding_factors: string;
   code_hash: string | null;
   code_expires_at: string | null;
   /** The `z_asid` of the tokens this request leads to. */
@@ -149,6 +151,16 @@ export interface OidcRefreshTokensTable {
   expires_at: string;
 }
 
+/** A key the OIDC provider signs or signed with; retired keys stay published until `publish_until`. */
+export interface OidcSigningKeysTable {
+  kid: string;
+  /** JSON text of the public JWK. */
+  public_jwk: string;
+  first_used_at: string;
+  retired_at: string | null;
+  publish_until: string | null;
+}
+
 export interface Tables {
   controllers: ControllersTable;
   identities: IdentitiesTable;
@@ -160,6 +172,7 @@ export interface Tables {
   oidc_auth_requests: OidcAuthRequestsTable;
   oidc_sessions: OidcSessionsTable;
   oidc_refresh_tokens: OidcRefreshTokensTable;
+  oidc_signing_keys: OidcSigningKeysTable;
 }
 
 export type { Generated };

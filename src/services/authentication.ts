@@ -49,6 +49,8 @@ export interface AuthenticationService {
    * but opens no legacy API session: the OIDC login uses it and issues its own session (spec: OIDC flow).
    */
   verifyPrimary(request: AuthenticationRequest): Promise<Identity>;
+  /** The auth policy an identity is governed by (its own, else the system `default`). */
+  policyOf(identity: Identity): Promise<AuthPolicy>;
 }
 
 type PrimaryMethod = (request: AuthenticationRequest) => Promise<Identity>;
@@ -143,6 +145,7 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
 
   return {
     verifyPrimary,
+    policyOf,
     async authenticate(request) {
       const identity = await verifyPrimary(request);
       const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress);

@@ -12,6 +12,7 @@ import { OAuthError } from '../errors/oauth-error.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
+import { outstandingFactors, type OutstandingFactor } from '../policy/secondary-factors.js';
 import { redirectUriAllowed } from '../policy/redirect-uri-match.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId, newSecretToken, newUuid } from '../shared/random.js';
@@ -38,10 +39,13 @@ export interface TokenResponse {
 export interface OidcProviderService {
   /** RFC 6749 §4.1.1: validates and stores an authorization request; returns its id and the login method. */
   authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' }>;
-  /** A request still waiting for its login; OAuthError otherwise. */
+  /** A request still waiting for its login (started or partially authenticated); OAuthError otherwise. */
   pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
-  /** Primary login; returns the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207 `iss`). */
-  login(id: string | undefined, credentials: AuthenticationRequest): Promise<string>;
+  /**
+   * Primary login. With nothing outstanding: the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207
+   * `iss`). With a secondary factor outstanding: the request, now partially authenticated, and what it still needs.
+   */
+  login(id: string | undefined, credentials: AuthenticationRequest): Promise<LoginOutcome>;
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). */
   authorizationCode(params: Params): Promise<TokenResponse>;
   /** The refresh_token grant with rotation (RFC 6749 §6). */
@@ -55,6 +59,11 @@ export interface OidcProviderService {
   /** RFC 7009 §2.1: revokes the session of a refresh or access token; unknown tokens are ignored. */
   revoke(token: string | undefined): Promise<void>;
 }
+
+/** What a primary login leads to (spec: OIDC authorization request states). */
+export type LoginOutcome =
+  | { readonly kind: 'code_issued'; readonly location: string }
+  | { readonly kind: 'partially_authenticated'; readonly request: OidcAuthRequest; readonly outstanding: readonly OutstandingFactor[] };
 
 const AUTH_REQUEST_TTL_MS = 10 * 60_000;
 const CODE_TTL_MS = 60_000;
@@ -86,7 +95,9 @@ export function createOidcProviderService(deps: {
     if (!request || request.expiresAt.getTime() <= clock.now().getTime()) {
       throw new OAuthError('invalid_request', 'the auth request is unknown or has expired; start again at the authorization endpoint');
     }
-    if (request.status !== 'started') throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+    if (request.status !== 'started' && request.status !== 'partially_authenticated') {
+      throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+    }
     return request;
   }
 
@@ -225,6 +236,7 @@ export function createOidcProviderService(deps: {
         identityId: null,
         amr: [],
         status: 'started',
+        outstanding: [],
         codeExpiresAt: null,
         apiSessionId: newUuid(),
         authTime: null,
@@ -238,23 +250,31 @@ export function createOidcProviderService(deps: {
 
     async login(id, credentials) {
       const request = await pendingAuthRequest(id);
-      // Refused credentials throw INVALID_AUTH here and leave the request `started`, so the user may retry.
+      // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
       const identity = await authentication.verifyPrimary(credentials);
-      const code = newSecretToken();
+      const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
+      if (request.status === 'partially_authenticated') {
+        // A primary login never answers a secondary factor: the request stays partial with what it still needs.
+        // Another identity may not take over a request bound to the first one.
+        if (request.identityId !== identity.id) throw new OAuthError('invalid_request', 'the auth request belongs to another identity; start again');
+        return { kind: 'partially_authenticated', request, outstanding: request.outstanding };
+      }
       const now = clock.now();
-      const issued = await oidc.issueCode(request.id, {
-        identityId: identity.id,
-        amr: [credentials.method],
-        authTime: now,
-        codeHash: hashToken(code),
-        codeExpiresAt: new Date(now.getTime() + CODE_TTL_MS),
-      });
-      if (!issued) throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+      const outstanding = outstandingFactors(identity, await authentication.policyOf(identity));
+      const change = { identityId: identity.id, amr: [credentials.method], authTime: now };
+      if (outstanding.length > 0) {
+        // Spec: started -> partially authenticated; no code exists, so the token endpoint cannot be reached.
+        if (!(await oidc.markPartiallyAuthenticated(request.id, { ...change, outstanding }))) throw alreadyLoggedIn();
+        return { kind: 'partially_authenticated', request: { ...request, ...change, status: 'partially_authenticated', outstanding }, outstanding };
+      }
+      const code = newSecretToken();
+      const issued = await oidc.issueCode(request.id, { ...change, codeHash: hashToken(code), codeExpiresAt: new Date(now.getTime() + CODE_TTL_MS) });
+      if (!issued) throw alreadyLoggedIn();
       const target = new URL(request.redirectUri);
       target.searchParams.set('code', code);
       if (request.state !== null) target.searchParams.set('state', request.state);
       target.searchParams.set('iss', request.issuer);
-      return target.toString();
+      return { kind: 'code_issued', location: target.toString() };
     },
 
     authorizationCode: (params) => authorizationCode(checkClient(params)),
@@ -272,7 +292,7 @@ export function createOidcProviderService(deps: {
     },
 
     endSessionById: (sessionId) => oidc.revokeSession(sessionId, clock.now()),
-    jwks: () => tokens.jwks(),
+    jwks: () => tokens.jwks(clock.now()),
 
     async revoke(token) {
       if (!token) throw new OAuthError('invalid_request', 'token is required');

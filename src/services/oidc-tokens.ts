@@ -3,11 +3,12 @@
  * token (a JWT, RFC 9068 shape plus the `z_` claims), the ID token (OpenID Connect Core 1.0 §2), and verification
  * of access tokens presented back to the controller.
  */
-import { errors, importJWK, jwtVerify, SignJWT, type JWTPayload, type KeyObject, type CryptoKey as JoseKey } from 'jose';
+import { errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyObject, type CryptoKey as JoseKey } from 'jose';
 import { OIDC_CLIENT_ID, type OidcSession } from '../domain/oidc.js';
 import type { Identity } from '../domain/identity.js';
 import { newUuid } from '../shared/random.js';
 import type { Jwks, ServerSigningKey } from './enrollment-jwt.js';
+import type { RetiredSigningKey } from './oidc-signing-keys.js';
 
 /** The claims of an access token this controller issued. */
 export interface AccessTokenClaims extends JWTPayload {
@@ -43,7 +44,8 @@ export interface OidcTokenSigner {
    * `allowExpired` skips the time checks, for hints that may legitimately be old (RP-Initiated Logout 1.0 §2).
    */
   verify(token: string, now: Date, options?: { allowExpired?: boolean }): Promise<JWTPayload>;
-  jwks(): Jwks;
+  /** The current key and the retired keys still published at `now`. */
+  jwks(now: Date): Jwks;
 }
 
 const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
@@ -53,11 +55,30 @@ export function createOidcTokenSigner(options: {
   issuers: readonly string[];
   accessTokenDurationMs: number;
   idTokenDurationMs: number;
+  /** Keys this provider signed with before the current one (oidc-signing-keys.ts); they verify until publishUntil. */
+  retiredKeys?: readonly RetiredSigningKey[];
 }): OidcTokenSigner {
   const { signingKey, issuers } = options;
   const { alg, kid } = signingKey;
-  let verifyKey: Promise<KeyObject | JoseKey | Uint8Array> | undefined;
-  const publicKey = () => (verifyKey ??= importJWK(signingKey.publicJwk, alg));
+  const retiredKeys = (options.retiredKeys ?? []).filter((key) => key.kid !== kid && typeof key.publicJwk.alg === 'string');
+  const algorithms = [...new Set([alg, ...retiredKeys.map((key) => key.publicJwk.alg as string)])];
+  const imported = new Map<string, Promise<KeyObject | JoseKey | Uint8Array>>();
+  const importOnce = (jwk: JWK) => {
+    const key = imported.get(jwk.kid as string) ?? importJWK(jwk, jwk.alg);
+    imported.set(jwk.kid as string, key);
+    return key;
+  };
+  const publishedRetired = (now: Date) => retiredKeys.filter((key) => key.publishUntil.getTime() > now.getTime());
+
+  /** Our verification key for a JWS header: the current key, or a retired one still published at `now`. */
+  function keyFor(header: { kid?: string; alg?: string }, now: Date) {
+    const jwk = header.kid === kid ? signingKey.publicJwk : publishedRetired(now).find((key) => key.kid === header.kid)?.publicJwk;
+    // Only our own keys: an unknown kid is refused rather than looked up anywhere, and each key verifies only
+    // the algorithm it was published with.
+    if (!jwk) throw new TokenRejected('invalid', 'unknown key id');
+    if (header.alg !== jwk.alg) throw new TokenRejected('invalid', 'algorithm does not match the key');
+    return importOnce(jwk);
+  }
 
   return {
     async signAccess({ issuer, identity, session, now }) {
@@ -109,14 +130,10 @@ export function createOidcTokenSigner(options: {
       try {
         const { payload } = await jwtVerify(
           token,
-          async (header) => {
-            // Only our own key: an unknown kid is refused rather than looked up anywhere.
-            if (header.kid !== kid) throw new TokenRejected('invalid', 'unknown key id');
-            return publicKey();
-          },
-          // The algorithm list pins ES256 (or the key's algorithm): `none` and HS256-with-the-public-key are refused.
+          async (header) => keyFor(header, now),
+          // The algorithm list pins ES256 (or our keys' algorithms): `none` and HS256-with-the-public-key are refused.
           {
-            algorithms: [alg],
+            algorithms,
             issuer: [...issuers],
             audience: OIDC_CLIENT_ID,
             currentDate: now,
@@ -130,7 +147,7 @@ export function createOidcTokenSigner(options: {
         throw new TokenRejected('invalid', 'token is invalid');
       }
     },
-    jwks: () => ({ keys: [{ ...signingKey.publicJwk }] }),
+    jwks: (now) => ({ keys: [{ ...signingKey.publicJwk }, ...publishedRetired(now).map((key) => ({ ...key.publicJwk }))] }),
   };
 }
 

@@ -41,6 +41,13 @@ export interface TestControllerOptions {
   extraPorts?: number;
   modify?(config: ConfigObject, ports: number[]): void;
   clock?: Clock;
+  /**
+   * The `db` value of an existing store to use (see `newSharedDatabase`), e.g. for a second controller on the first
+   * one's database; the caller owns it, so `close` neither drops nor deletes it.
+   */
+  databaseTarget?: string;
+  /** Loopback ports to listen on instead of newly reserved ones (e.g. a restart on the same address). */
+  ports?: number[];
 }
 
 let pkiCache: { dir: string; paths: PkiPaths } | undefined;
@@ -55,16 +62,22 @@ async function sharedPki(): Promise<PkiPaths> {
   return pkiCache.paths;
 }
 
+/** A new store of the dialect under test for one controller: a PostgreSQL database, or a SQLite file in `dir`. */
+async function ownDatabase(dir: string): Promise<{ db: string; drop(): Promise<void> }> {
+  const { target, drop } = await newDatabaseTarget();
+  return { db: target.kind === 'postgres' ? target.url : join(dir, 'svc.sqlite'), drop };
+}
+
 export async function startTestController(options: TestControllerOptions = {}): Promise<TestController> {
   const pki = await sharedPki();
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const ports: number[] = [];
-  for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(await freePort());
-  const { target, drop } = await newDatabaseTarget();
+  const ports: number[] = [...(options.ports ?? [])];
+  if (ports.length === 0) for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(await freePort());
+  const { db, drop } = options.databaseTarget !== undefined ? { db: options.databaseTarget, drop: async () => {} } : await ownDatabase(dir);
   const address = `127.0.0.1:${ports[0]}`;
   const config: ConfigObject = {
     v: 3,
-    db: target.kind === 'postgres' ? target.url : join(dir, 'svc.sqlite'),
+    db,
     identity: { cert: pki.clientCert, key: pki.clientKey, server_cert: pki.serverCert, server_key: pki.serverKey, ca: pki.caBundle },
     edge: {
       api: { address },

@@ -2,6 +2,9 @@
  * A fresh, migrated store for one test file: SQLite in memory by default, or a new PostgreSQL database
  * on the server named by SVC_TEST_POSTGRES_URL when SVC_TEST_DB=postgres (dropped again by `close`).
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -42,4 +45,17 @@ export async function openTestDatabase(): Promise<Database> {
       await drop();
     },
   };
+}
+
+/**
+ * A store that outlives one controller, as the `db` config value: a new PostgreSQL database, or a SQLite file in a
+ * temporary folder (not `:memory:`, so a second process-local controller opens the same data). `drop` removes it.
+ */
+export async function newSharedDatabase(): Promise<{ db: string; drop(): Promise<void> }> {
+  if (testDialect === 'postgres') {
+    const { target, drop } = await newDatabaseTarget();
+    return { db: (target as { url: string }).url, drop };
+  }
+  const dir = mkdtempSync(join(tmpdir(), 'svc-test-db-'));
+  return { db: join(dir, 'svc.sqlite'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }

@@ -67,3 +67,17 @@ export async function updatePolicyBody(database: Database, policyId: string, cha
   change(body);
   await database.db.updateTable('auth_policies').set({ body: JSON.stringify(body) }).where('id', '=', policyId).execute();
 }
+
+/** Inserts an auth policy: the system default's body changed by `change`; returns its id. */
+export async function createAuthPolicy(database: Database, change: (body: any) => void = () => {}): Promise<string> {
+  const row = await database.db.selectFrom('auth_policies').select('body').where('id', '=', 'default').executeTakeFirstOrThrow();
+  const body = JSON.parse(row.body);
+  change(body);
+  const id = newEntityId();
+  const now = new Date().toISOString();
+  await database.db
+    .insertInto('auth_policies')
+    .values({ id, name: `policy-${id}`, is_system: false, body: JSON.stringify(body), tags: '{}', created_at: now, updated_at: now })
+    .execute();
+  return id;
+}

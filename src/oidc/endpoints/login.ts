@@ -2,10 +2,13 @@
  * The login endpoints of an authorization request (spec: OIDC provider endpoints, OIDC authorization request
  * states). GET shows a plain HTML form (Accept: text/html) or the request id as JSON; POST checks a primary
  * credential through the authentication service (same checks and lockout as the legacy flow) and, with nothing
- * left to answer, redirects to the client with the code. Refused credentials leave the request as it was.
+ * left to answer, redirects to the client with the code; with a secondary factor outstanding, answers 200 with the
+ * auth queries (the request is then partially authenticated). Refused credentials leave the request as it was.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { presentedClientCertificate } from '../../http/kit/credentials.js';
+import type { LoginOutcome } from '../../services/oidc-provider.js';
+import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
 
@@ -35,19 +38,26 @@ function authRequestIdOf(request: FastifyRequest) {
   return { body, id: body.authRequestId ?? body.id ?? query.authRequestID ?? query.id };
 }
 
+/** Spec: OIDC authorization request states; a code goes to the client, outstanding factors to the user. */
+function answerLogin(reply: FastifyReply, outcome: LoginOutcome) {
+  if (outcome.kind === 'code_issued') return reply.redirect(outcome.location, 302);
+  return sendAuthQueries(reply, outcome.request);
+}
+
 async function showLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const query = readParams(request.query, MAX_TOKEN_PARAM);
   const pending = await provider.pendingAuthRequest(query.authRequestID ?? query.id);
-  reply.header('auth-request-id', pending.id);
-  if (wantsHtml(request) && !request.url.startsWith('/oidc/login/cert')) return reply.type('text/html; charset=utf-8').send(loginForm(pending.id));
-  return { authRequestId: pending.id, authQueries: [] };
+  const partial = pending.status === 'partially_authenticated';
+  if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert')) {
+    return reply.header('auth-request-id', pending.id).type('text/html; charset=utf-8').send(loginForm(pending.id));
+  }
+  return sendAuthQueries(reply, pending);
 }
 
 async function passwordLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const { body, id } = authRequestIdOf(request);
   try {
-    const location = await provider.login(id, { method: 'password', username: body.username, password: body.password, ipAddress: request.ip });
-    return reply.redirect(location, 302);
+    return answerLogin(reply, await provider.login(id, { method: 'password', username: body.username, password: body.password, ipAddress: request.ip }));
   } catch (error) {
     // A browser posting the form gets the form back with the reason; API clients get the JSON error.
     if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {
@@ -60,8 +70,7 @@ async function passwordLogin({ provider }: OidcContext, request: FastifyRequest,
 async function certLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const { id } = authRequestIdOf(request);
   const clientCertificate = presentedClientCertificate(request);
-  const location = await provider.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ipAddress: request.ip });
-  return reply.redirect(location, 302);
+  return answerLogin(reply, await provider.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ipAddress: request.ip }));
 }
 
 export const loginEndpoints: OidcEndpoint[] = [
@@ -73,13 +82,12 @@ export const loginEndpoints: OidcEndpoint[] = [
   { method: 'POST', url: '/oidc/login/cert', handler: certLogin },
 ];
 
-/** `GET /oidc/login/auth-queries?id=`: what the request still has to answer (nothing, until TOTP is supported). */
+/** `GET /oidc/login/auth-queries?id=`: what the request still has to answer (empty before its primary login). */
 export const authQueries: OidcEndpoint = {
   method: 'GET',
   url: '/oidc/login/auth-queries',
-  async handler({ provider }, request) {
+  async handler({ provider }, request, reply) {
     const query = readParams(request.query, MAX_TOKEN_PARAM);
-    await provider.pendingAuthRequest(query.id ?? query.authRequestID);
-    return { authQueries: [] };
+    return sendAuthQueries(reply, await provider.pendingAuthRequest(query.id ?? query.authRequestID));
   },
 };

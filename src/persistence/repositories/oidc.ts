@@ -4,6 +4,7 @@
  * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
  */
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
+import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
 import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
@@ -12,6 +13,11 @@ export interface OidcRepository {
   insertAuthRequest(request: OidcAuthRequest): Promise<void>;
   findAuthRequest(id: string): Promise<OidcAuthRequest | undefined>;
   findAuthRequestByCodeHash(codeHash: string): Promise<OidcAuthRequest | undefined>;
+  /**
+   * started -> partially_authenticated with the factors still outstanding; false when the request was no longer
+   * `started`.
+   */
+  markPartiallyAuthenticated(id: string, change: { identityId: string; amr: string[]; authTime: Date; outstanding: OutstandingFactor[] }): Promise<boolean>;
   /** started -> code_issued; false when the request was no longer `started`. */
   issueCode(id: string, change: { identityId: string; amr: string[]; authTime: Date; codeHash: string; codeExpiresAt: Date }): Promise<boolean>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
@@ -44,6 +50,7 @@ function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
     identityId: row.identity_id,
     amr: parseJson<string[]>(row.amr),
     status: row.status,
+    outstanding: parseJson<OutstandingFactor[]>(row.outstanding_factors),
     codeExpiresAt: toDateOrNull(row.code_expires_at),
     apiSessionId: row.api_session_id,
     authTime: toDateOrNull(row.auth_time),
@@ -88,6 +95,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
           identity_id: r.identityId,
           amr: JSON.stringify(r.amr),
           status: r.status,
+          outstanding_factors: JSON.stringify(r.outstanding),
           code_hash: null,
           code_expires_at: toIsoOrNull(r.codeExpiresAt),
           api_session_id: r.apiSessionId,
@@ -104,6 +112,21 @@ export function createOidcRepository({ db }: Database): OidcRepository {
     async findAuthRequestByCodeHash(codeHash) {
       const row = await db.selectFrom('oidc_auth_requests').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       return row && authRequestFromRow(row);
+    },
+    async markPartiallyAuthenticated(id, change) {
+      const result = await db
+        .updateTable('oidc_auth_requests')
+        .set({
+          status: 'partially_authenticated',
+          identity_id: change.identityId,
+          amr: JSON.stringify(change.amr),
+          auth_time: toIso(change.authTime),
+          outstanding_factors: JSON.stringify(change.outstanding),
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'started')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async issueCode(id, change) {
       const result = await db
