@@ -10,7 +10,7 @@ import * as client from 'openid-client';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { addCertAuthenticator, createIdentity, issueClientCertificate } from '../helpers/fixtures.js';
-import { discoverClient, REDIRECT_URI } from '../helpers/oidc.js';
+import { discoverClient, startLogin } from '../helpers/oidc.js';
 
 describe(`OIDC login with a client certificate (${testDialect})`, () => {
   let ctl: TestController;
@@ -29,20 +29,7 @@ describe(`OIDC login with a client certificate (${testDialect})`, () => {
   after(async () => ctl.close());
 
   /** The authorization request made with the certificate presented: the default method is then `cert`. */
-  async function authorizeWith(cert: { certPem: string; keyPem: string }) {
-    const verifier = client.randomPKCECodeVerifier();
-    const state = client.randomState();
-    const url = client.buildAuthorizationUrl(config, {
-      redirect_uri: REDIRECT_URI,
-      scope: 'openid offline_access',
-      code_challenge: await client.calculatePKCECodeChallenge(verifier),
-      code_challenge_method: 'S256',
-      state,
-    });
-    const res = await ctl.fetch(url.toString(), { cert: cert.certPem, key: cert.keyPem });
-    const location = new URL(String(res.headers.location), ctl.baseUrl);
-    return { verifier, state, location, authRequestId: location.searchParams.get('authRequestID') ?? '' };
-  }
+  const authorizeWith = (cert: { certPem: string; keyPem: string }) => startLogin(ctl, config, {}, cert);
 
   const postCertLogin = (authRequestId: string, cert: { certPem: string; keyPem: string }) =>
     ctl.fetch('/oidc/login/cert', { method: 'POST', body: { authRequestId }, cert: cert.certPem, key: cert.keyPem });
@@ -52,7 +39,7 @@ describe(`OIDC login with a client certificate (${testDialect})`, () => {
     assert.equal(started.location.pathname, '/oidc/login/cert');
     const login = await postCertLogin(started.authRequestId, registered);
     assert.equal(login.status, 302, login.text);
-    const tokens = await client.authorizationCodeGrant(config, new URL(String(login.headers.location)), { pkceCodeVerifier: started.verifier, expectedState: started.state });
+    const tokens = await client.authorizationCodeGrant(config, new URL(String(login.headers.location)), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
     const claims = decodeJwt(tokens.access_token);
     assert.equal(claims.sub, identityId);
     assert.deepEqual(claims.amr, ['cert']);

@@ -48,10 +48,17 @@ export interface StartedLogin {
   state: string;
   nonce: string;
   authRequestId: string;
+  /** Where the authorization endpoint sent the browser (the login URL). */
+  location: URL;
 }
 
 /** Builds the authorization URL with PKCE, follows it, and returns the auth request id from the login redirect. */
-export async function startLogin(ctl: TestController, config: client.Configuration, extra: Record<string, string> = {}): Promise<StartedLogin> {
+export async function startLogin(
+  ctl: TestController,
+  config: client.Configuration,
+  extra: Record<string, string> = {},
+  tls: { certPem: string; keyPem: string } | undefined = undefined,
+): Promise<StartedLogin> {
   const verifier = client.randomPKCECodeVerifier();
   const state = client.randomState();
   const nonce = client.randomNonce();
@@ -64,10 +71,11 @@ export async function startLogin(ctl: TestController, config: client.Configurati
     nonce,
     ...extra,
   });
-  const res = await ctl.fetch(url.toString());
-  const location = String(res.headers.location ?? '');
-  const authRequestId = new URL(location, ctl.baseUrl).searchParams.get('authRequestID') ?? '';
-  return { verifier, state, nonce, authRequestId };
+  // Presenting a client certificate on the authorization request makes `cert` the default login method.
+  const res = await ctl.fetch(url.toString(), tls ? { cert: tls.certPem, key: tls.keyPem } : {});
+  const location = new URL(String(res.headers.location ?? ''), ctl.baseUrl);
+  const authRequestId = location.searchParams.get('authRequestID') ?? '';
+  return { verifier, state, nonce, authRequestId, location };
 }
 
 /** Posts username and password for an auth request; returns the response (302 with the callback on success). */
