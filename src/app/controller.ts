@@ -86,161 +86,172 @@ export async function startController(
   const database = await openDatabase(config.db, {
     onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open another'),
   });
-  const identities = createIdentityRepository(database);
-  const apiSessions = createApiSessionRepository(database);
-  const controllers = createControllerRepository(database);
-  const authPolicyRecords = createAuthPolicyRepository(database);
-  const authenticatorRecords = createAuthenticatorRepository(database);
-  const caPems = trustedCas(config, identity);
-  const version = buildVersionInfo(config, options.build ?? readBuildInfo());
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
+  const apiSessions = createApiSessionRepository(database);
   // Activity is written in batches far more often than sessions can time out (see services/session-activity.ts).
   const activity = createSessionActivity({
     apiSessions,
     flushIntervalMs: Math.min(10_000, Math.floor(sessionTimeoutMs / 10)),
     onError: (error) => logger.error({ err: error }, 'could not record session activity; will retry'),
   });
-  const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
-  const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
-  const enrollmentRecords = createEnrollmentRepository(database);
-  const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
-  const enrollments = createEnrollmentService({
-    enrollments: enrollmentRecords,
-    identities,
-    audit,
-    clock,
-    jwt: enrollmentJwt,
-    edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
-  });
-  const enroll = createEnrollService({
-    enrollments: enrollmentRecords,
-    identities,
-    authPolicies: authPolicyRecords,
-    audit,
-    clock,
-    jwt: enrollmentJwt,
-    signingCa,
-  });
-  const credentials = createCredentialRepository(database);
-  const authentication = createAuthenticationService({
-    identities,
-    credentials,
-    authPolicies: authPolicyRecords,
-    apiSessions: apiSessionService,
-    clock,
-    sessionTimeoutMs,
-  });
-  // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
-  // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.
-  const oidcRecords = createOidcRepository(database);
-  const signingKey = serverSigningKey(identity);
-  const oidcTokens = config.edge
-    ? createOidcTokenSigner({
-        signingKey,
-        issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
-        accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
-        idTokenDurationMs: config.edge.oidc.idTokenDurationMs,
-        retiredKeys: await publishSigningKey({
-          keys: createSigningKeyRepository(database),
-          signingKey,
-          now: clock.now(),
-          longestTokenLifetimeMs: Math.max(config.edge.oidc.accessTokenDurationMs, config.edge.oidc.idTokenDurationMs),
-        }),
-      })
-    : undefined;
-  const accessTokens = oidcTokens ? createAccessTokenVerifier({ tokens: oidcTokens, oidc: oidcRecords, identities, clock }) : undefined;
-  const oidc =
-    oidcTokens && config.edge
-      ? createOidcProviderService({
-          oidc: oidcRecords,
-          identities,
-          authentication,
-          tokens: oidcTokens,
-          clock,
-          accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
-          refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
-        })
-      : undefined;
-  const services: Services = {
-    config,
-    clock,
-    version,
-    auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs, ...(accessTokens ? { accessTokens } : {}) }),
-    apiSessions: apiSessionService,
-    authentication,
-    ...(oidc && accessTokens ? { oidc, accessTokens } : {}),
-    controllers: createControllerService({ controllers }),
-    audit,
-    enrollments,
-    enroll,
-    identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, audit, clock }),
-    authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, audit, clock }),
-    authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
-    ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
-    caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
-    caPems,
-  };
 
-  const startedAt = clock.now();
-  const controllerId = await controllers.upsert({
-    id: newEntityId(),
-    name: identity.serverLeaf.subject,
-    certPem: identity.serverLeaf.toString('pem'),
-    fingerprint: certificateFingerprint(identity.serverLeaf.toString('pem')),
-    apiAddresses: Object.fromEntries(
-      Object.entries(version.apiVersions).map(([binding, { v1 }]) => [binding, v1.apiBaseUrls.map((url) => ({ url, version: 'v1' }))]),
-    ),
-    isOnline: true,
-    lastJoinedAt: startedAt,
-    createdAt: startedAt,
-    updatedAt: startedAt,
-  });
-
-  const specs = buildSpecRegistry(
-    [
-      { id: 'edge-client', title: 'svc Edge Client API', prefix: EDGE_CLIENT_PREFIX, serverUrls: version.apiVersions['edge-client']?.v1.apiBaseUrls ?? [], routes: edgeClientRoutes },
-      { id: 'edge-management', title: 'svc Edge Management API', prefix: EDGE_MANAGEMENT_PREFIX, serverUrls: version.apiVersions['edge-management']?.v1.apiBaseUrls ?? [], routes: edgeManagementRoutes },
-    ].filter((api) => api.serverUrls.length > 0),
-    version.version,
-    startedAt,
-  );
-
-  const apps: FastifyInstance[] = [];
-  const urls: Array<{ listener: string; interfaceUrl: string; publicUrl: string }> = [];
+  // Everything after the store is open runs in assemble(): if any step fails (publishing the signing key,
+  // registering this controller, listening), what is already open is closed again before the error propagates.
   try {
-    for (const listener of config.web) {
-      const tlsIdentity = listenerIdentities.get(listener.identity) as LoadedIdentity;
-      for (const bindPoint of listener.bindPoints) {
-        const app = await buildListenerApp({
-          services,
-          specs,
-          listener,
-          bindPoint,
-          logger,
-          tls: { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems },
-        });
-        apps.push(app);
-        await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
-        urls.push({ listener: listener.name, interfaceUrl: httpsOrigin(bindPoint.interface), publicUrl: httpsOrigin(bindPoint.address) });
-      }
-    }
+    return await assemble();
   } catch (error) {
-    await Promise.allSettled(apps.map((app) => app.close()));
     await activity.close();
     await database.close();
     throw error;
   }
-  logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
 
-  return {
-    urls,
-    database,
-    services,
-    async close() {
+  async function assemble(): Promise<RunningController> {
+    const identities = createIdentityRepository(database);
+    const controllers = createControllerRepository(database);
+    const authPolicyRecords = createAuthPolicyRepository(database);
+    const authenticatorRecords = createAuthenticatorRepository(database);
+    const caPems = trustedCas(config, identity);
+    const version = buildVersionInfo(config, options.build ?? readBuildInfo());
+    const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
+    const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
+    const enrollmentRecords = createEnrollmentRepository(database);
+    const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
+    const enrollments = createEnrollmentService({
+      enrollments: enrollmentRecords,
+      identities,
+      audit,
+      clock,
+      jwt: enrollmentJwt,
+      edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
+    });
+    const enroll = createEnrollService({
+      enrollments: enrollmentRecords,
+      identities,
+      authPolicies: authPolicyRecords,
+      audit,
+      clock,
+      jwt: enrollmentJwt,
+      signingCa,
+    });
+    const credentials = createCredentialRepository(database);
+    const authentication = createAuthenticationService({
+      identities,
+      credentials,
+      authPolicies: authPolicyRecords,
+      apiSessions: apiSessionService,
+      clock,
+      sessionTimeoutMs,
+    });
+    // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
+    // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.
+    const oidcRecords = createOidcRepository(database);
+    const signingKey = serverSigningKey(identity);
+    const oidcTokens = config.edge
+      ? createOidcTokenSigner({
+          signingKey,
+          issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
+          accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
+          idTokenDurationMs: config.edge.oidc.idTokenDurationMs,
+          retiredKeys: await publishSigningKey({
+            keys: createSigningKeyRepository(database),
+            signingKey,
+            now: clock.now(),
+            longestTokenLifetimeMs: Math.max(config.edge.oidc.accessTokenDurationMs, config.edge.oidc.idTokenDurationMs),
+          }),
+        })
+      : undefined;
+    const accessTokens = oidcTokens ? createAccessTokenVerifier({ tokens: oidcTokens, oidc: oidcRecords, identities, clock }) : undefined;
+    const oidc =
+      oidcTokens && config.edge
+        ? createOidcProviderService({
+            oidc: oidcRecords,
+            identities,
+            authentication,
+            tokens: oidcTokens,
+            clock,
+            accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
+            refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
+          })
+        : undefined;
+    const services: Services = {
+      config,
+      clock,
+      version,
+      auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs, ...(accessTokens ? { accessTokens } : {}) }),
+      apiSessions: apiSessionService,
+      authentication,
+      ...(oidc && accessTokens ? { oidc, accessTokens } : {}),
+      controllers: createControllerService({ controllers }),
+      audit,
+      enrollments,
+      enroll,
+      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, audit, clock }),
+      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, audit, clock }),
+      authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
+      ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
+      caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
+      caPems,
+    };
+
+    const startedAt = clock.now();
+    const controllerId = await controllers.upsert({
+      id: newEntityId(),
+      name: identity.serverLeaf.subject,
+      certPem: identity.serverLeaf.toString('pem'),
+      fingerprint: certificateFingerprint(identity.serverLeaf.toString('pem')),
+      apiAddresses: Object.fromEntries(
+        Object.entries(version.apiVersions).map(([binding, { v1 }]) => [binding, v1.apiBaseUrls.map((url) => ({ url, version: 'v1' }))]),
+      ),
+      isOnline: true,
+      lastJoinedAt: startedAt,
+      createdAt: startedAt,
+      updatedAt: startedAt,
+    });
+
+    const specs = buildSpecRegistry(
+      [
+        { id: 'edge-client', title: 'svc Edge Client API', prefix: EDGE_CLIENT_PREFIX, serverUrls: version.apiVersions['edge-client']?.v1.apiBaseUrls ?? [], routes: edgeClientRoutes },
+        { id: 'edge-management', title: 'svc Edge Management API', prefix: EDGE_MANAGEMENT_PREFIX, serverUrls: version.apiVersions['edge-management']?.v1.apiBaseUrls ?? [], routes: edgeManagementRoutes },
+      ].filter((api) => api.serverUrls.length > 0),
+      version.version,
+      startedAt,
+    );
+
+    const apps: FastifyInstance[] = [];
+    const urls: Array<{ listener: string; interfaceUrl: string; publicUrl: string }> = [];
+    try {
+      for (const listener of config.web) {
+        const tlsIdentity = listenerIdentities.get(listener.identity) as LoadedIdentity;
+        for (const bindPoint of listener.bindPoints) {
+          const app = await buildListenerApp({
+            services,
+            specs,
+            listener,
+            bindPoint,
+            logger,
+            tls: { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems },
+          });
+          apps.push(app);
+          await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
+          urls.push({ listener: listener.name, interfaceUrl: httpsOrigin(bindPoint.interface), publicUrl: httpsOrigin(bindPoint.address) });
+        }
+      }
+    } catch (error) {
       await Promise.allSettled(apps.map((app) => app.close()));
-      await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
-      await activity.close();
-      await database.close();
-    },
-  };
+      throw error;
+    }
+    logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
+
+    return {
+      urls,
+      database,
+      services,
+      async close() {
+        await Promise.allSettled(apps.map((app) => app.close()));
+        await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
+        await activity.close();
+        await database.close();
+      },
+    };
+  }
 }
