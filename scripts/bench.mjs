@@ -7,7 +7,9 @@
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
 //  5. legacy password logins per second against raw argon2id verifications per second at the same parameters,
 //  6. complete OIDC PKCE logins and refresh grants per second, and GET /current-identity with a Bearer token,
-//  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers.
+//  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
+//  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
+//     JWT (step 6, last) against the same request without one.
 // Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5).
 import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, generatorName, load, measured, median, post, rssMiB, stop, waitFor } from './bench/lib.mjs';
+import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -119,6 +122,10 @@ try {
   await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
   await compare('GET /current-api-session (Bearer access token)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   await compare('GET /current-identity (Bearer access token)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
+  // The secondary external JWT (issue 6): the same session request, now verifying a JWT on every call. Last, because
+  // from here on the admin needs that JWT on every request.
+  const secondaryJwt = await requireSecondaryJwt(origin, ca, token);
+  await compare('GET /current-identity (svc-session + secondary ext JWT)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { 'svc-session': token, authorization: `Bearer ${secondaryJwt}` } } }, bareTarget);
   row('controller RSS after the load runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
   await stop(child);
   await stop(bare);
@@ -131,6 +138,15 @@ try {
     p.on('exit', () => resolve(out.trim()));
   });
   rows.push(routerLine);
+  // 8. The cost of answering a TOTP factor (in process, real SQLite store).
+  rows.push(
+    await new Promise((resolve) => {
+      const p = spawn(process.execPath, [join(root, 'scripts/bench/totp-check.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      p.stdout.on('data', (c) => (out += c));
+      p.on('exit', () => resolve(out.trim()));
+    }),
+  );
 
   console.log(`\nsvc bench — node ${process.version}, ${generatorName}, ${values.connections} keep-alive connections, ${values.seconds}s per load run, ${rounds} alternating rounds\n`);
   for (const line of rows) console.log(line);

@@ -29,9 +29,9 @@ export function get(url, ca) {
   });
 }
 
-export function post(url, ca, body) {
+export function post(url, ca, body, { method = 'POST', headers = {} } = {}) {
   return new Promise((resolve, reject) => {
-    const req = request(url, { ca, agent: false, method: 'POST', headers: { 'content-type': 'application/json' } }, (res) => {
+    const req = request(url, { ca, agent: false, method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
       let text = '';
       res.on('data', (c) => (text += c));
       res.on('end', () => resolve({ status: res.statusCode, text }));

@@ -31,6 +31,7 @@ import { createEnrollmentJwtSigner, serverSigningKey } from '../services/enrollm
 import { createOidcRepository } from '../persistence/repositories/oidc.js';
 import { createAccessTokenVerifier } from '../services/oidc-access-tokens.js';
 import { createOidcProviderService } from '../services/oidc-provider.js';
+import { createOidcFactorService } from '../services/oidc-factors.js';
 import { createOidcTokenSigner } from '../services/oidc-tokens.js';
 import { publishSigningKey } from '../services/oidc-signing-keys.js';
 import { createSigningKeyRepository } from '../persistence/repositories/signing-keys.js';
@@ -40,6 +41,16 @@ import { createAuthenticatorRepository } from '../persistence/repositories/authe
 import { createAuthPolicyService } from '../services/auth-policies.js';
 import { createAuthenticatorService } from '../services/authenticators.js';
 import { createIdentityService } from '../services/identities.js';
+import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
+import { createExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
+import { createExternalJwtVerifier } from '../services/external-jwt.js';
+import { createExtJwtAuthenticator } from '../services/ext-jwt-auth.js';
+import { createExternalJwtSignerService } from '../services/external-jwt-signers.js';
+import { createJwksFetcher } from '../services/jwks-fetcher.js';
+import { createMfaService } from '../services/mfa.js';
+import { createSessionMfaService } from '../services/session-mfa.js';
+import { createMfaRepository } from '../persistence/repositories/mfa.js';
+import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -67,6 +78,20 @@ function trustedCas(config: ControllerConfig, identity: LoadedIdentity): string[
     if (file) pems.push(...splitPemCertificates(readFileSync(file, 'utf8')));
   }
   return [...new Map(pems.map((pem) => [certificateFingerprint(pem), pem])).values()];
+}
+
+/**
+ * The key sealing TOTP secrets and recovery codes: the configured key file, else one derived from the controller's
+ * private key (stable while that key is; several controllers sharing a store need the same key file).
+ */
+function secretsKey(config: ControllerConfig, identity: LoadedIdentity): Buffer {
+  const file = config.edge?.totp.encryptionKeyFile;
+  if (!file) return deriveSecretsKey(identity.serverKeyPem);
+  try {
+    return parseSecretsKey(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new Error(`edge.totp.encryptionKeyFile ${file}: ${(error as Error).message}`);
+  }
 }
 
 export async function startController(
@@ -111,6 +136,13 @@ export async function startController(
     const authPolicyRecords = createAuthPolicyRepository(database);
     const authenticatorRecords = createAuthenticatorRepository(database);
     const caPems = trustedCas(config, identity);
+    // External JWT signers (issue 6): their JWKS are fetched on the terms of edge.externalJwt, trusting the system
+    // roots and the controller's own CAs.
+    const externalJwtConfig = config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT;
+    const signerRecords = createExternalJwtSignerRepository(database);
+    const jwksFetcher = createJwksFetcher({ config: externalJwtConfig, clock, caPems, log: logger });
+    const externalJwt = createExternalJwtVerifier({ signers: signerRecords, identities, fetcher: jwksFetcher, clock });
+    const extJwtAuth = createExtJwtAuthenticator({ verifier: externalJwt, signers: signerRecords });
     const version = buildVersionInfo(config, options.build ?? readBuildInfo());
     const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
     const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
@@ -134,7 +166,10 @@ export async function startController(
       signingCa,
     });
     const credentials = createCredentialRepository(database);
+    const mfaRecords = createMfaRepository(database, createSecretBox(secretsKey(config, identity)));
     const authentication = createAuthenticationService({
+      mfa: mfaRecords,
+      extJwt: extJwtAuth,
       identities,
       credentials,
       authPolicies: authPolicyRecords,
@@ -173,24 +208,45 @@ export async function startController(
             refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
           })
         : undefined;
+    const mfa = createMfaService({ mfa: mfaRecords, identities, audit, clock, issuer: config.edge?.totp.hostname ?? 'svc' });
     const services: Services = {
       config,
       clock,
       version,
-      auth: createRequestAuthenticator({ apiSessions, identities, activity, clock, sessionTimeoutMs, ...(accessTokens ? { accessTokens } : {}) }),
+      auth: createRequestAuthenticator({
+        apiSessions,
+        identities,
+        activity,
+        clock,
+        sessionTimeoutMs,
+        ...(accessTokens ? { accessTokens } : {}),
+        secondary: { requiredSigner: async (who) => (await authentication.policyOf(who)).secondary.requireExtJwt, check: extJwtAuth.secondary },
+      }),
       apiSessions: apiSessionService,
       authentication,
-      ...(oidc && accessTokens ? { oidc, accessTokens } : {}),
+      ...(oidc && accessTokens ? { oidc, accessTokens, oidcFactors: createOidcFactorService({ provider: oidc, extJwt: extJwtAuth, oidc: oidcRecords, identities, mfa, clock }) } : {}),
       controllers: createControllerService({ controllers }),
       audit,
       enrollments,
       enroll,
       identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, audit, clock }),
-      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, audit, clock }),
+      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: signerRecords, audit, clock }),
       authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
+      mfa,
+      sessionMfa: createSessionMfaService({ mfa, apiSessions: apiSessionService }),
       ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
       caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
       caPems,
+      externalJwt,
+      externalJwtSigners: createExternalJwtSignerService({
+        signers: signerRecords,
+        authPolicies: authPolicyRecords,
+        verifier: externalJwt,
+        fetcher: jwksFetcher,
+        audit,
+        clock,
+        allowHttpJwks: externalJwtConfig.allowHttpJwks,
+      }),
     };
 
     const startedAt = clock.now();

@@ -4,6 +4,7 @@
  * half-way is recognised (no config.yml) and refused rather than half-reused.
  */
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
+import { newSecretsKeyText } from '../crypto/secret-box.js';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { openDatabase } from '../persistence/database.js';
@@ -42,6 +43,8 @@ export async function prepareQuickstartHome(options: QuickstartOptions): Promise
   const clock = options.clock ?? systemClock;
   await createControllerPki(join(options.home, 'pki'), { hosts: [options.host], commonName: 'svc-controller', clock });
   mkdirSync(join(options.home, 'db'), { mode: 0o700 });
+  // Seals TOTP secrets and recovery codes at rest; kept apart from the database so that a copy of one is not enough.
+  writeFileSync(join(options.home, 'pki', 'totp-secrets.key'), newSecretsKeyText(), { mode: 0o600 });
 
   const database = await openDatabase({ kind: 'sqlite', path: join(options.home, 'db', 'svc.sqlite') });
   try {
@@ -74,6 +77,7 @@ function quickstartConfigYaml(host: string, port: number): string {
         edgeRouter: { duration: '180m' },
       },
       oidc: { accessTokenDuration: '30m', idTokenDuration: '30m', refreshTokenDuration: '24h' },
+      totp: { encryptionKeyFile: 'pki/totp-secrets.key' },
     },
     web: [
       {

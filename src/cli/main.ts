@@ -7,6 +7,7 @@ import { checkCommand, createAdminCommand, runCommand } from './controller-comma
 import { processOutput, type Output } from './output.js';
 import { quickstartCommand } from './quickstart-command.js';
 import { explainCommand, schemaCommand, validateCommand } from './router-commands.js';
+import { extJwtCheckCommand } from './ext-jwt-command.js';
 import { readBuildInfo } from '../app/build-info.js';
 
 const USAGE = `usage:
@@ -17,6 +18,7 @@ const USAGE = `usage:
   svc router validate [--format text|json] [--strict] FILE...
   svc router explain FILE
   svc router schema
+  svc ext-jwt check --controller URL --signer ID --token JWT|- [--username NAME] [--password PW] [--ca FILE]
   svc version`;
 
 /** Runs the command line `argv` (without node and script); returns the exit code. */
@@ -70,6 +72,25 @@ export async function main(argv: string[], out: Output = processOutput): Promise
     if (command === 'router' && sub === 'schema') {
       parseArgs({ args: argv.slice(2), options: {} });
       return schemaCommand(out);
+    }
+    if (command === 'ext-jwt' && sub === 'check') {
+      const { values } = parseArgs({
+        args: argv.slice(2),
+        options: {
+          controller: { type: 'string' },
+          signer: { type: 'string' },
+          token: { type: 'string' },
+          username: { type: 'string' },
+          password: { type: 'string' },
+          ca: { type: 'string' },
+        },
+      });
+      const username = values.username ?? process.env.SVC_ADMIN_USER;
+      const password = values.password ?? process.env.SVC_ADMIN_PASSWORD;
+      if (!values.controller || !values.signer || !values.token || !username || !password) {
+        return usage(out, 'ext-jwt check needs --controller, --signer, --token, and --username and --password (or SVC_ADMIN_USER, SVC_ADMIN_PASSWORD)');
+      }
+      return await extJwtCheckCommand({ controller: values.controller, signer: values.signer, token: values.token, username, password, ca: values.ca }, out);
     }
     if (command === 'version' || command === '--version') {
       const build = readBuildInfo();

@@ -1,16 +1,17 @@
 /**
  * Rules for the `edge` section beyond its shape: address syntax, duration limits, the OIDC token lifetime
- * adjustments and the TOTP host name. Produces the typed EdgeConfig, or undefined when a part is wrong.
+ * adjustments, the TOTP host name and the JWKS fetch limits of external JWT signers. Produces the typed
+ * EdgeConfig, or undefined when a part is wrong.
  */
 import { isIPv4 } from 'node:net';
-import { formatDuration } from '../shared/durations.js';
+import { formatDuration, parseDuration } from '../shared/durations.js';
 import { hasPath } from '../shared/yaml-source.js';
 import { isDnsName, parseHostPort } from './host-port.js';
 import { errorCount, readDuration, referToFile, reportError, reportWarning } from './rule-context.js';
 import type { RuleContext } from './rule-context.js';
 import { DEFAULTS } from './schema.js';
 import type { EdgeFile } from './schema.js';
-import type { EdgeConfig } from './types.js';
+import type { EdgeConfig, ExternalJwtConfig } from './types.js';
 
 const MINUTE = 60_000;
 const SESSION_TIMEOUT_MIN = MINUTE;
@@ -18,6 +19,8 @@ const ENROLLMENT_DURATION_MIN = 5 * MINUTE;
 const TOKEN_DURATION_MIN = MINUTE;
 /** The refresh token must outlive the access token by this much (spec: "at least 1 minute longer"). */
 const REFRESH_MARGIN = MINUTE;
+const JWKS_TIMEOUT_MIN = 100;
+const JWKS_REFRESH_MIN = 1000;
 
 /**
  * Checks the edge section part by part (each only when its shape is right) and maps it; the `??`
@@ -29,10 +32,13 @@ export function edgeRules(context: RuleContext, edge: EdgeFile): EdgeConfig | un
   const enrollment = context.clean(['edge', 'enrollment']) ? enrollmentRules(context, edge.enrollment) : undefined;
   const oidc = context.clean(['edge', 'oidc']) ? oidcDurations(context, edge.oidc ?? {}) : undefined;
   const totp = context.clean(['edge', 'totp']) ? totpHostname(context, edge.totp?.hostname, api?.address.host) : undefined;
-  if (errorCount(context) > before || api === undefined || enrollment === undefined || oidc === undefined || totp === undefined) {
+  const externalJwt = context.clean(['edge', 'externalJwt']) ? externalJwtRules(context, edge.externalJwt ?? {}) : undefined;
+  if (errorCount(context) > before || api === undefined || enrollment === undefined || oidc === undefined || totp === undefined || externalJwt === undefined) {
     return undefined;
   }
-  return { api, enrollment, oidc, totp: { hostname: totp } };
+  const keyFile = edge.totp?.encryptionKeyFile;
+  const encryptionKeyFile = keyFile === undefined ? {} : { encryptionKeyFile: referToFile(context, ['edge', 'totp', 'encryptionKeyFile'], keyFile) };
+  return { api, enrollment, oidc, totp: { hostname: totp, ...encryptionKeyFile }, externalJwt };
 }
 
 function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api'] | undefined {
@@ -63,6 +69,37 @@ function enrollmentRules(context: RuleContext, enrollment: EdgeFile['enrollment'
   const edgeRouterDurationMs = duration('edgeRouter');
   if (edgeIdentityDurationMs === undefined || edgeRouterDurationMs === undefined) return undefined;
   return { signingCert, edgeIdentityDurationMs, edgeRouterDurationMs };
+}
+
+type ExternalJwtFile = NonNullable<EdgeFile['externalJwt']>;
+
+/** `edge.externalJwt` as it is without the section (or without an edge section at all). */
+export const DEFAULT_EXTERNAL_JWT: ExternalJwtConfig = Object.freeze({
+  allowHttpJwks: DEFAULTS.allowHttpJwks,
+  refusePrivateAddresses: DEFAULTS.refusePrivateAddresses,
+  jwksTimeoutMs: parseDuration(DEFAULTS.jwksTimeout) as number,
+  jwksMaxBytes: DEFAULTS.jwksMaxBytes,
+  jwksMaxRedirects: DEFAULTS.jwksMaxRedirects,
+  jwksRefreshIntervalMs: parseDuration(DEFAULTS.jwksRefreshInterval) as number,
+});
+
+/**
+ * JWKS fetching of external JWT signers: a timeout of at least 100ms (shorter cannot complete a TLS handshake) and a
+ * refresh interval of at least 1s (it is what stops tokens with made-up `kid`s from making the controller fetch).
+ */
+function externalJwtRules(context: RuleContext, file: ExternalJwtFile): ExternalJwtConfig | undefined {
+  const path = ['edge', 'externalJwt'];
+  const jwksTimeoutMs = readDuration(context, [...path, 'jwksTimeout'], file.jwksTimeout ?? DEFAULTS.jwksTimeout, JWKS_TIMEOUT_MIN);
+  const jwksRefreshIntervalMs = readDuration(context, [...path, 'jwksRefreshInterval'], file.jwksRefreshInterval ?? DEFAULTS.jwksRefreshInterval, JWKS_REFRESH_MIN);
+  if (jwksTimeoutMs === undefined || jwksRefreshIntervalMs === undefined) return undefined;
+  return {
+    allowHttpJwks: file.allowHttpJwks ?? DEFAULTS.allowHttpJwks,
+    refusePrivateAddresses: file.refusePrivateAddresses ?? DEFAULTS.refusePrivateAddresses,
+    jwksTimeoutMs,
+    jwksMaxBytes: file.jwksMaxBytes ?? DEFAULTS.jwksMaxBytes,
+    jwksMaxRedirects: file.jwksMaxRedirects ?? DEFAULTS.jwksMaxRedirects,
+    jwksRefreshIntervalMs,
+  };
 }
 
 type OidcFile = NonNullable<EdgeFile['oidc']>;

@@ -20,6 +20,12 @@ export const DEFAULTS = {
   writeTimeout: '10s',
   minTLSVersion: 'TLS1.2',
   maxTLSVersion: 'TLS1.3',
+  allowHttpJwks: false,
+  refusePrivateAddresses: false,
+  jwksTimeout: '5s',
+  jwksMaxBytes: 262_144,
+  jwksMaxRedirects: 5,
+  jwksRefreshInterval: '30s',
 } as const;
 
 const closed = { additionalProperties: false } as const;
@@ -67,7 +73,27 @@ const EdgeSchema = Type.Object(
       idTokenDuration: Duration(DEFAULTS.idTokenDuration),
       refreshTokenDuration: Duration(DEFAULTS.refreshTokenDuration),
     }),
-    totp: Type.Optional(Type.Object({ hostname: Type.Optional(Type.String({ minLength: 1 })) }, closed)),
+    totp: Type.Optional(
+      Type.Object(
+        {
+          hostname: Type.Optional(Type.String({ minLength: 1 })),
+          /** File holding the 32-byte key that seals TOTP secrets and recovery codes at rest (base64 or hex). */
+          encryptionKeyFile: Type.Optional(FilePath),
+        },
+        closed,
+      ),
+    ),
+    /** How the keys of external JWT signers are fetched (src/services/jwks-fetcher.ts). */
+    externalJwt: section({
+      allowHttpJwks: Type.Optional(Type.Boolean({ default: DEFAULTS.allowHttpJwks, description: 'accept plain http:// JWKS endpoints' })),
+      refusePrivateAddresses: Type.Optional(
+        Type.Boolean({ default: DEFAULTS.refusePrivateAddresses, description: 'refuse JWKS endpoints on loopback and private addresses' }),
+      ),
+      jwksTimeout: Duration(DEFAULTS.jwksTimeout),
+      jwksMaxBytes: Type.Optional(Type.Integer({ minimum: 1024, maximum: 16_777_216, default: DEFAULTS.jwksMaxBytes, description: 'largest JWKS body accepted' })),
+      jwksMaxRedirects: Type.Optional(Type.Integer({ minimum: 0, maximum: 10, default: DEFAULTS.jwksMaxRedirects })),
+      jwksRefreshInterval: Duration(DEFAULTS.jwksRefreshInterval),
+    }),
   },
   closed,
 );

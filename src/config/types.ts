@@ -90,7 +90,29 @@ export interface EdgeConfig {
     readonly idTokenDurationMs: number;
     readonly refreshTokenDurationMs: number;
   };
-  readonly totp: { readonly hostname: string };
+  readonly totp: {
+    readonly hostname: string;
+    /**
+     * Absolute path of the key that seals TOTP secrets and recovery codes; without it the key is derived from the
+     * controller identity's private key.
+     */
+    readonly encryptionKeyFile?: string;
+  };
+  readonly externalJwt: ExternalJwtConfig;
+}
+
+/** `edge.externalJwt`: how the JWKS of external JWT signers are fetched. */
+export interface ExternalJwtConfig {
+  /** Accept `http://` JWKS endpoints (default false: https only). */
+  readonly allowHttpJwks: boolean;
+  /** Refuse endpoints whose addresses are loopback, private or otherwise not public (link-local is always refused). */
+  readonly refusePrivateAddresses: boolean;
+  /** Budget of one fetch, redirects included. */
+  readonly jwksTimeoutMs: number;
+  readonly jwksMaxBytes: number;
+  readonly jwksMaxRedirects: number;
+  /** A token naming an unknown `kid` re-fetches the JWKS at most once per this interval. */
+  readonly jwksRefreshIntervalMs: number;
 }
 
 export interface ControllerConfig {

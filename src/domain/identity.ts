@@ -1,3 +1,5 @@
+import type { OutstandingFactor } from './auth-policy.js';
+
 /**
  * Identities: who authenticates to the controller (people, apps, routers), and their API sessions.
  */
@@ -26,4 +28,8 @@ export interface ApiSession {
   ipAddress: string | null;
   createdAt: Date;
   lastActivityAt: Date;
+  /** Secondary factors still to answer (legacy partial authentication); empty when fully authenticated. */
+  outstanding: OutstandingFactor[];
+  /** Whether TOTP was required when the session started (`isMfaRequired`). */
+  mfaRequired: boolean;
 }

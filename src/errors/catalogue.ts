@@ -44,6 +44,11 @@ export const ERROR_CATALOGUE = {
   INVALID_ENROLL_METHOD: { status: 400, message: 'The supplied enrollment method is not valid' },
   MISSING_OR_INVALID_CSR: { status: 400, message: 'The supplied enrollment request is missing or contains an invalid CSR' },
   CAN_NOT_UPDATE_AUTHENTICATOR: { status: 409, message: 'The authenticator cannot be updated in this fashion' },
+  MFA_EXISTS: { status: 409, message: 'An MFA record already exists, try removing it' },
+  MFA_ENROLLMENT_NOT_STARTED: { status: 404, message: 'MFA enrollment has not been started' },
+  MFA_INVALID_TOKEN: { status: 400, message: 'An invalid token/code was provided' },
+  MFA_NOT_ENROLLED: { status: 409, message: 'The current identity is not enrolled in MFA' },
+  MFA_LOCKED: { status: 429, message: 'Too many invalid MFA codes; try again later' },
   INVALID_PASSWORD: { status: 400, message: 'The password does not satisfy the auth policy, see cause' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

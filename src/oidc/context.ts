@@ -4,18 +4,20 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenVerifier } from '../services/oidc-access-tokens.js';
 import type { OidcBindPoint, OidcProviderService } from '../services/oidc-provider.js';
+import type { OidcFactorService } from '../services/oidc-factors.js';
 import type { Services } from '../services/services.js';
 
 export interface OidcContext {
   readonly services: Services;
   readonly provider: OidcProviderService;
   readonly accessTokens: AccessTokenVerifier;
+  readonly factors: OidcFactorService;
   readonly where: OidcBindPoint;
 }
 
 /** One endpoint of the provider: each file under endpoints/ exports one or more of these. */
 export interface OidcEndpoint {
-  readonly method: 'GET' | 'POST' | Array<'GET' | 'POST'>;
+  readonly method: 'GET' | 'POST' | 'DELETE' | Array<'GET' | 'POST'>;
   readonly url: string;
   handler(context: OidcContext, request: FastifyRequest, reply: FastifyReply): Promise<unknown>;
 }

@@ -8,6 +8,7 @@ import { endSession } from './endpoints/end-session.js';
 import { keys } from './endpoints/keys.js';
 import { authQueries, loginEndpoints } from './endpoints/login.js';
 import { revoke } from './endpoints/revoke.js';
+import { totpEndpoints } from './endpoints/totp.js';
 import { token } from './endpoints/token.js';
 import { userinfo } from './endpoints/userinfo.js';
 
@@ -16,6 +17,7 @@ export const oidcRoutes: readonly OidcEndpoint[] = [
   discovery, //           GET  /oidc/.well-known/openid-configuration
   authorization, //       GET  /oidc/authorization
   ...loginEndpoints, //   GET|POST /oidc/login/{username,password,cert}
+  ...totpEndpoints, //    POST /oidc/login/totp, POST|DELETE /oidc/login/totp/enroll, POST .../enroll/verify
   authQueries, //         GET  /oidc/login/auth-queries?id=
   token, //               POST /oidc/token
   keys, //                GET  /oidc/keys

@@ -7,12 +7,16 @@ import { initialSchema } from './migrations/0001-initial-schema.js';
 import { identitiesEnrollmentPolicies } from './migrations/0002-identities-enrollment-policies.js';
 import { oidc } from './migrations/0003-oidc.js';
 import { oidcFactorsAndKeys } from './migrations/0004-oidc-factors-and-keys.js';
+import { mfa } from './migrations/0005-mfa.js';
+import { externalJwtSigners } from './migrations/0006-external-jwt-signers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
   '0002-identities-enrollment-policies': identitiesEnrollmentPolicies,
   '0003-oidc': oidc,
   '0004-oidc-factors-and-keys': oidcFactorsAndKeys,
+  '0005-mfa': mfa,
+  '0006-external-jwt-signers': externalJwtSigners,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -98,6 +98,46 @@ export interface ApiSessionsTable {
   ip_address: string | null;
   created_at: string;
   last_activity_at: string;
+  /** JSON array of outstanding secondary factors. */
+  outstanding_factors: string;
+  mfa_required: boolean | number;
+}
+
+export interface MfaEnrollmentsTable {
+  id: string;
+  identity_id: string;
+  is_verified: boolean | number;
+  secret_sealed: string;
+  recovery_codes_sealed: string;
+  last_used_step: number | null;
+  failed_attempts: number;
+  locked_until: string | null;
+  revision: number;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An external JWT signer (migration 0006); exactly one of cert_pem and jwks_endpoint is set. */
+export interface ExternalJwtSignersTable {
+  id: string;
+  name: string;
+  issuer: string;
+  audience: string;
+  enabled: boolean | number;
+  cert_pem: string | null;
+  jwks_endpoint: string | null;
+  kid: string | null;
+  claims_property: string;
+  use_external_id: boolean | number;
+  external_auth_url: string | null;
+  client_id: string | null;
+  /** JSON array of strings. */
+  scopes: string;
+  target_token: string;
+  /** JSON object. */
+  tags: string;
+  created_at: string;
+  updated_at: string;
 }
 
 /** An OIDC authorization request (RFC 6749 §4.1.1) and, once logged in, its one-time code (SHA-256 only). */
@@ -166,6 +206,7 @@ export interface Tables {
   identities: IdentitiesTable;
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
+  mfa_enrollments: MfaEnrollmentsTable;
   auth_policies: AuthPoliciesTable;
   enrollments: EnrollmentsTable;
   audit_log: AuditLogTable;
@@ -173,6 +214,7 @@ export interface Tables {
   oidc_sessions: OidcSessionsTable;
   oidc_refresh_tokens: OidcRefreshTokensTable;
   oidc_signing_keys: OidcSigningKeysTable;
+  external_jwt_signers: ExternalJwtSignersTable;
 }
 
 export type { Generated };

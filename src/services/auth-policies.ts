@@ -9,6 +9,7 @@ import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy, type AuthPolicyBody } from '..
 import type { Identity } from '../domain/identity.js';
 import { parseListParams, type RawListParams } from '../persistence/query/list-query.js';
 import { AUTH_POLICY_FIELDS, type AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
+import type { ExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
@@ -42,7 +43,10 @@ export interface AuthPolicyService extends AuthPolicyResolver {
   list(params: RawListParams): Promise<ListPage<AuthPolicy>>;
   /** 404 NOT_FOUND when `id` is unknown. */
   get(id: string): Promise<AuthPolicy>;
-  /** 400 COULD_NOT_VALIDATE (field `name`) when the name is in use. */
+  /**
+   * 400 COULD_NOT_VALIDATE (field `name`) when the name is in use, 400 REFERENCED_ENTITY_NOT_FOUND when it names an
+   * external JWT signer that does not exist (also on replace and patch).
+   */
   create(actor: Actor, input: AuthPolicyInput): Promise<AuthPolicy>;
   replace(actor: Actor, id: string, input: AuthPolicyInput): Promise<AuthPolicy>;
   patch(actor: Actor, id: string, patch: AuthPolicyPatch): Promise<AuthPolicy>;
@@ -88,10 +92,12 @@ function auditDetails(policy: AuthPolicy): Record<string, unknown> {
 export function createAuthPolicyService(deps: {
   authPolicies: AuthPolicyRepository;
   identities: Pick<IdentityRepository, 'countUsingAuthPolicy'>;
+  /** To refuse policies naming external JWT signers that do not exist. */
+  signers: Pick<ExternalJwtSignerRepository, 'existingIds'>;
   audit: AuditService;
   clock: Clock;
 }): AuthPolicyService {
-  const { authPolicies, identities, audit, clock } = deps;
+  const { authPolicies, identities, signers, audit, clock } = deps;
   const filterableFields = Object.keys(AUTH_POLICY_FIELDS);
 
   async function found(id: string): Promise<AuthPolicy> {
@@ -107,8 +113,27 @@ export function createAuthPolicyService(deps: {
     }
   }
 
+  /**
+   * 400 REFERENCED_ENTITY_NOT_FOUND naming the field when the policy names an external JWT signer that does not exist.
+   * Signers `current` already names are not checked again, so a policy stored before this check stays editable.
+   */
+  async function requireKnownSigners(input: AuthPolicyBody, current?: AuthPolicyBody): Promise<void> {
+    const { allowedSigners } = input.primary.extJwt;
+    const required = input.secondary.requireExtJwt;
+    const named = [...allowedSigners, ...(required === null ? [] : [required])];
+    const before = new Set(current ? [...current.primary.extJwt.allowedSigners, current.secondary.requireExtJwt] : []);
+    const known = await signers.existingIds(named.filter((id) => !before.has(id)));
+    for (const id of before) if (id !== null) known.add(id);
+    const unknown = (field: string, value: string) =>
+      new ApiError('REFERENCED_ENTITY_NOT_FOUND', { message: `No external JWT signer has the id '${value}'`, cause: { field, reason: 'does not exist', value } });
+    const missing = allowedSigners.find((id) => !known.has(id));
+    if (missing !== undefined) throw unknown('primary.extJwt.allowedSigners', missing);
+    if (required !== null && !known.has(required)) throw unknown('secondary.requireExtJwt', required);
+  }
+
   async function write(actor: Actor, current: AuthPolicy, input: AuthPolicyInput, action: 'update' | 'patch'): Promise<AuthPolicy> {
     await requireFreeName(input.name, current.id);
+    await requireKnownSigners(input, current);
     const next: AuthPolicy = { ...current, ...body(input), name: input.name, tags: input.tags ?? {}, updatedAt: clock.now() };
     await authPolicies.update(next);
     await audit.record(actor, action, 'auth-policy', next.id, auditDetails(next));
@@ -125,6 +150,7 @@ export function createAuthPolicyService(deps: {
     get: found,
     async create(actor, input) {
       await requireFreeName(input.name);
+      await requireKnownSigners(input);
       const now = clock.now();
       const policy: AuthPolicy = { id: newEntityId(), name: input.name, isSystem: false, ...body(input), tags: input.tags ?? {}, createdAt: now, updatedAt: now };
       await authPolicies.insert(policy);

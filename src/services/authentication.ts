@@ -16,6 +16,9 @@ import type { CredentialRepository } from '../persistence/repositories/credentia
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
+import type { MfaRepository } from '../persistence/repositories/mfa.js';
+import type { ExtJwtAuthenticator } from './ext-jwt-auth.js';
+import { outstandingFactors, type OutstandingFactor } from '../policy/secondary-factors.js';
 
 /** What the TLS layer established about the client certificate (extracted by the HTTP adapter). */
 export interface PresentedClientCertificate {
@@ -32,6 +35,8 @@ export interface AuthenticationRequest {
   username?: string;
   password?: string;
   clientCertificate?: PresentedClientCertificate;
+  /** `Authorization: Bearer` values, in order (method ext-jwt; also a secondary JWT at OIDC logins). */
+  bearerTokens?: readonly string[];
   ipAddress: string | null;
 }
 
@@ -51,6 +56,8 @@ export interface AuthenticationService {
   verifyPrimary(request: AuthenticationRequest): Promise<Identity>;
   /** The auth policy an identity is governed by (its own, else the system `default`). */
   policyOf(identity: Identity): Promise<AuthPolicy>;
+  /** The secondary factors a login of `identity` must answer after its primary credential, TOTP first. */
+  secondaryFactors(identity: Identity): Promise<OutstandingFactor[]>;
 }
 
 type PrimaryMethod = (request: AuthenticationRequest) => Promise<Identity>;
@@ -62,6 +69,10 @@ export interface AuthenticationDeps {
   credentials: CredentialRepository;
   authPolicies: AuthPolicyRepository;
   apiSessions: ApiSessionService;
+  /** Primary and secondary external JWT checks; without it method ext-jwt is not enabled. */
+  extJwt?: ExtJwtAuthenticator;
+  /** Whether an identity has verified TOTP (then TOTP is required of it whatever its policy says). */
+  mfa: Pick<MfaRepository, 'isVerified'>;
   clock: Clock;
   sessionTimeoutMs: number;
 }
@@ -130,7 +141,17 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     return identity;
   };
 
-  const methods: Record<string, PrimaryMethod> = { password, cert };
+  const extJwt: PrimaryMethod = async ({ bearerTokens }) => {
+    const { identity, signer } = await (deps.extJwt as ExtJwtAuthenticator).primary(bearerTokens ?? []);
+    const { allowed, allowedSigners } = (await policyOf(identity)).primary.extJwt;
+    // Spec: the policy must allow ext-jwt and, when it lists signers, this one. Same realm as a refused token.
+    if (!allowed || (allowedSigners.length > 0 && !allowedSigners.includes(signer.id))) {
+      throw (deps.extJwt as ExtJwtAuthenticator).refused('svc-primary-ext-jwt', [signer], `the auth policy of the identity does not allow logins with signer ${signer.id}`);
+    }
+    return identity;
+  };
+
+  const methods: Record<string, PrimaryMethod> = { password, cert, ...(deps.extJwt ? { 'ext-jwt': extJwt } : {}) };
 
   async function verifyPrimary(request: AuthenticationRequest): Promise<Identity> {
     const method = methods[request.method];
@@ -143,12 +164,22 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     return method(request);
   }
 
+  async function secondaryFactors(identity: Identity): Promise<OutstandingFactor[]> {
+    const [policy, hasVerifiedTotp] = await Promise.all([policyOf(identity), deps.mfa.isVerified(identity.id)]);
+    return outstandingFactors({ id: identity.id, hasVerifiedTotp }, policy);
+  }
+
   return {
     verifyPrimary,
     policyOf,
+    secondaryFactors,
     async authenticate(request) {
       const identity = await verifyPrimary(request);
-      const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress);
+      // Legacy sessions answer TOTP once, through auth queries; a required external JWT is checked on every
+      // request instead (spec: Authentication Policy settings), so it is never outstanding here.
+      const outstanding = (await secondaryFactors(identity)).filter((factor) => factor.kind === 'totp');
+      const factors = { outstanding, mfaRequired: outstanding.length > 0 };
+      const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress, factors);
       return { session, token, identity, expiresAt: new Date(session.lastActivityAt.getTime() + deps.sessionTimeoutMs) };
     },
   };

@@ -12,7 +12,7 @@ import { OAuthError } from '../errors/oauth-error.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
-import { outstandingFactors, type OutstandingFactor } from '../policy/secondary-factors.js';
+import type { OutstandingFactor } from '../policy/secondary-factors.js';
 import { redirectUriAllowed } from '../policy/redirect-uri-match.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId, newSecretToken, newUuid } from '../shared/random.js';
@@ -38,7 +38,7 @@ export interface TokenResponse {
 
 export interface OidcProviderService {
   /** RFC 6749 §4.1.1: validates and stores an authorization request; returns its id and the login method. */
-  authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' }>;
+  authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' | 'ext-jwt' }>;
   /** A request still waiting for its login (started or partially authenticated); OAuthError otherwise. */
   pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
   /**
@@ -75,6 +75,21 @@ const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 function checkClient(params: Params): Params {
   if (params.client_id !== OIDC_CLIENT_ID) throw new OAuthError('invalid_client', 'unknown client_id');
   return params;
+}
+
+/** A new one-time authorization code: its value for the client, and the hash and expiry kept in the store. */
+export function newAuthorizationCode(now: Date) {
+  const value = newSecretToken();
+  return { value, hash: hashToken(value), expiresAt: new Date(now.getTime() + CODE_TTL_MS) };
+}
+
+/** The redirect back to the client with the code (RFC 6749 §4.1.2, with RFC 9207 `iss`). */
+export function clientRedirect(request: Pick<OidcAuthRequest, 'redirectUri' | 'state' | 'issuer'>, code: string): string {
+  const target = new URL(request.redirectUri);
+  target.searchParams.set('code', code);
+  if (request.state !== null) target.searchParams.set('state', request.state);
+  target.searchParams.set('iss', request.issuer);
+  return target.toString();
 }
 
 const scopes = (scope: string) => scope.split(' ').filter(Boolean);
@@ -219,7 +234,9 @@ export function createOidcProviderService(deps: {
       }
       if (params.code_challenge_method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256', redirect);
       const method = params.method ?? (hasClientCertificate ? 'cert' : 'password');
-      if (method !== 'password' && method !== 'cert') throw new OAuthError('invalid_request', `login method '${method}' is not supported`, redirect);
+      if (method !== 'password' && method !== 'cert' && method !== 'ext-jwt') {
+        throw new OAuthError('invalid_request', `login method '${method}' is not supported (password, cert, ext-jwt)`, redirect);
+      }
       const now = clock.now();
       await oidc.deleteExpiredAuthRequests(now);
       const authRequestId = newUuid();
@@ -243,7 +260,7 @@ export function createOidcProviderService(deps: {
         createdAt: now,
         expiresAt: new Date(now.getTime() + AUTH_REQUEST_TTL_MS),
       });
-      return { authRequestId, login: method === 'cert' ? 'cert' : 'username' };
+      return { authRequestId, login: method === 'password' ? 'username' : method };
     },
 
     pendingAuthRequest,
@@ -260,21 +277,17 @@ export function createOidcProviderService(deps: {
         return { kind: 'partially_authenticated', request, outstanding: request.outstanding };
       }
       const now = clock.now();
-      const outstanding = outstandingFactors(identity, await authentication.policyOf(identity));
+      const outstanding = await authentication.secondaryFactors(identity);
       const change = { identityId: identity.id, amr: [credentials.method], authTime: now };
       if (outstanding.length > 0) {
         // Spec: started -> partially authenticated; no code exists, so the token endpoint cannot be reached.
         if (!(await oidc.markPartiallyAuthenticated(request.id, { ...change, outstanding }))) throw alreadyLoggedIn();
         return { kind: 'partially_authenticated', request: { ...request, ...change, status: 'partially_authenticated', outstanding }, outstanding };
       }
-      const code = newSecretToken();
-      const issued = await oidc.issueCode(request.id, { ...change, codeHash: hashToken(code), codeExpiresAt: new Date(now.getTime() + CODE_TTL_MS) });
+      const code = newAuthorizationCode(now);
+      const issued = await oidc.issueCode(request.id, { ...change, codeHash: code.hash, codeExpiresAt: code.expiresAt });
       if (!issued) throw alreadyLoggedIn();
-      const target = new URL(request.redirectUri);
-      target.searchParams.set('code', code);
-      if (request.state !== null) target.searchParams.set('state', request.state);
-      target.searchParams.set('iss', request.issuer);
-      return { kind: 'code_issued', location: target.toString() };
+      return { kind: 'code_issued', location: clientRedirect(request, code.value) };
     },
 
     authorizationCode: (params) => authorizationCode(checkClient(params)),

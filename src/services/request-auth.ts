@@ -13,6 +13,7 @@ import { isIdentityDisabled } from '../policy/identity-status.js';
 import type { AccessTokenVerifier } from './oidc-access-tokens.js';
 import { TokenRejected } from './oidc-tokens.js';
 import type { SessionActivity } from './session-activity.js';
+import type { ExtJwtAuthenticator } from './ext-jwt-auth.js';
 
 /**
  * Who is calling. A legacy session token and an OIDC access token both yield an API session view: for OIDC the
@@ -60,8 +61,23 @@ export function createRequestAuthenticator(deps: {
   sessionTimeoutMs: number;
   /** Absent when the controller has no edge section (no OIDC provider): every Bearer token is then invalid. */
   accessTokens?: AccessTokenVerifier;
+  /**
+   * The secondary external JWT requirement (spec: `secondary.requireExtJwt`): the signer an identity's policy
+   * requires, and the check of the request's other Bearer values against it. Absent: nothing is required.
+   */
+  secondary?: {
+    requiredSigner(identity: Identity): Promise<string | null>;
+    check: ExtJwtAuthenticator['secondary'];
+  };
 }): RequestAuthenticator {
   const { apiSessions, identities, activity, clock, sessionTimeoutMs, accessTokens } = deps;
+
+  /** Every request re-checks the secondary JWT, so one that expires stops the next call (issue 6). */
+  async function withSecondary(context: AuthContext, otherBearerTokens: string[]): Promise<AuthContext> {
+    const signerId = deps.secondary ? await deps.secondary.requiredSigner(context.identity) : null;
+    if (signerId && deps.secondary) await deps.secondary.check(signerId, context.identity, otherBearerTokens);
+    return context;
+  }
   const invalidToken = (description = 'token is invalid') =>
     unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
@@ -82,14 +98,14 @@ export function createRequestAuthenticator(deps: {
     if (isIdentityDisabled(identity, now)) throw invalidToken('the identity is disabled');
     activity.seen(session.id, now);
     session.lastActivityAt = now;
-    return { kind: 'legacy', session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: false };
+    return { kind: 'legacy', session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
   }
 
   /**
    * The first Bearer value that is a valid access token (others may be external JWTs). When none is, rule 2 or 3:
    * `expired` when some token was ours and only past its expiry, else `invalid`.
    */
-  async function fromBearerTokens(tokens: string[]): Promise<AuthContext> {
+  async function fromBearerTokens(tokens: string[]): Promise<{ context: AuthContext; token: string }> {
     let expired = false;
     for (const token of tokens) {
       if (!accessTokens) break;
@@ -102,8 +118,11 @@ export function createRequestAuthenticator(deps: {
           ipAddress: null,
           createdAt: session.createdAt,
           lastActivityAt: clock.now(),
+          // An OIDC session exists only once every factor was answered (spec: OIDC authorization request states).
+          outstanding: [],
+          mfaRequired: claims.amr.includes('totp'),
         };
-        return { kind: 'oidc', session: view, identity, expiresAt, partial: false };
+        return { context: { kind: 'oidc', session: view, identity, expiresAt, partial: false }, token };
       } catch (error) {
         if (!(error instanceof TokenRejected)) throw error;
         if (error.reason === 'expired') expired = true;
@@ -116,8 +135,11 @@ export function createRequestAuthenticator(deps: {
   return {
     async authenticate({ sessionToken, bearerTokens }) {
       // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
-      if (sessionToken !== undefined && sessionToken !== '') return fromSessionToken(sessionToken);
-      if (bearerTokens.length > 0) return fromBearerTokens(bearerTokens);
+      if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken), bearerTokens);
+      if (bearerTokens.length > 0) {
+        const { context, token } = await fromBearerTokens(bearerTokens);
+        return withSecondary(context, bearerTokens.filter((other) => other !== token));
+      }
       throw missingCredentialsError();
     },
   };

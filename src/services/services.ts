@@ -9,13 +9,18 @@ import type { AuditService } from './audit.js';
 import type { AuthenticationService } from './authentication.js';
 import type { AuthenticatorService } from './authenticators.js';
 import type { OwnAuthenticatorService } from './own-authenticators.js';
+import type { MfaService } from './mfa.js';
+import type { SessionMfaService } from './session-mfa.js';
 import type { AuthPolicyService } from './auth-policies.js';
 import type { ControllerService } from './controllers.js';
 import type { EnrollService } from './enroll.js';
+import type { ExternalJwtVerifier } from './external-jwt.js';
+import type { ExternalJwtSignerService } from './external-jwt-signers.js';
 import type { EnrollmentService } from './enrollment-service.js';
 import type { IdentityService } from './identities.js';
 import type { AccessTokenVerifier } from './oidc-access-tokens.js';
 import type { OidcProviderService } from './oidc-provider.js';
+import type { OidcFactorService } from './oidc-factors.js';
 import type { RequestAuthenticator } from './request-auth.js';
 import type { VersionInfo } from './version.js';
 
@@ -38,14 +43,24 @@ export interface Services {
   readonly authPolicies: AuthPolicyService;
   /** Authenticator management (management API). */
   readonly authenticators: AuthenticatorService;
+  /** TOTP MFA: enrollment, recovery codes and answering the TOTP factor. */
+  readonly mfa: MfaService;
+  /** Answers a session's TOTP auth query (`authenticate/mfa`). */
+  readonly sessionMfa: SessionMfaService;
   /** The session identity's own authenticators (client API). */
   readonly ownAuthenticators: OwnAuthenticatorService;
   /** The OIDC provider; absent without an edge section. */
   readonly oidc?: OidcProviderService;
+  /** The secondary factors of OIDC logins (TOTP, enrollment); absent without an edge section. */
+  readonly oidcFactors?: OidcFactorService;
   /** Verifies OIDC access tokens (also used by /oidc/userinfo); absent without an edge section. */
   readonly accessTokens?: AccessTokenVerifier;
   /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
   readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */
   readonly caPems: readonly string[];
+  /** External JWT signer management (management API) and the public signer list (client API). */
+  readonly externalJwtSigners: ExternalJwtSignerService;
+  /** Checks a JWT against an external JWT signer and finds its identity (ext-jwt login, secondary factor). */
+  readonly externalJwt: ExternalJwtVerifier;
 }

@@ -55,12 +55,18 @@ describe(`legacy password authentication (${testDialect})`, () => {
     assert.equal(res.json().error.cause.field, 'password');
   });
 
-  it('refuses a method this controller has not enabled with 400 INVALID_AUTH_METHOD naming it', async () => {
-    const res = await ctl.fetch('/edge/client/v1/authenticate?method=ext-jwt', { method: 'POST' });
+  it('refuses an unknown method with 400 naming the method parameter', async () => {
+    const res = await ctl.fetch('/edge/client/v1/authenticate?method=kerberos', { method: 'POST' });
     assert.equal(res.status, 400);
     const { error } = res.json();
-    assert.equal(error.code, 'INVALID_AUTH_METHOD');
-    assert.match(error.message, /'ext-jwt' is not enabled/);
+    assert.equal(error.code, 'COULD_NOT_VALIDATE');
+    assert.match(JSON.stringify(error.cause), /method/);
+  });
+
+  it('refuses method ext-jwt without a Bearer token with 401 in realm svc-primary-ext-jwt, error missing', async () => {
+    const res = await ctl.fetch('/edge/client/v1/authenticate?method=ext-jwt', { method: 'POST' });
+    assert.equal(res.status, 401);
+    assert.match(res.headerValues('www-authenticate').join(), /realm="svc-primary-ext-jwt" error="missing"/);
   });
 
   it('refuses method cert without a client certificate with 401 INVALID_AUTH', async () => {

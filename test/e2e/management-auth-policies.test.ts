@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
+import { signerBody } from '../helpers/external-jwt.js';
 import { authPolicyBody, managementClient, type ManagementClient } from '../helpers/management.js';
 
 describe(`auth policy management (${testDialect})`, () => {
@@ -23,6 +24,8 @@ describe(`auth policy management (${testDialect})`, () => {
     return res.json().data.id as string;
   };
   const read = async (id: string) => (await admin.get(`/auth-policies/${id}`)).json().data;
+  /** An external JWT signer for policies to name (they may only name existing ones). */
+  const signer = async (name: string) => (await admin.post('/external-jwt-signers', signerBody(name))).json().data.id as string;
   const names = async (filter: string) =>
     (await admin.get(`/auth-policies?filter=${encodeURIComponent(filter)}`)).json().data.map((p: { name: string }) => p.name);
 
@@ -55,13 +58,14 @@ describe(`auth policy management (${testDialect})`, () => {
   });
 
   it('accepts secondary.requireExtJwtSigner as another name for requireExtJwt', async () => {
+    const [signer1, signer2] = [await signer('signer-1'), await signer('signer-2')];
     const body = authPolicyBody('aliased');
-    body.secondary = { requireTotp: true, requireExtJwtSigner: 'signer-1' };
+    body.secondary = { requireTotp: true, requireExtJwtSigner: signer1 };
     const id = await create(body);
-    assert.deepEqual((await read(id)).secondary, { requireTotp: true, requireExtJwt: 'signer-1', requireExtJwtSigner: 'signer-1' });
+    assert.deepEqual((await read(id)).secondary, { requireTotp: true, requireExtJwt: signer1, requireExtJwtSigner: signer1 });
     const same = authPolicyBody('aliased-both');
-    same.secondary = { requireTotp: false, requireExtJwt: 'signer-2', requireExtJwtSigner: 'signer-2' };
-    assert.equal((await read(await create(same))).secondary.requireExtJwt, 'signer-2');
+    same.secondary = { requireTotp: false, requireExtJwt: signer2, requireExtJwtSigner: signer2 };
+    assert.equal((await read(await create(same))).secondary.requireExtJwt, signer2);
   });
 
   it('lists policies with filters, sort and paging', async () => {
@@ -89,12 +93,13 @@ describe(`auth policy management (${testDialect})`, () => {
     const id = await create(authPolicyBody('to-patch'));
     const before = await read(id);
     assert.equal((await admin.patch(`/auth-policies/${id}`, { primary: { updb: { lockoutDurationMinutes: 60 } } })).status, 200);
-    assert.equal((await admin.patch(`/auth-policies/${id}`, { secondary: { requireExtJwtSigner: 'signer-9' } })).status, 200);
+    const signer9 = await signer('signer-9');
+    assert.equal((await admin.patch(`/auth-policies/${id}`, { secondary: { requireExtJwtSigner: signer9 } })).status, 200);
     const after = await read(id);
     assert.equal(after.primary.updb.lockoutDurationMinutes, 60);
     assert.equal(after.primary.updb.maxAttempts, before.primary.updb.maxAttempts);
     assert.deepEqual(after.primary.cert, before.primary.cert);
-    assert.deepEqual(after.secondary, { requireTotp: false, requireExtJwt: 'signer-9', requireExtJwtSigner: 'signer-9' });
+    assert.deepEqual(after.secondary, { requireTotp: false, requireExtJwt: signer9, requireExtJwtSigner: signer9 });
     assert.equal(after.name, 'to-patch');
   });
 

@@ -10,6 +10,8 @@ export interface TestResponse {
   /** Values of a header, in order, however many times it was sent. */
   headerValues(name: string): string[];
   text: string;
+  /** The raw body (for binary answers such as images). */
+  body: Buffer;
   json<T = any>(): T;
 }
 
@@ -28,6 +30,8 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
   const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
   if (body !== undefined && typeof body === 'object' && !Buffer.isBuffer(body) && !headers['content-type']) headers['content-type'] = 'application/json';
+  // Node frames a DELETE body only with an explicit length (as fetch and curl send it).
+  if (payload !== undefined && headers['content-length'] === undefined) headers['content-length'] = String(Buffer.byteLength(payload));
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       url,
@@ -43,13 +47,15 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
         const chunks: Buffer[] = [];
         res.on('data', (chunk: Buffer) => chunks.push(chunk));
         res.on('end', () => {
-          const text = Buffer.concat(chunks).toString('utf8');
+          const bytes = Buffer.concat(chunks);
+          const text = bytes.toString('utf8');
           const raw = res.rawHeaders;
           resolve({
             status: res.statusCode ?? 0,
             headers: res.headers,
             headerValues: (name) => raw.flatMap((h, i) => (i % 2 === 0 && h.toLowerCase() === name.toLowerCase() ? [raw[i + 1] as string] : [])),
             text,
+            body: bytes,
             json: () => JSON.parse(text),
           });
         });

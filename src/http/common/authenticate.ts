@@ -3,11 +3,13 @@
  * its token in `data.token` and in the `svc-session` response header (spec: Legacy authentication).
  */
 import { Type } from 'typebox';
-import { ApiErrorBody, Envelope } from '../schemas/common.js';
+import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
-import { presentedClientCertificate } from '../kit/credentials.js';
+import { presentedClientCertificate, presentedCredentials } from '../kit/credentials.js';
 import { CurrentApiSession, currentApiSessionView } from './current-api-session.js';
+import { totpRequired } from '../../domain/auth-query.js';
+import { MfaCodeBody } from '../schemas/mfa.js';
 
 const AuthenticateQuery = Type.Object({
   method: Type.Union([Type.Literal('password'), Type.Literal('cert'), Type.Literal('ext-jwt')], { description: 'password, cert or ext-jwt' }),
@@ -44,13 +46,30 @@ export const authenticateRoute = defineRoute({
       username: body.username,
       password: body.password,
       clientCertificate: presentedClientCertificate(request),
+      bearerTokens: presentedCredentials(request).bearerTokens,
       ipAddress: request.ip,
     });
     const now = api.services.clock.now();
-    const view = currentApiSessionView({ kind: 'legacy', partial: false, ...result }, now);
+    const view = currentApiSessionView(result, now, api.prefix);
     reply.header('svc-session', result.token);
+    if (totpRequired(result.session.outstanding)) reply.header('totp-required', 'true');
     reply.header('expiration-seconds', String(view.expirationSeconds));
     reply.header('expires-at', view.expiresAt);
     return envelope({ ...view, token: result.token });
+  },
+});
+
+/** `POST /authenticate/mfa`: a session answers its TOTP auth query (spec: Legacy API session states). */
+export const authenticateMfaRoute = defineRoute({
+  method: 'POST',
+  url: '/authenticate/mfa',
+  operationId: 'authenticateMfa',
+  summary: 'Answers the TOTP auth query of the session with a TOTP or recovery code; the same token continues fully authenticated',
+  tags: ['Authentication', 'MFA'],
+  access: 'partial',
+  schema: { body: MfaCodeBody, response: { 200: EmptyEnvelope, 400: ApiErrorBody, 401: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody } },
+  handler: async ({ api, auth, body }) => {
+    await api.services.sessionMfa.answer(auth!, body.code);
+    return envelope({});
   },
 });

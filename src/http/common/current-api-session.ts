@@ -5,6 +5,7 @@
 import { Type } from 'typebox';
 import type { AuthContext } from '../../services/request-auth.js';
 import { secondsUntil } from '../../shared/clock.js';
+import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
 import { ApiErrorBody, DateTime, EmptyEnvelope, Envelope, Links } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
@@ -26,17 +27,21 @@ export const CurrentApiSession = Type.Object({
   _links: Links,
 });
 
-/** The wire view of a legacy session (without its token: that is shown once, at authentication). */
-export function currentApiSessionView(auth: AuthContext, now: Date) {
+/**
+ * The wire view of a legacy session (without its token: that is shown once, at authentication). Its auth queries
+ * point at `authenticate/mfa` of the API the session was read through (`prefix`).
+ */
+export function currentApiSessionView(auth: Pick<AuthContext, 'session' | 'identity' | 'expiresAt'>, now: Date, prefix: string) {
   const { session, identity } = auth;
+  const totpOutstanding = totpRequired(session.outstanding);
   return {
     id: session.id,
     identityId: identity.id,
     identity: { id: identity.id, name: identity.name },
     authMethod: session.authMethod,
-    isMfaRequired: false,
-    isMfaComplete: false,
-    authQueries: [],
+    isMfaRequired: session.mfaRequired,
+    isMfaComplete: session.mfaRequired && !totpOutstanding,
+    authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
     expiresAt: auth.expiresAt.toISOString(),
     expirationSeconds: secondsUntil(auth.expiresAt, now),
     lastActivityAt: session.lastActivityAt.toISOString(),
@@ -58,7 +63,7 @@ export const currentApiSessionRoutes = [
     tags,
     access: 'partial',
     schema: { response: { 200: Envelope(CurrentApiSession), 401: ApiErrorBody } },
-    handler: ({ auth, api }) => envelope(currentApiSessionView(auth!, api.services.clock.now())),
+    handler: ({ auth, api }) => envelope(currentApiSessionView(auth!, api.services.clock.now(), api.prefix)),
   }),
   defineRoute({
     method: 'DELETE',
@@ -66,7 +71,8 @@ export const currentApiSessionRoutes = [
     operationId: 'deleteCurrentApiSession',
     summary: 'Logs out: ends the API session used for this request',
     tags,
-    access: 'partial',
+    // Spec rule 6: a partially authenticated session may only answer, enroll and read itself; it cannot log out.
+    access: 'session',
     schema: { response: { 200: EmptyEnvelope, 401: ApiErrorBody } },
     handler: async ({ auth, api }) => {
       // An OIDC session ends as at /oidc/end_session: its access tokens stop and its refresh family is revoked.

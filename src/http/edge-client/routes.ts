@@ -3,13 +3,15 @@
  * Operations of later roadmap steps are added here as they land.
  */
 import { listControllersRoute as controllersRoute } from '../common/controllers.js';
-import { authenticateRoute } from '../common/authenticate.js';
+import { authenticateMfaRoute, authenticateRoute } from '../common/authenticate.js';
 import { currentIdentityRoutes } from '../common/current-identity.js';
 import { currentApiSessionRoutes } from '../common/current-api-session.js';
 import { informationalRoutes } from '../common/informational.js';
 import { wellKnownCaCertsRoute } from '../common/well-known.js';
 import type { RouteDef } from '../kit/route.js';
 import { enrollRoutes } from './enroll.js';
+import { listClientExternalJwtSignersRoute } from './external-jwt-signers.js';
+import { mfaRoutes } from './mfa.js';
 
 export const EDGE_CLIENT_PREFIX = '/edge/client/v1';
 
@@ -17,10 +19,13 @@ export const edgeClientRoutes: readonly RouteDef[] = [
   ...informationalRoutes(),
   wellKnownCaCertsRoute,
   authenticateRoute,
+  authenticateMfaRoute,
   controllersRoute,
   ...currentApiSessionRoutes,
   ...currentIdentityRoutes,
+  ...mfaRoutes,
   ...enrollRoutes,
+  listClientExternalJwtSignersRoute,
 ];
 
 /** Paths outside the prefix that the client API also answers (as the reference controller does). */

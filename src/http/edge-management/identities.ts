@@ -126,6 +126,19 @@ export const identityRoutes = [
     },
   }),
   defineRoute({
+    method: 'DELETE',
+    url: '/identities/:id/mfa',
+    operationId: 'removeIdentityMfa',
+    summary: "Removes an identity's TOTP enrollment (pending or verified), e.g. after the user lost the device",
+    tags,
+    access: 'admin',
+    schema: { params: IdParams, response: mutation },
+    handler: async ({ api, auth, params }) => {
+      await api.services.mfa.removeByAdmin(params.id, actorOf(auth));
+      return envelope({});
+    },
+  }),
+  defineRoute({
     method: 'GET',
     url: '/identities/:id/authenticators',
     operationId: 'listIdentityAuthenticators',

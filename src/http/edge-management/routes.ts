@@ -3,7 +3,7 @@
  * The identity, enrollment and policy operations an operator needs arrive with roadmap step 2.
  */
 import { listControllersRoute } from '../common/controllers.js';
-import { authenticateRoute } from '../common/authenticate.js';
+import { authenticateMfaRoute, authenticateRoute } from '../common/authenticate.js';
 import { currentIdentityRoutes } from '../common/current-identity.js';
 import { currentApiSessionRoutes } from '../common/current-api-session.js';
 import { informationalRoutes } from '../common/informational.js';
@@ -13,6 +13,7 @@ import { enrollmentRoutes } from './enrollments.js';
 import { auditLogRoutes } from './audit-log.js';
 import { authPolicyRoutes } from './auth-policies.js';
 import { authenticatorRoutes } from './authenticators.js';
+import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identities.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
@@ -21,6 +22,7 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...informationalRoutes(),
   wellKnownCaCertsRoute,
   authenticateRoute,
+  authenticateMfaRoute,
   { ...listControllersRoute, access: 'admin' },
   ...currentApiSessionRoutes,
   ...currentIdentityRoutes,
@@ -28,5 +30,6 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...identityRoutes,
   ...authenticatorRoutes,
   ...authPolicyRoutes,
+  ...externalJwtSignerRoutes,
   ...auditLogRoutes,
 ];

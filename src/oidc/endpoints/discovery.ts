@@ -28,7 +28,15 @@ export const discovery: OidcEndpoint = {
       claims_supported: ['sub', 'iss', 'aud', 'exp', 'iat', 'auth_time', 'nonce', 'amr', 'azp', 'name', 'sid'],
       // RFC 9207 §3: the `iss` parameter is sent with every authorization response.
       authorization_response_iss_parameter_supported: true,
-      svc_endpoints: { password: `${issuer}/login/password`, cert: `${issuer}/login/cert`, auth_queries: `${issuer}/login/auth-queries` },
+      svc_endpoints: {
+        password: `${issuer}/login/password`,
+        cert: `${issuer}/login/cert`,
+        ext_jwt: `${issuer}/login/ext-jwt`,
+        totp: `${issuer}/login/totp`,
+        totp_enroll: `${issuer}/login/totp/enroll`,
+        totp_enroll_verify: `${issuer}/login/totp/enroll/verify`,
+        auth_queries: `${issuer}/login/auth-queries`,
+      },
     };
   },
 };

@@ -6,7 +6,7 @@
  * auth queries (the request is then partially authenticated). Refused credentials leave the request as it was.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { presentedClientCertificate } from '../../http/kit/credentials.js';
+import { presentedClientCertificate, presentedCredentials } from '../../http/kit/credentials.js';
 import type { LoginOutcome } from '../../services/oidc-provider.js';
 import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
@@ -32,14 +32,14 @@ ${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
 }
 
 /** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
-function authRequestIdOf(request: FastifyRequest) {
+export function authRequestIdOf(request: FastifyRequest) {
   const body = readParams(request.body, MAX_TOKEN_PARAM);
   const query = readParams(request.query, MAX_TOKEN_PARAM);
   return { body, id: body.authRequestId ?? body.id ?? query.authRequestID ?? query.id };
 }
 
 /** Spec: OIDC authorization request states; a code goes to the client, outstanding factors to the user. */
-function answerLogin(reply: FastifyReply, outcome: LoginOutcome) {
+export function answerLogin(reply: FastifyReply, outcome: LoginOutcome) {
   if (outcome.kind === 'code_issued') return reply.redirect(outcome.location, 302);
   return sendAuthQueries(reply, outcome.request);
 }
@@ -48,16 +48,17 @@ async function showLogin({ provider }: OidcContext, request: FastifyRequest, rep
   const query = readParams(request.query, MAX_TOKEN_PARAM);
   const pending = await provider.pendingAuthRequest(query.authRequestID ?? query.id);
   const partial = pending.status === 'partially_authenticated';
-  if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert')) {
+  if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert') && !request.url.startsWith('/oidc/login/ext-jwt')) {
     return reply.header('auth-request-id', pending.id).type('text/html; charset=utf-8').send(loginForm(pending.id));
   }
   return sendAuthQueries(reply, pending);
 }
 
-async function passwordLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+async function passwordLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const { body, id } = authRequestIdOf(request);
+  const { bearerTokens } = presentedCredentials(request);
   try {
-    return answerLogin(reply, await provider.login(id, { method: 'password', username: body.username, password: body.password, ipAddress: request.ip }));
+    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, bearerTokens, ipAddress: request.ip }));
   } catch (error) {
     // A browser posting the form gets the form back with the reason; API clients get the JSON error.
     if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {
@@ -67,19 +68,29 @@ async function passwordLogin({ provider }: OidcContext, request: FastifyRequest,
   }
 }
 
-async function certLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+async function certLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const { id } = authRequestIdOf(request);
   const clientCertificate = presentedClientCertificate(request);
-  return answerLogin(reply, await provider.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ipAddress: request.ip }));
+  const { bearerTokens } = presentedCredentials(request);
+  return answerLogin(reply, await factors.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), bearerTokens, ipAddress: request.ip }));
+}
+
+/** `Authorization: Bearer <external JWT>` (more than one value may also carry a secondary JWT). */
+async function extJwtLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+  const { id } = authRequestIdOf(request);
+  const { bearerTokens } = presentedCredentials(request);
+  return answerLogin(reply, await factors.login(id, { method: 'ext-jwt', bearerTokens, ipAddress: request.ip }));
 }
 
 export const loginEndpoints: OidcEndpoint[] = [
   { method: 'GET', url: '/oidc/login/username', handler: showLogin },
   { method: 'GET', url: '/oidc/login/password', handler: showLogin },
   { method: 'GET', url: '/oidc/login/cert', handler: showLogin },
+  { method: 'GET', url: '/oidc/login/ext-jwt', handler: showLogin },
   { method: 'POST', url: '/oidc/login/username', handler: passwordLogin },
   { method: 'POST', url: '/oidc/login/password', handler: passwordLogin },
   { method: 'POST', url: '/oidc/login/cert', handler: certLogin },
+  { method: 'POST', url: '/oidc/login/ext-jwt', handler: extJwtLogin },
 ];
 
 /** `GET /oidc/login/auth-queries?id=`: what the request still has to answer (empty before its primary login). */

@@ -4,7 +4,8 @@
 import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
 import type { ApiSessionsTable } from '../tables.js';
-import { toDate, toIso } from './row-values.js';
+import type { OutstandingFactor } from '../../domain/auth-policy.js';
+import { parseJson, toBool, toDate, toIso } from './row-values.js';
 
 export interface ApiSessionRepository {
   insert(session: ApiSession, tokenHash: string): Promise<void>;
@@ -14,6 +15,11 @@ export interface ApiSessionRepository {
   /** Records the last activity of many sessions in one transaction (never moves a session's time backwards). */
   touchMany(entries: { id: string; at: Date }[]): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /**
+   * Replaces the outstanding factors if they are still `expected` (a factor was answered). False when another
+   * request changed them first.
+   */
+  replaceOutstanding(id: string, expected: OutstandingFactor[], remaining: OutstandingFactor[]): Promise<boolean>;
 }
 
 function fromRow(row: ApiSessionsTable): ApiSession {
@@ -24,6 +30,8 @@ function fromRow(row: ApiSessionsTable): ApiSession {
     ipAddress: row.ip_address,
     createdAt: toDate(row.created_at),
     lastActivityAt: toDate(row.last_activity_at),
+    outstanding: parseJson<OutstandingFactor[]>(row.outstanding_factors),
+    mfaRequired: toBool(row.mfa_required),
   };
 }
 
@@ -40,6 +48,8 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
           ip_address: session.ipAddress,
           created_at: toIso(session.createdAt),
           last_activity_at: toIso(session.lastActivityAt),
+          outstanding_factors: JSON.stringify(session.outstanding),
+          mfa_required: session.mfaRequired,
         })
         .execute();
     },
@@ -65,6 +75,16 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
             .execute();
         }
       });
+    },
+    async replaceOutstanding(id, expected, remaining) {
+      // Compare-and-set on the stored list, so two answers racing cannot both count.
+      const result = await db
+        .updateTable('api_sessions')
+        .set({ outstanding_factors: JSON.stringify(remaining) })
+        .where('id', '=', id)
+        .where('outstanding_factors', '=', JSON.stringify(expected))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
     },
     async delete(id) {
       const result = await db.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();

@@ -23,6 +23,8 @@ export interface AuthPolicyRepository {
   /** `{id, name}` of each policy in `ids` that exists. */
   namesByIds(ids: readonly string[]): Promise<Map<string, string>>;
   list(query: ListQuery): Promise<{ items: AuthPolicy[]; totalCount: number }>;
+  /** The policies that name external JWT signer `signerId` (primary.extJwt.allowedSigners or secondary.requireExtJwt). */
+  findReferencingSigner(signerId: string): Promise<AuthPolicy[]>;
   insert(policy: AuthPolicy): Promise<void>;
   /** Writes name, body, tags and updatedAt. */
   update(policy: AuthPolicy): Promise<void>;
@@ -74,6 +76,13 @@ export function createAuthPolicyRepository(database: Database): AuthPolicyReposi
     async list(query) {
       const { rows, totalCount } = await listRows(database, 'auth_policies', AUTH_POLICY_FIELDS, query);
       return { items: rows.map(authPolicyFromRow), totalCount };
+    },
+    async findReferencingSigner(signerId) {
+      // The body is JSON text; policies are few, so they are read whole and matched here rather than inside the JSON.
+      const rows = await db.selectFrom('auth_policies').selectAll().orderBy('name').execute();
+      return rows
+        .map(authPolicyFromRow)
+        .filter((policy) => policy.secondary.requireExtJwt === signerId || policy.primary.extJwt.allowedSigners.includes(signerId));
     },
     async insert(policy) {
       await db.insertInto('auth_policies').values(toRow(policy)).execute();

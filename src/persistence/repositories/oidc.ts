@@ -20,6 +20,16 @@ export interface OidcRepository {
   markPartiallyAuthenticated(id: string, change: { identityId: string; amr: string[]; authTime: Date; outstanding: OutstandingFactor[] }): Promise<boolean>;
   /** started -> code_issued; false when the request was no longer `started`. */
   issueCode(id: string, change: { identityId: string; amr: string[]; authTime: Date; codeHash: string; codeExpiresAt: Date }): Promise<boolean>;
+  /**
+   * A secondary factor answered on a partially authenticated request: records the remaining factors and the amr;
+   * with `code`, none remain and the request moves to code_issued. Compare-and-set on the outstanding factors, so
+   * two answers racing cannot both count; false when the request changed first.
+   */
+  answerFactor(
+    id: string,
+    expected: OutstandingFactor[],
+    change: { amr: string[]; outstanding: OutstandingFactor[]; code?: { hash: string; expiresAt: Date } },
+  ): Promise<boolean>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
   redeemCode(id: string): Promise<boolean>;
   /** Removes requests that expired before `before` and never led to tokens. */
@@ -141,6 +151,20 @@ export function createOidcRepository({ db }: Database): OidcRepository {
         })
         .where('id', '=', id)
         .where('status', '=', 'started')
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async answerFactor(id, expected, change) {
+      const result = await db
+        .updateTable('oidc_auth_requests')
+        .set({
+          amr: JSON.stringify(change.amr),
+          outstanding_factors: JSON.stringify(change.outstanding),
+          ...(change.code ? { status: 'code_issued', code_hash: change.code.hash, code_expires_at: toIso(change.code.expiresAt) } : {}),
+        })
+        .where('id', '=', id)
+        .where('status', '=', 'partially_authenticated')
+        .where('outstanding_factors', '=', JSON.stringify(expected))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },

@@ -1,0 +1,77 @@
+/**
+ * External JWTs as credentials (spec: Authentication Policy settings, Unauthorized responses; issue 6): the primary
+ * `ext-jwt` login, where a Bearer JWT of an enabled signer names the identity, and the secondary requirement, where
+ * a policy demands a valid JWT of one signer, for the same identity, beside the primary credential.
+ *
+ * Refusals are 401 with one WWW-Authenticate challenge in realm `svc-primary-ext-jwt` or `svc-secondary-ext-jwt`,
+ * error `missing`, `invalid` or `expired`, and the `id` and `issuer` of the signer(s) that were tried, so a client can
+ * tell which provider to ask. The description names the first failed check, except that checks about identities
+ * are worded alike, so an answer does not tell which identities exist or are disabled.
+ */
+import type { ExternalJwtSigner } from '../domain/external-jwt-signer.js';
+import type { Identity } from '../domain/identity.js';
+import type { ExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
+import { extJwtChallengeError, type ExtJwtFailure, type ExternalJwtVerifier } from './external-jwt.js';
+
+export type ExtJwtRealm = 'svc-primary-ext-jwt' | 'svc-secondary-ext-jwt';
+
+export interface ExtJwtAuthenticator {
+  /** The identity and signer of the first Bearer value that is a valid JWT of an enabled signer. */
+  primary(tokens: readonly string[]): Promise<{ identity: Identity; signer: ExternalJwtSigner }>;
+  /** Passes when one of `tokens` is a valid JWT of signer `signerId` naming `identity`. */
+  secondary(signerId: string, identity: Identity, tokens: readonly string[]): Promise<void>;
+  /** The 401 of `realm` for a signer refused for a reason outside the token (e.g. the auth policy). */
+  refused(realm: ExtJwtRealm, signers: ExternalJwtSigner[], description: string): Error;
+}
+
+/** What a client is told of a failed check. */
+function described(failure: ExtJwtFailure): string {
+  if (failure.check === 'no-identity' || failure.check === 'identity-disabled') return 'the token does not name an identity that may log in';
+  return failure.message;
+}
+
+export function createExtJwtAuthenticator(deps: {
+  verifier: ExternalJwtVerifier;
+  signers: Pick<ExternalJwtSignerRepository, 'findById' | 'listEnabled'>;
+}): ExtJwtAuthenticator {
+  const { verifier } = deps;
+
+  return {
+    async primary(tokens) {
+      if (tokens.length === 0) {
+        throw extJwtChallengeError('svc-primary-ext-jwt', 'missing', await deps.signers.listEnabled(), 'no Bearer token was provided');
+      }
+      let first: { failure: ExtJwtFailure; signers: ExternalJwtSigner[] } | undefined;
+      for (const token of tokens) {
+        const candidates = await verifier.candidates(token);
+        for (const signer of candidates) {
+          const result = await verifier.check(signer.id, token);
+          if (result.ok) return { identity: result.identity, signer: result.signer };
+          first ??= { failure: result.failure, signers: candidates };
+        }
+      }
+      if (!first) throw extJwtChallengeError('svc-primary-ext-jwt', 'invalid', [], 'no external JWT signer is enabled');
+      throw extJwtChallengeError('svc-primary-ext-jwt', first.failure.error, first.signers, described(first.failure));
+    },
+
+    async secondary(signerId, identity, tokens) {
+      const signer = await deps.signers.findById(signerId);
+      const named = signer ? [signer] : [];
+      if (tokens.length === 0) {
+        throw extJwtChallengeError('svc-secondary-ext-jwt', 'missing', named, 'a Bearer JWT of the signer the auth policy requires must accompany every request');
+      }
+      let failure: ExtJwtFailure | undefined;
+      for (const token of tokens) {
+        const result = await verifier.check(signerId, token);
+        if (result.ok && result.identity.id === identity.id) return;
+        failure ??= result.ok ? { check: 'no-identity', message: '', error: 'invalid' } : result.failure;
+      }
+      const problem = failure as ExtJwtFailure;
+      throw extJwtChallengeError('svc-secondary-ext-jwt', problem.error, named, problem.check === 'no-identity' ? 'the token does not name the identity of this session' : described(problem));
+    },
+
+    refused(realm, signers, description) {
+      return extJwtChallengeError(realm, 'invalid', signers, description);
+    },
+  };
+}
