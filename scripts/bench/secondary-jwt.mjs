@@ -1,16 +1,14 @@
 // Setup for the secondary external JWT figure of `npm run bench`: an external JWT signer with a self-signed P-256
 // certificate made here, the `default` auth policy made to require it (so every later request of the admin needs
 // the JWT), and a JWT of that signer for the admin. Returns the JWT.
-import { webcrypto } from 'node:crypto';
-import * as x509 from '@peculiar/x509';
 import { SignJWT } from 'jose';
+import { webcrypto, x509 } from '../../dist/pki/x509.js';
 import { post } from './lib.mjs';
 
 const ISSUER = 'https://bench-idp.example';
 const AUDIENCE = 'svc-bench';
 
 export async function requireSecondaryJwt(origin, ca, adminToken) {
-  x509.cryptoProvider.set(webcrypto);
   const algorithm = { name: 'ECDSA', namedCurve: 'P-256', hash: 'SHA-256' };
   const keys = await webcrypto.subtle.generateKey(algorithm, true, ['sign', 'verify']);
   const cert = await x509.X509CertificateGenerator.createSelfSigned({ serialNumber: '01', name: 'CN=bench-idp', notBefore: new Date(Date.now() - 60_000), notAfter: new Date(Date.now() + 86_400_000), keys, signingAlgorithm: algorithm });

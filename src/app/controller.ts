@@ -142,7 +142,7 @@ export async function startController(
     const signerRecords = createExternalJwtSignerRepository(database);
     const jwksFetcher = createJwksFetcher({ config: externalJwtConfig, clock, caPems, log: logger });
     const externalJwt = createExternalJwtVerifier({ signers: signerRecords, identities, fetcher: jwksFetcher, clock });
-    const extJwtAuth = createExtJwtAuthenticator({ verifier: externalJwt, signers: signerRecords });
+    const extJwtAuth = createExtJwtAuthenticator({ verifier: externalJwt, signers: signerRecords, clock });
     const version = buildVersionInfo(config, options.build ?? readBuildInfo());
     const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
     const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });

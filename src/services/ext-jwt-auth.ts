@@ -11,7 +11,10 @@
 import type { ExternalJwtSigner } from '../domain/external-jwt-signer.js';
 import type { Identity } from '../domain/identity.js';
 import type { ExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
-import { extJwtChallengeError, type ExtJwtFailure, type ExternalJwtVerifier } from './external-jwt.js';
+import { hashToken } from '../crypto/secrets.js';
+import type { Clock } from '../shared/clock.js';
+import { createLru } from '../shared/lru.js';
+import { CLOCK_SKEW_MS, extJwtChallengeError, type ExtJwtFailure, type ExternalJwtVerifier } from './external-jwt.js';
 
 export type ExtJwtRealm = 'svc-primary-ext-jwt' | 'svc-secondary-ext-jwt';
 
@@ -30,11 +33,20 @@ function described(failure: ExtJwtFailure): string {
   return failure.message;
 }
 
+/**
+ * A secondary JWT verified once is trusted again, for the same signer and identity, until its expiry but for at most
+ * this long, so a disabled signer or a withdrawn key takes effect within it.
+ */
+const RECHECK_MS = 30_000;
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export function createExtJwtAuthenticator(deps: {
   verifier: ExternalJwtVerifier;
   signers: Pick<ExternalJwtSignerRepository, 'findById' | 'listEnabled'>;
+  clock: Clock;
 }): ExtJwtAuthenticator {
   const { verifier } = deps;
+  const verified = createLru<string, { identityId: string; validUntil: number; checkedAt: number }>(VERIFIED_CACHE_SIZE);
 
   return {
     async primary(tokens) {
@@ -55,19 +67,32 @@ export function createExtJwtAuthenticator(deps: {
     },
 
     async secondary(signerId, identity, tokens) {
-      const signer = await deps.signers.findById(signerId);
-      const named = signer ? [signer] : [];
+      const now = deps.clock.now().getTime();
+      const keys = tokens.map((token) => `${signerId}:${hashToken(token)}`);
+      // A JWT verified moments ago is still good until its expiry: skip the signature and the lookups.
+      for (const key of keys) {
+        const seen = verified.get(key);
+        if (seen && seen.identityId === identity.id && now < seen.validUntil && now - seen.checkedAt < RECHECK_MS) return;
+      }
+      const named = async () => {
+        const signer = await deps.signers.findById(signerId);
+        return signer ? [signer] : [];
+      };
       if (tokens.length === 0) {
-        throw extJwtChallengeError('svc-secondary-ext-jwt', 'missing', named, 'a Bearer JWT of the signer the auth policy requires must accompany every request');
+        throw extJwtChallengeError('svc-secondary-ext-jwt', 'missing', await named(), 'a Bearer JWT of the signer the auth policy requires must accompany every request');
       }
       let failure: ExtJwtFailure | undefined;
-      for (const token of tokens) {
+      for (const [index, token] of tokens.entries()) {
         const result = await verifier.check(signerId, token);
-        if (result.ok && result.identity.id === identity.id) return;
+        if (result.ok && result.identity.id === identity.id) {
+          const exp = typeof result.claims.exp === 'number' ? result.claims.exp * 1000 + CLOCK_SKEW_MS : now;
+          verified.set(keys[index] as string, { identityId: identity.id, validUntil: exp, checkedAt: now });
+          return;
+        }
         failure ??= result.ok ? { check: 'no-identity', message: '', error: 'invalid' } : result.failure;
       }
       const problem = failure as ExtJwtFailure;
-      throw extJwtChallengeError('svc-secondary-ext-jwt', problem.error, named, problem.check === 'no-identity' ? 'the token does not name the identity of this session' : described(problem));
+      throw extJwtChallengeError('svc-secondary-ext-jwt', problem.error, await named(), problem.check === 'no-identity' ? 'the token does not name the identity of this session' : described(problem));
     },
 
     refused(realm, signers, description) {

@@ -232,6 +232,23 @@ describe(`logins with external JWTs (${testDialect})`, () => {
       assert.equal((await call(await secondToken(identity.id))).status, 200, 'a fresh JWT works again');
     });
 
+    it('stops accepting a remembered secondary JWT within 30 seconds of its signer being disabled', async () => {
+      const { identity, session } = await legacySession('second-jill');
+      const jwt = await secondToken(identity.id);
+      const call = () => ctl.fetch(`${CLIENT}/current-identity`, { headers: { 'svc-session': session, authorization: `Bearer ${jwt}` } });
+      assert.equal((await call()).status, 200);
+      await admin.patch(`/external-jwt-signers/${secondarySigner}`, { enabled: false });
+      try {
+        clock.advance(31_000);
+        const res = await call();
+        assert.equal(res.status, 401, res.text);
+        assert.equal(challenge(res).realm, 'svc-secondary-ext-jwt');
+      } finally {
+        await admin.patch(`/external-jwt-signers/${secondarySigner}`, { enabled: true });
+      }
+      assert.equal((await call()).status, 200);
+    });
+
     it('keeps the OIDC login partial until the secondary JWT is presented, then requires it beside the access token', async () => {
       await createIdentity(db(), { name: 'second-hank', username: 'second-hank', password: 'second-hank-password', authPolicyId: requireSecond });
       const hank = (await db().db.selectFrom('identities').select('id').where('name', '=', 'second-hank').executeTakeFirstOrThrow()).id;
