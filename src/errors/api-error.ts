@@ -30,8 +30,10 @@ export class ApiError extends Error {
   readonly status: number;
   override readonly cause?: ErrorCause;
   readonly challenges: readonly AuthChallenge[];
+  /** For 429 and 503: when to try again (the Retry-After header, RFC 9110 §10.2.3). */
+  readonly retryAfterSeconds: number | undefined;
 
-  constructor(code: ErrorCode, options: { message?: string; cause?: ErrorCause; challenges?: AuthChallenge[] } = {}) {
+  constructor(code: ErrorCode, options: { message?: string; cause?: ErrorCause; challenges?: AuthChallenge[]; retryAfterSeconds?: number } = {}) {
     const entry = ERROR_CATALOGUE[code];
     super(options.message ?? entry.message);
     this.name = 'ApiError';
@@ -39,6 +41,7 @@ export class ApiError extends Error {
     this.status = entry.status;
     this.cause = options.cause;
     this.challenges = options.challenges ?? [];
+    this.retryAfterSeconds = options.retryAfterSeconds;
   }
 }
 

@@ -22,6 +22,7 @@ export function oidcErrorHandler(error: FastifyError, request: FastifyRequest, r
   }
   if (isApiError(error)) {
     if (error.challenges.length > 0) reply.header('www-authenticate', error.challenges.map(formatChallenge));
+    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
     return sendOAuthError(reply, error.status, error.code.toLowerCase(), error.message);
   }
   switch (error.code) {

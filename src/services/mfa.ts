@@ -141,7 +141,10 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
   async function check(enrollment: MfaEnrollment, typed: string | undefined, accept: { recovery: boolean; verify?: boolean }): Promise<CodeKind> {
     const now = clock.now();
     if (enrollment.lockedUntil && enrollment.lockedUntil.getTime() > now.getTime()) {
-      throw new ApiError('MFA_LOCKED', { message: `too many invalid codes; MFA is locked until ${enrollment.lockedUntil.toISOString()}` });
+      throw new ApiError('MFA_LOCKED', {
+        message: `too many invalid codes; MFA is locked until ${enrollment.lockedUntil.toISOString()}`,
+        retryAfterSeconds: Math.ceil((enrollment.lockedUntil.getTime() - now.getTime()) / 1000),
+      });
     }
     const code = classifyCode(typed ?? '');
     if (code.kind === 'malformed') {

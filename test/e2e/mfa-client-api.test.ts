@@ -213,6 +213,7 @@ describe(`MFA enrollment on the client API (${testDialect})`, () => {
     const locked = await call(token, 'GET', '/current-identity/mfa/recovery-codes', { headers: { 'mfa-validation-code': nextCode(provisioningUrl) } });
     assert.equal(locked.status, 429);
     assert.equal(locked.json().error.code, 'MFA_LOCKED');
+    assert.ok(Number(locked.headers['retry-after']) > 0 && Number(locked.headers['retry-after']) <= 300, `retry-after ${locked.headers['retry-after']}`);
     clock.advance(5 * 60_000);
     const unlocked = await call(token, 'GET', '/current-identity/mfa/recovery-codes', { headers: { 'mfa-validation-code': nextCode(provisioningUrl) } });
     assert.equal(unlocked.status, 200, unlocked.text);

@@ -53,9 +53,13 @@ describe(`OIDC login with secondary factors outstanding (${testDialect})`, () =>
     assert.equal(queries.status, 200);
     assert.equal(queries.headers['totp-required'], 'true');
     assert.deepEqual(queries.json().authQueries, [totpQuery()]);
+    const loginUrl = await ctl.fetch(`/oidc/login/username?authRequestID=${authRequestId}`);
+    assert.equal(loginUrl.status, 200);
+    assert.deepEqual(loginUrl.json().authQueries, [totpQuery()]);
+    // A browser is shown the TOTP form instead.
     const loginPage = await ctl.fetch(`/oidc/login/username?authRequestID=${authRequestId}`, { headers: { accept: 'text/html' } });
     assert.equal(loginPage.status, 200);
-    assert.deepEqual(loginPage.json().authQueries, [totpQuery()]);
+    assert.match(loginPage.text, /action="\/oidc\/login\/totp"/);
   });
 
   it('keeps the request partial on a second primary login, and refuses wrong credentials and another identity', async () => {

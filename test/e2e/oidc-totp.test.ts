@@ -126,6 +126,33 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     assert.match(res.json().error_description, /not valid|must be|not accepted/);
   }
 
+  describe('a browser (Accept: text/html)', () => {
+    it('gets the TOTP form after its password, the form again with the reason for a wrong code, and the redirect for a valid one', async () => {
+      const user = await enrolledUser();
+      const started = await startLogin(ctl, config);
+      const html = { accept: 'text/html', 'content-type': 'application/x-www-form-urlencoded' };
+      const login = await ctl.fetch('/oidc/login/password', {
+        method: 'POST',
+        headers: html,
+        body: new URLSearchParams({ authRequestId: started.authRequestId, username: user.username, password: user.password }).toString(),
+      });
+      assert.equal(login.status, 200, login.text);
+      assert.match(String(login.headers['content-type']), /text\/html/);
+      assert.match(login.text, /<form method="post" action="\/oidc\/login\/totp">/);
+      assert.match(login.text, new RegExp(`name="id" value="${started.authRequestId}"`));
+      const page = await ctl.fetch(`/oidc/login/username?authRequestID=${started.authRequestId}`, { headers: { accept: 'text/html' } });
+      assert.match(page.text, /action="\/oidc\/login\/totp"/, 'the login URL shows the TOTP form once the password is in');
+      const post = (code: string) => ctl.fetch('/oidc/login/totp', { method: 'POST', headers: html, body: new URLSearchParams({ id: started.authRequestId, code }).toString() });
+      const wrong = await post(wrongTotpCode(user.provisioningUrl, clock.now()));
+      assert.equal(wrong.status, 400);
+      assert.match(wrong.text, /role="alert">the code is not valid/);
+      clock.advance(30_000);
+      const ok = await post(totpCode(user.provisioningUrl, clock.now()));
+      assert.equal(ok.status, 302, ok.text);
+      assert.ok(new URL(String(ok.headers.location)).searchParams.get('code'));
+    });
+  });
+
   describe('an identity with verified TOTP', () => {
     it('answers the password login with 200, the TOTP auth query and totp-required, and issues no code', async () => {
       const user = await enrolledUser();

@@ -19,6 +19,7 @@ export function formatChallenge(c: AuthChallenge): string {
 /** Sends an ApiError in the envelope, with its WWW-Authenticate headers. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
   if (error.challenges.length > 0) reply.header('www-authenticate', error.challenges.map(formatChallenge));
+  if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   const body: Record<string, unknown> = { code: error.code, message: error.message, requestId: String(request.id) };
   if (error.cause) body.cause = error.cause;
   return reply.code(error.status).type('application/json; charset=utf-8').send({ error: body, meta: {} });

@@ -11,25 +11,7 @@ import type { LoginOutcome } from '../../services/oidc-provider.js';
 import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
-
-const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-const wantsHtml = (request: FastifyRequest) => String(request.headers.accept ?? '').includes('text/html');
-
-function loginForm(authRequestId: string, problem?: string): string {
-  const id = escapeHtml(authRequestId);
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>svc login</title></head>
-<body>
-<h1>Log in</h1>
-${problem ? `<p role="alert">${escapeHtml(problem)}</p>` : ''}
-<form method="post" action="/oidc/login/password">
-<input type="hidden" name="authRequestId" value="${id}">
-<label>Username <input name="username" autocomplete="username" required minlength="4" maxlength="100"></label>
-<label>Password <input name="password" type="password" autocomplete="current-password" required minlength="5" maxlength="100"></label>
-<button type="submit">Log in</button>
-</form>
-</body></html>`;
-}
+import { loginForm, totpForm, wantsHtml } from '../pages.js';
 
 /** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
 export function authRequestIdOf(request: FastifyRequest) {
@@ -38,9 +20,15 @@ export function authRequestIdOf(request: FastifyRequest) {
   return { body, id: body.authRequestId ?? body.id ?? query.authRequestID ?? query.id };
 }
 
-/** Spec: OIDC authorization request states; a code goes to the client, outstanding factors to the user. */
-export function answerLogin(reply: FastifyReply, outcome: LoginOutcome) {
+/**
+ * Spec: OIDC authorization request states; a code goes to the client, outstanding factors to the user: as auth
+ * queries, or for a browser with TOTP outstanding, the TOTP form.
+ */
+export function answerLogin(reply: FastifyReply, outcome: LoginOutcome, request?: FastifyRequest) {
   if (outcome.kind === 'code_issued') return reply.redirect(outcome.location, 302);
+  if (request && wantsHtml(request) && outcome.outstanding.some((factor) => factor.kind === 'totp')) {
+    return reply.code(200).header('totp-required', 'true').header('cache-control', 'no-store').type('text/html; charset=utf-8').send(totpForm(outcome.request.id));
+  }
   return sendAuthQueries(reply, outcome.request);
 }
 
@@ -51,6 +39,7 @@ async function showLogin({ provider }: OidcContext, request: FastifyRequest, rep
   if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert') && !request.url.startsWith('/oidc/login/ext-jwt')) {
     return reply.header('auth-request-id', pending.id).type('text/html; charset=utf-8').send(loginForm(pending.id));
   }
+  if (partial) return answerLogin(reply, { kind: 'partially_authenticated', request: pending, outstanding: pending.outstanding }, request);
   return sendAuthQueries(reply, pending);
 }
 
@@ -58,7 +47,7 @@ async function passwordLogin({ factors }: OidcContext, request: FastifyRequest, 
   const { body, id } = authRequestIdOf(request);
   const { bearerTokens } = presentedCredentials(request);
   try {
-    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, bearerTokens, ipAddress: request.ip }));
+    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, bearerTokens, ipAddress: request.ip }), request);
   } catch (error) {
     // A browser posting the form gets the form back with the reason; API clients get the JSON error.
     if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {

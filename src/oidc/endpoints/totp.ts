@@ -9,6 +9,8 @@ import type { OidcFactorService } from '../../services/oidc-factors.js';
 import type { LoginOutcome } from '../../services/oidc-provider.js';
 import type { OidcEndpoint } from '../context.js';
 import { answerLogin, authRequestIdOf } from './login.js';
+import { isApiError } from '../../errors/api-error.js';
+import { totpForm, wantsHtml } from '../pages.js';
 
 function enrollmentView(status: MfaStatus) {
   return {
@@ -28,7 +30,15 @@ function codeEndpoint(url: string, step: (factors: OidcFactorService) => (id: st
     url,
     async handler({ factors }, request, reply) {
       const { body, id } = authRequestIdOf(request);
-      return answerLogin(reply, await step(factors).call(factors, id, body.code));
+      try {
+        return answerLogin(reply, await step(factors).call(factors, id, body.code), request);
+      } catch (error) {
+        // A browser posting the TOTP form gets it back with the reason; API clients get the JSON error.
+        if (wantsHtml(request) && id && isApiError(error) && error.status < 500) {
+          return reply.code(error.status).type('text/html; charset=utf-8').send(totpForm(id, error.message));
+        }
+        throw error;
+      }
     },
   };
 }
