@@ -28,6 +28,7 @@ const v6 = (cidr: string, kind: Range['kind']): Range => {
 
 const IPV4_RANGES: Range[] = [
   v4('169.254.0.0/16', 'link-local'),
+  v4('100.100.100.200/32', 'metadata'), // a cloud instance metadata service inside carrier-grade NAT space
   v4('127.0.0.0/8', 'loopback'),
   v4('0.0.0.0/8', 'unspecified'),
   v4('10.0.0.0/8', 'private'),

@@ -14,7 +14,7 @@ import type { ExternalJwtSignerRepository } from '../persistence/repositories/ex
 import { hashToken } from '../crypto/secrets.js';
 import type { Clock } from '../shared/clock.js';
 import { createLru } from '../shared/lru.js';
-import { CLOCK_SKEW_MS, extJwtChallengeError, type ExtJwtFailure, type ExternalJwtVerifier } from './external-jwt.js';
+import { CLOCK_SKEW_MS, extJwtChallengeError, type ExtJwtCheck, type ExtJwtFailure, type ExternalJwtVerifier } from './external-jwt.js';
 
 export type ExtJwtRealm = 'svc-primary-ext-jwt' | 'svc-secondary-ext-jwt';
 
@@ -27,10 +27,23 @@ export interface ExtJwtAuthenticator {
   refused(realm: ExtJwtRealm, signers: ExternalJwtSigner[], description: string): Error;
 }
 
-/** What a client is told of a failed check. */
+/**
+ * What an unauthenticated caller is told of a failed check: the check in fixed words where the full message would
+ * show internals (the JWKS URL, fetch errors, key details) or which identities exist; the full message otherwise
+ * (it compares the token's own claims with public settings). Operators get every detail from `ext-jwt check`.
+ */
+const FIXED_WORDS: Partial<Record<ExtJwtCheck, string>> = {
+  'key-unavailable': "the signer's keys are unavailable",
+  'kid-not-found': "no key of the signer has the token's kid",
+  algorithm: 'the token is not signed with an accepted asymmetric algorithm',
+  signature: "the signature does not verify with the signer's keys",
+  malformed: 'the token is malformed or lacks a usable exp claim',
+  'no-identity': 'the token does not name an identity that may log in',
+  'identity-disabled': 'the token does not name an identity that may log in',
+};
+
 function described(failure: ExtJwtFailure): string {
-  if (failure.check === 'no-identity' || failure.check === 'identity-disabled') return 'the token does not name an identity that may log in';
-  return failure.message;
+  return FIXED_WORDS[failure.check] ?? failure.message;
 }
 
 /**

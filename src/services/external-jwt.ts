@@ -123,8 +123,10 @@ const iso = (seconds: number) => new Date(seconds * 1000).toISOString();
 function timeFailure(claims: JWTPayload, now: Date): ExtJwtFailure | undefined {
   const skew = `allowed clock skew ${CLOCK_SKEW_MS / 1000}s`;
   const nowText = `now is ${now.toISOString()}`;
-  if (typeof claims.exp !== 'number') return failure('malformed', 'the token has no numeric exp (expiry) claim; tokens that never expire are refused');
-  if (claims.nbf !== undefined && typeof claims.nbf !== 'number') return failure('malformed', 'the token has a non-numeric nbf claim');
+  // Date.UTC's range (±8.64e12 s): beyond it (or Infinity from `1e999`) a time claim means nothing.
+  const inRange = (value: number) => Number.isFinite(value) && Math.abs(value) <= 8.64e12;
+  if (typeof claims.exp !== 'number' || !inRange(claims.exp)) return failure('malformed', 'the token has no usable numeric exp (expiry) claim; tokens that never expire are refused');
+  if (claims.nbf !== undefined && (typeof claims.nbf !== 'number' || !inRange(claims.nbf))) return failure('malformed', 'the token has an unusable nbf claim');
   if (claims.exp * 1000 + CLOCK_SKEW_MS <= now.getTime()) {
     return failure('expired', `the token expired at ${iso(claims.exp)} (exp ${claims.exp}); ${nowText}, ${skew}`, 'expired');
   }

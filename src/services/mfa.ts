@@ -105,15 +105,21 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
     return enrollment;
   }
 
-  /** Counts a wrong code (locking at the limit) and throws saying so. */
-  async function wrongCode(enrollment: MfaEnrollment, now: Date): Promise<never> {
-    const attempts = await mfa.recordFailure(enrollment.id, now, maxFailedCodes, new Date(now.getTime() + lockoutMs));
+  function lockedError(until: Date, now: Date): ApiError {
+    return new ApiError('MFA_LOCKED', {
+      message: `too many invalid codes; MFA is locked until ${until.toISOString()}`,
+      retryAfterSeconds: Math.max(1, Math.ceil((until.getTime() - now.getTime()) / 1000)),
+    });
+  }
+
+  /** A wrong code: at the limit the enrollment locks; the answer says how many attempts are left. */
+  async function wrongCode(enrollment: MfaEnrollment, attempts: number, now: Date): Promise<never> {
+    if (attempts >= maxFailedCodes) {
+      await mfa.lock(enrollment.id, new Date(now.getTime() + lockoutMs));
+      throw invalidCode(`the code is not valid; MFA is locked for ${lockoutMs / 60_000} minutes`);
+    }
     const left = maxFailedCodes - attempts;
-    throw invalidCode(
-      left > 0
-        ? `the code is not valid (${left} more failed ${left === 1 ? 'attempt locks' : 'attempts lock'} MFA for ${lockoutMs / 60_000} minutes)`
-        : `the code is not valid; MFA is locked for ${lockoutMs / 60_000} minutes`,
-    );
+    throw invalidCode(`the code is not valid (${left} more failed ${left === 1 ? 'attempt locks' : 'attempts lock'} MFA for ${lockoutMs / 60_000} minutes)`);
   }
 
   /** Consumes one recovery code; false when it is not among the unused ones. */
@@ -140,24 +146,28 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
    */
   async function check(enrollment: MfaEnrollment, typed: string | undefined, accept: { recovery: boolean; verify?: boolean }): Promise<CodeKind> {
     const now = clock.now();
-    if (enrollment.lockedUntil && enrollment.lockedUntil.getTime() > now.getTime()) {
-      throw new ApiError('MFA_LOCKED', {
-        message: `too many invalid codes; MFA is locked until ${enrollment.lockedUntil.toISOString()}`,
-        retryAfterSeconds: Math.ceil((enrollment.lockedUntil.getTime() - now.getTime()) / 1000),
-      });
-    }
     const code = classifyCode(typed ?? '');
     if (code.kind === 'malformed') {
       throw invalidCode(accept.recovery ? 'code must be the 6 digits shown by the authenticator app, or a 6-character recovery code' : 'code must be the 6 digits shown by the authenticator app');
     }
+    if (code.kind === 'recovery' && !accept.recovery) throw invalidCode('a recovery code is not accepted here; enter the 6 digits shown by the authenticator app');
+    // The attempt is counted before the code is looked at, atomically: concurrent guesses share one budget.
+    const attempts = await mfa.countAttempt(enrollment.id, now);
+    if (attempts === undefined) throw lockedError((await mfa.findByIdentity(enrollment.identityId))?.lockedUntil ?? now, now);
+    if (attempts > maxFailedCodes) {
+      await mfa.lock(enrollment.id, new Date(now.getTime() + lockoutMs));
+      throw lockedError(new Date(now.getTime() + lockoutMs), now);
+    }
     if (code.kind === 'recovery') {
-      if (!accept.recovery) throw invalidCode('a recovery code is not accepted here; enter the 6 digits shown by the authenticator app');
       if (await useRecoveryCode(enrollment, code.code, now)) return 'recovery';
-      return wrongCode(enrollment, now);
+      return wrongCode(enrollment, attempts, now);
     }
     const step = matchingStep(enrollment.secret, code.code, now);
-    if (step === null) return wrongCode(enrollment, now);
+    if (step === null) return wrongCode(enrollment, attempts, now);
     if (!(await mfa.acceptStep(enrollment.id, step, now, { verify: accept.verify === true }))) {
+      const current = await mfa.findByIdentity(enrollment.identityId);
+      if (current?.lockedUntil && current.lockedUntil.getTime() > now.getTime()) throw lockedError(current.lockedUntil, now);
+      await mfa.forgiveAttempt(enrollment.id);
       throw invalidCode('this code has already been used; wait for the authenticator app to show the next one');
     }
     return 'totp';

@@ -7,8 +7,8 @@
 import type { OutstandingFactor } from '../domain/auth-policy.js';
 import type { Identity } from '../domain/identity.js';
 import type { OidcAuthRequest } from '../domain/oidc.js';
-import { ApiError } from '../errors/api-error.js';
 import { OAuthError } from '../errors/oauth-error.js';
+import { ApiError, isApiError } from '../errors/api-error.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
@@ -93,9 +93,14 @@ export function createOidcFactorService(deps: {
    * login that has proven only its primary credential may do solely to answer a TOTP factor it owes: otherwise a
    * password alone (an external JWT still outstanding) could enroll TOTP, locking the owner out of later logins.
    */
-  async function owingTotp(authRequestId: string | undefined): Promise<{ request: OidcAuthRequest; identity: Identity }> {
+  async function owingTotp(authRequestId: string | undefined, options: { enrolling?: boolean } = {}): Promise<{ request: OidcAuthRequest; identity: Identity }> {
     const found = await partial(authRequestId);
     if (!totpOutstanding(found.request)) throw new OAuthError('invalid_request', 'TOTP is not outstanding for this auth request');
+    // Enrolling sets the factor every later login needs: only a login that proved everything else may do it, or a
+    // password alone could plant an attacker's authenticator on an account that also requires an external JWT.
+    if (options.enrolling && owedSigner(found.request)) {
+      throw new OAuthError('invalid_request', 'answer the external JWT the auth policy requires (POST /oidc/login/ext-jwt) before enrolling TOTP');
+    }
     return found;
   }
 
@@ -109,8 +114,15 @@ export function createOidcFactorService(deps: {
       if (owed && (tokens.length > 0 || credentials.method === 'ext-jwt')) return answerExtJwt(request, owed, tokens);
       const outcome = await deps.provider.login(authRequestId, credentials);
       const nowOwed = outcome.kind === 'partially_authenticated' ? owedSigner(outcome.request) : undefined;
-      if (outcome.kind === 'partially_authenticated' && nowOwed && tokens.length > 0) return answerExtJwt(outcome.request, nowOwed, tokens);
-      return outcome;
+      if (outcome.kind !== 'partially_authenticated' || !nowOwed || tokens.length === 0) return outcome;
+      // The Bearer values may hold the secondary JWT already. If none answers it (one may be the primary JWT just
+      // used), the primary login still stands: started -> partially authenticated, 200 with the auth queries.
+      try {
+        return await answerExtJwt(outcome.request, nowOwed, tokens);
+      } catch (error) {
+        if (isApiError(error) && error.status === 401) return outcome;
+        throw error;
+      }
     },
 
     async answerTotp(authRequestId, code) {
@@ -120,18 +132,18 @@ export function createOidcFactorService(deps: {
     },
 
     async startTotpEnrollment(authRequestId) {
-      const { identity } = await owingTotp(authRequestId);
+      const { identity } = await owingTotp(authRequestId, { enrolling: true });
       return mfa.start(identity);
     },
 
     async verifyTotpEnrollment(authRequestId, code) {
-      const { request, identity } = await owingTotp(authRequestId);
+      const { request, identity } = await owingTotp(authRequestId, { enrolling: true });
       await mfa.verify(identity, code);
       return answered(request, 'totp', 'totp');
     },
 
     async cancelTotpEnrollment(authRequestId) {
-      const { identity } = await owingTotp(authRequestId);
+      const { identity } = await owingTotp(authRequestId, { enrolling: true });
       // Spec: only an in-progress enrollment is abandoned here. A verified one is removed from a full session with
       // a code, or by an administrator: a login that is only half done must not be able to drop a factor.
       if (await mfa.hasVerified(identity.id)) {

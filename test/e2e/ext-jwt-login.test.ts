@@ -139,6 +139,12 @@ describe(`logins with external JWTs (${testDialect})`, () => {
         ['naming no identity', await token({ sub: 'no-such-identity' }), 'invalid', /does not name an identity/],
         ['naming a disabled identity', await token({ sub: disabled.id }), 'invalid', /does not name an identity/],
         ['garbage', 'not.a.jwt', 'invalid', /./],
+        [
+          'non-ASCII alg and kid in the header',
+          `${Buffer.from(JSON.stringify({ alg: '名', kid: 'ключ' })).toString('base64url')}.${Buffer.from('{}').toString('base64url')}.AAAA`,
+          'invalid',
+          /./,
+        ],
       ];
       for (const [what, jwt, error, description] of cases) {
         const res = await extJwtLogin(jwt);
@@ -179,6 +185,32 @@ describe(`logins with external JWTs (${testDialect})`, () => {
   });
 
   describe('primary, OIDC', () => {
+    it('answers a primary ext-jwt login that still owes a secondary JWT of another signer with 200 and the auth query', async () => {
+      const needsSecond = await policy((body) => {
+        body.primary.extJwt = { allowed: true, allowedSigners: [] };
+        body.secondary.requireExtJwt = secondarySigner;
+      });
+      const identity = await createIdentity(db(), { name: 'jwt-owen', authPolicyId: needsSecond });
+      const started = await startLogin(ctl, config, { method: 'ext-jwt' });
+      const res = await ctl.fetch('/oidc/login/ext-jwt', { method: 'POST', body: { authRequestId: started.authRequestId }, headers: { authorization: `Bearer ${await token({ sub: identity.id })}` } });
+      assert.equal(res.status, 200, res.text);
+      assert.deepEqual(res.json().authQueries.map((q: any) => [q.typeId, q.id]), [['EXT-JWT', secondarySigner]]);
+      // Enrolling TOTP is refused while the external JWT is owed (a password alone must not plant an authenticator).
+      const both = await policy((body) => {
+        body.secondary.requireTotp = true;
+        body.secondary.requireExtJwt = secondarySigner;
+      });
+      const pia = await createIdentity(db(), { name: 'jwt-pia', username: 'jwt-pia', password: 'jwt-pia-password', authPolicyId: both });
+      const second = await startLogin(ctl, config);
+      const login = await ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId: second.authRequestId, username: 'jwt-pia', password: 'jwt-pia-password' } });
+      assert.equal(login.status, 200, login.text);
+      const enroll = await ctl.fetch('/oidc/login/totp/enroll', { method: 'POST', body: { authRequestId: second.authRequestId } });
+      assert.equal(enroll.status, 400, enroll.text);
+      assert.match(enroll.json().error_description, /external JWT/);
+      assert.equal(await db().db.selectFrom('mfa_enrollments').select('id').where('identity_id', '=', pia.id).executeTakeFirst(), undefined);
+    });
+
+
     it('redirects method=ext-jwt to /oidc/login/ext-jwt and issues a code for a valid Bearer JWT; amr is ext-jwt', async () => {
       const identity = await createIdentity(db(), { name: 'jwt-fred' });
       const started = await startLogin(ctl, config, { method: 'ext-jwt' });

@@ -139,6 +139,19 @@ describe(`legacy sessions with TOTP (${testDialect})`, () => {
     }
   });
 
+  it('checks at most five of many concurrent wrong codes before locking, then refuses even a valid code', async () => {
+    const { provisioningUrl } = await enrolledIdentity('guesser');
+    const token = String((await login('guesser')).headers['svc-session']);
+    const wrong = wrongTotpCode(provisioningUrl, clock.now());
+    const answers = await Promise.all(Array.from({ length: 12 }, () => call(token, 'POST', '/authenticate/mfa', { code: wrong })));
+    const statuses = answers.map((res) => res.status);
+    assert.ok(statuses.filter((status) => status === 400).length <= 5, statuses.join());
+    assert.equal(statuses.filter((status) => status === 400 || status === 429).length, 12, statuses.join());
+    const valid = await call(token, 'POST', '/authenticate/mfa', { code: nextCode(provisioningUrl) });
+    assert.equal(valid.status, 429);
+    assert.equal((await call(token, 'GET', '/current-identity')).status, 401);
+  });
+
   it('makes an identity whose policy requires TOTP enroll inside its partial session, completing both with the first code', async () => {
     await createIdentity(ctl.running.database, { name: 'xena', username: 'xena', password: 'xena-password', authPolicyId: totpPolicy });
     const res = await login('xena');

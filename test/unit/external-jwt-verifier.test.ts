@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { base64url, SignJWT } from 'jose';
+import { base64url, CompactSign, SignJWT } from 'jose';
 import { DEFAULT_EXTERNAL_JWT } from '../../src/config/edge-rules.js';
 import type { ExternalJwtConfig } from '../../src/config/types.js';
 import type { ExternalJwtSigner } from '../../src/domain/external-jwt-signer.js';
@@ -167,7 +167,13 @@ describe(`the external JWT verifier (${testDialect})`, () => {
     const nbf = seconds(START) + 120;
     assert.match(refused(await verifier().check(signer.id, await token({ sub: alice.id }, { nbf })), 'not-yet-valid').message, /not valid before .* \(nbf \d+\); now is/);
     const noExp = await new SignJWT({ sub: alice.id }).setProtectedHeader({ alg: key.alg, kid: key.kid }).setIssuer(ISSUER).setAudience(AUDIENCE).sign(key.privateKey);
-    assert.match(refused(await verifier().check(signer.id, noExp), 'malformed').message, /no numeric exp/);
+    assert.match(refused(await verifier().check(signer.id, noExp), 'malformed').message, /no usable numeric exp/);
+    // Signed numbers JSON reads as Infinity or beyond any date: refused, never taken as "never expires" or a crash.
+    for (const claims of [`"exp":1e999`, `"exp":${seconds(START) + 600},"nbf":-1e999`, `"exp":${seconds(START) + 600},"nbf":1e300`]) {
+      const payload = `{"sub":"${alice.id}","iss":"${ISSUER}","aud":"${AUDIENCE}",${claims}}`;
+      const jws = await new CompactSign(new TextEncoder().encode(payload)).setProtectedHeader({ alg: key.alg, kid: key.kid }).sign(key.privateKey);
+      refused(await verifier().check(signer.id, jws), 'malformed');
+    }
   });
 
   it('refuses what is not a JWS', async () => {

@@ -9,7 +9,10 @@ import { uniqueViolationError } from '../../errors/unique-violation.js';
 
 /** One WWW-Authenticate challenge as RFC 6750 writes it, plus the spec's `id` and `issuer` fields. */
 export function formatChallenge(c: AuthChallenge): string {
-  const quote = (v: string) => `"${v.replace(/["\\]/g, '\\$&')}"`;
+  // Header values must be visible ASCII: quotes and backslashes are escaped, anything else becomes \uXXXX (token
+  // values such as `kid` or `iss` are the caller's and may hold any character).
+  const quote = (v: string) =>
+    `"${v.replace(/["\\]/g, '\\$&').replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`)}"`;
   let text = `${c.scheme} realm=${quote(c.realm)} error=${quote(c.error)} error_description=${quote(c.description)}`;
   if (c.id !== undefined) text += ` id=${quote(c.id)}`;
   if (c.issuer !== undefined) text += ` issuer=${quote(c.issuer)}`;

@@ -35,6 +35,7 @@ function codeEndpoint(url: string, step: (factors: OidcFactorService) => (id: st
       } catch (error) {
         // A browser posting the TOTP form gets it back with the reason; API clients get the JSON error.
         if (wantsHtml(request) && id && isApiError(error) && error.status < 500) {
+          if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
           return reply.code(error.status).type('text/html; charset=utf-8').send(totpForm(id, error.message));
         }
         throw error;

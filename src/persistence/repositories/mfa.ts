@@ -17,11 +17,19 @@ export interface MfaRepository {
   isVerified(identityId: string): Promise<boolean>;
   /**
    * Accepts a code of time `step`: records the step, clears failures and, with `verify`, marks the enrollment
-   * verified. False when a code of this step or a later one was already accepted (a replay) or the row is gone.
+   * verified. False when a code of this step or a later one was already accepted (a replay), the enrollment is
+   * locked at `at`, or the row is gone.
    */
   acceptStep(id: string, step: number, at: Date, options?: { verify?: boolean }): Promise<boolean>;
-  /** Counts a failed attempt; at `maxAttempts` locks until `lockUntil` and starts counting again. Returns the count. */
-  recordFailure(id: string, at: Date, maxAttempts: number, lockUntil: Date): Promise<number>;
+  /**
+   * Counts an attempt before its code is checked, in one statement, so concurrent guesses cannot all slip past the
+   * limit: returns the attempts since the last success, or undefined while the enrollment is locked at `at`.
+   */
+  countAttempt(id: string, at: Date): Promise<number | undefined>;
+  /** Takes back one counted attempt (a replayed code is not a guess). */
+  forgiveAttempt(id: string): Promise<void>;
+  /** Locks code checks until `until` and starts counting again. */
+  lock(id: string, until: Date): Promise<void>;
   /** Replaces the recovery codes if the enrollment is still at `revision` (false when another change came first). */
   replaceRecoveryCodes(id: string, revision: number, codes: string[], at: Date): Promise<boolean>;
   delete(id: string): Promise<boolean>;
@@ -82,23 +90,30 @@ export function createMfaRepository({ db }: Database, box: SecretBox): MfaReposi
         .set({ last_used_step: step, failed_attempts: 0, updated_at: toIso(at), ...(options.verify ? { is_verified: true } : {}) })
         .where('id', '=', id)
         .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', toIso(at))]))
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    async recordFailure(id, at, maxAttempts, lockUntil) {
-      return db.transaction().execute(async (trx) => {
-        const row = await trx
-          .updateTable('mfa_enrollments')
-          .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: toIso(at) }))
-          .where('id', '=', id)
-          .returning('failed_attempts')
-          .executeTakeFirst();
-        const attempts = Number(row?.failed_attempts ?? 0);
-        if (attempts >= maxAttempts) {
-          await trx.updateTable('mfa_enrollments').set({ failed_attempts: 0, locked_until: toIso(lockUntil) }).where('id', '=', id).execute();
-        }
-        return attempts;
-      });
+    async countAttempt(id, at) {
+      const row = await db
+        .updateTable('mfa_enrollments')
+        .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1), updated_at: toIso(at) }))
+        .where('id', '=', id)
+        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', toIso(at))]))
+        .returning('failed_attempts')
+        .executeTakeFirst();
+      return row === undefined ? undefined : Number(row.failed_attempts);
+    },
+    async forgiveAttempt(id) {
+      await db
+        .updateTable('mfa_enrollments')
+        .set((eb) => ({ failed_attempts: eb('failed_attempts', '-', 1) }))
+        .where('id', '=', id)
+        .where('failed_attempts', '>', 0)
+        .execute();
+    },
+    async lock(id, until) {
+      await db.updateTable('mfa_enrollments').set({ failed_attempts: 0, locked_until: toIso(until) }).where('id', '=', id).execute();
     },
     async replaceRecoveryCodes(id, revision, codes, at) {
       const row = await db.selectFrom('mfa_enrollments').select('identity_id').where('id', '=', id).executeTakeFirst();
