@@ -208,7 +208,14 @@ export async function startController(
             refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
           })
         : undefined;
-    const mfa = createMfaService({ mfa: mfaRecords, identities, audit, clock, issuer: config.edge?.totp.hostname ?? 'svc' });
+    const mfa = createMfaService({
+      mfa: mfaRecords,
+      identities,
+      audit,
+      clock,
+      issuer: config.edge?.totp.hostname ?? 'svc',
+      ...(config.edge ? { maxFailedCodes: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : {}),
+    });
     const services: Services = {
       config,
       clock,

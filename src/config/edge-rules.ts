@@ -20,6 +20,8 @@ const TOKEN_DURATION_MIN = MINUTE;
 /** The refresh token must outlive the access token by this much (spec: "at least 1 minute longer"). */
 const REFRESH_MARGIN = MINUTE;
 const JWKS_TIMEOUT_MIN = 100;
+/** A TOTP lock shorter than a time step would not slow guessing down. */
+const TOTP_LOCKOUT_MIN = 30_000;
 const JWKS_REFRESH_MIN = 1000;
 
 /**
@@ -38,7 +40,10 @@ export function edgeRules(context: RuleContext, edge: EdgeFile): EdgeConfig | un
   }
   const keyFile = edge.totp?.encryptionKeyFile;
   const encryptionKeyFile = keyFile === undefined ? {} : { encryptionKeyFile: referToFile(context, ['edge', 'totp', 'encryptionKeyFile'], keyFile) };
-  return { api, enrollment, oidc, totp: { hostname: totp, ...encryptionKeyFile }, externalJwt };
+  const lockoutMs = readDuration(context, ['edge', 'totp', 'lockoutDuration'], edge.totp?.lockoutDuration ?? DEFAULTS.totpLockoutDuration, TOTP_LOCKOUT_MIN);
+  if (lockoutMs === undefined) return undefined;
+  const maxAttempts = edge.totp?.maxAttempts ?? DEFAULTS.totpMaxAttempts;
+  return { api, enrollment, oidc, totp: { hostname: totp, ...encryptionKeyFile, maxAttempts, lockoutMs }, externalJwt };
 }
 
 function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api'] | undefined {

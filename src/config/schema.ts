@@ -26,6 +26,8 @@ export const DEFAULTS = {
   jwksMaxBytes: 262_144,
   jwksMaxRedirects: 5,
   jwksRefreshInterval: '30s',
+  totpMaxAttempts: 5,
+  totpLockoutDuration: '5m',
 } as const;
 
 const closed = { additionalProperties: false } as const;
@@ -79,6 +81,10 @@ const EdgeSchema = Type.Object(
           hostname: Type.Optional(Type.String({ minLength: 1 })),
           /** File holding the 32-byte key that seals TOTP secrets and recovery codes at rest (base64 or hex). */
           encryptionKeyFile: Type.Optional(FilePath),
+          /** Wrong codes in a row before TOTP checks lock. */
+          maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: DEFAULTS.totpMaxAttempts })),
+          /** How long TOTP checks stay locked. */
+          lockoutDuration: Duration(DEFAULTS.totpLockoutDuration),
         },
         closed,
       ),

@@ -97,6 +97,10 @@ export interface EdgeConfig {
      * controller identity's private key.
      */
     readonly encryptionKeyFile?: string;
+    /** Wrong codes in a row before TOTP checks lock (default 5). */
+    readonly maxAttempts: number;
+    /** How long they stay locked (default 5 minutes). */
+    readonly lockoutMs: number;
   };
   readonly externalJwt: ExternalJwtConfig;
 }

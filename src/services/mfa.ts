@@ -19,6 +19,7 @@ import type { MfaRepository } from '../persistence/repositories/mfa.js';
 import { classifyCode, matchingStep, newRecoveryCodes, newTotpSecret, provisioningUrl } from '../policy/totp.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
+import { formatDuration } from '../shared/durations.js';
 import type { AuditService } from './audit.js';
 
 /** What the API shows of an enrollment; the provisioning URL and recovery codes only while it is pending. */
@@ -116,10 +117,10 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
   async function wrongCode(enrollment: MfaEnrollment, attempts: number, now: Date): Promise<never> {
     if (attempts >= maxFailedCodes) {
       await mfa.lock(enrollment.id, new Date(now.getTime() + lockoutMs));
-      throw invalidCode(`the code is not valid; MFA is locked for ${lockoutMs / 60_000} minutes`);
+      throw invalidCode(`the code is not valid; MFA is locked for ${formatDuration(lockoutMs)}`);
     }
     const left = maxFailedCodes - attempts;
-    throw invalidCode(`the code is not valid (${left} more failed ${left === 1 ? 'attempt locks' : 'attempts lock'} MFA for ${lockoutMs / 60_000} minutes)`);
+    throw invalidCode(`the code is not valid (${left} more failed ${left === 1 ? 'attempt locks' : 'attempts lock'} MFA for ${formatDuration(lockoutMs)})`);
   }
 
   /** Consumes one recovery code; false when it is not among the unused ones. */

@@ -115,6 +115,18 @@ describe('edge.totp', () => {
     assert.equal(config?.edge?.totp.hostname, 'ctrl.example.com');
   });
 
+  it('reads the TOTP lockout settings, with defaults of 5 attempts and 5 minutes, and refuses out-of-range values', async () => {
+    const defaults = (await loadText(controllerYaml())).config?.edge?.totp;
+    assert.deepEqual([defaults?.maxAttempts, defaults?.lockoutMs], [5, 300_000]);
+    const set = await loadText(controllerYaml({ edge: `${EDGE}  totp:\n    maxAttempts: 3\n    lockoutDuration: 15m\n` }));
+    assert.deepEqual([set.config?.edge?.totp.maxAttempts, set.config?.edge?.totp.lockoutMs], [3, 900_000]);
+    const short = controllerYaml({ edge: `${EDGE}  totp:\n    lockoutDuration: 10s\n` });
+    assert.deepEqual(printed(await loadText(short)), [`${F}:${lineOf(short, 'lockoutDuration')}:22: edge.totp.lockoutDuration: 10s must be at least 30s`]);
+    const zero = await loadText(controllerYaml({ edge: `${EDGE}  totp:\n    maxAttempts: 0\n` }));
+    assert.equal(zero.config, undefined);
+    assert.match(printed(zero)[0] ?? '', /edge\.totp\.maxAttempts/);
+  });
+
   it('refuses a TOTP host name with a scheme, port or path', async () => {
     for (const hostname of ['https://totp.example.com', 'totp.example.com:443', 'totp.example.com/x']) {
       const text = controllerYaml({ edge: `${EDGE}  totp:\n    hostname: ${hostname}\n` });

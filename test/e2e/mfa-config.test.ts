@@ -1,6 +1,7 @@
 /**
- * The key that seals TOTP secrets at rest (`edge.totp.encryptionKeyFile`): with a key file the stored secret is
- * sealed under that key; a key file of the wrong size stops the controller at start, naming the option.
+ * The TOTP settings of the controller config: the key that seals secrets at rest (`edge.totp.encryptionKeyFile`:
+ * with a key file the stored secret is sealed under that key; a key file of the wrong size stops the controller at
+ * start, naming the option), and the lockout (`maxAttempts`, `lockoutDuration`).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -11,8 +12,10 @@ import { createSecretBox, newSecretsKeyText, parseSecretsKey } from '../../src/c
 import { startTestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
+import { totpCode, wrongTotpCode } from '../helpers/totp.js';
+import { manualClock } from '../../src/shared/clock.js';
 
-describe(`the TOTP secrets key file (${testDialect})`, () => {
+describe(`the TOTP settings of the controller config (${testDialect})`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-totp-key-'));
   after(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -30,6 +33,28 @@ describe(`the TOTP secrets key file (${testDialect})`, () => {
       const box = createSecretBox(parseSecretsKey(keyText));
       assert.equal(row.secret_sealed.split('.')[1], box.keyId);
       assert.equal(box.open(row.secret_sealed, `mfa-secret:${row.identity_id}`), new URL(res.json().data.provisioningUrl).searchParams.get('secret'));
+    } finally {
+      await ctl.close();
+    }
+  });
+
+  it('locks after edge.totp.maxAttempts wrong codes for edge.totp.lockoutDuration', async () => {
+    const clock = manualClock(new Date('2026-11-22T12:00:05Z'));
+    const ctl = await startTestController({ clock, modify: (config) => (config.edge.totp = { maxAttempts: 2, lockoutDuration: '1m' }) });
+    try {
+      await createIdentity(ctl.running.database, { name: 'locked-lou', username: 'locked-lou', password: 'locked-lou-password' });
+      const login = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'locked-lou', password: 'locked-lou-password' } });
+      const headers = { 'svc-session': String(login.headers['svc-session']) };
+      const { provisioningUrl } = (await ctl.fetch('/edge/client/v1/current-identity/mfa', { method: 'POST', headers })).json().data;
+      const verify = (code: string) => ctl.fetch('/edge/client/v1/current-identity/mfa/verify', { method: 'POST', headers, body: { code } });
+      assert.equal((await verify(wrongTotpCode(provisioningUrl, clock.now()))).status, 400);
+      const second = await verify(wrongTotpCode(provisioningUrl, clock.now()));
+      assert.match(second.json().error.message, /locked for 1m/);
+      const locked = await verify(totpCode(provisioningUrl, clock.now()));
+      assert.equal(locked.status, 429);
+      assert.equal(locked.headers['retry-after'], '60');
+      clock.advance(61_000);
+      assert.equal((await verify(totpCode(provisioningUrl, clock.now()))).status, 200);
     } finally {
       await ctl.close();
     }
