@@ -32,7 +32,7 @@ describe('loading a valid file', () => {
     assert.equal(config.edge.enrollment.edgeIdentityDurationMs, 180 * 60_000);
     assert.equal(config.edge.enrollment.edgeRouterDurationMs, 180 * 60_000);
     assert.deepEqual(config.edge.oidc, { accessTokenDurationMs: 1_800_000, idTokenDurationMs: 1_800_000, refreshTokenDurationMs: 86_400_000 });
-    assert.deepEqual(config.edge.totp, { hostname: 'ctrl.example.com' });
+    assert.deepEqual(config.edge.totp, { hostname: 'ctrl.example.com', maxAttempts: 5, lockoutMs: 300_000 });
     const [listener] = config.web;
     assert.deepEqual(listener?.options, { idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 10_000, minTLSVersion: 'TLSv1.2', maxTLSVersion: 'TLSv1.3' });
     assert.deepEqual(listener?.identity, config.identity);
