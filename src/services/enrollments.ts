@@ -8,7 +8,6 @@
  *   has a certificate authenticator and `updb` while it has a password one: delete the authenticator first;
  * - `updb` needs a username (4 to 100 characters) no other password authenticator or pending enrollment uses.
  */
-import type { Actor } from '../domain/audit.js';
 import type { Enrollment } from '../domain/enrollment.js';
 import { ApiError } from '../errors/api-error.js';
 import { parseListParams } from '../persistence/query/list-query.js';

@@ -57,9 +57,14 @@ export function createOidcFactorService(deps: {
     if (request.status !== 'partially_authenticated' || !request.identityId) {
       throw new OAuthError('invalid_request', 'the auth request has no primary login yet; log in with a password, certificate or external JWT first');
     }
-    const identity = await deps.identities.findById(request.identityId);
+    return { request, identity: await activeIdentityOf(request) };
+  }
+
+  /** The identity a partially authenticated request belongs to, if it may still log in. */
+  async function activeIdentityOf(request: OidcAuthRequest): Promise<Identity> {
+    const identity = await deps.identities.findById(request.identityId as string);
     if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('access_denied', 'the identity may no longer log in');
-    return { request, identity };
+    return identity;
   }
 
   async function answered(request: OidcAuthRequest, kind: OutstandingFactor['kind'], amrValue: string): Promise<LoginOutcome> {
@@ -79,9 +84,7 @@ export function createOidcFactorService(deps: {
 
   /** Answers the secondary JWT of a partially authenticated request. */
   async function answerExtJwt(request: OidcAuthRequest, signerId: string, tokens: readonly string[]): Promise<LoginOutcome> {
-    const identity = await deps.identities.findById(request.identityId as string);
-    if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('access_denied', 'the identity may no longer log in');
-    await deps.extJwt.secondary(signerId, identity, tokens);
+    await deps.extJwt.secondary(signerId, await activeIdentityOf(request), tokens);
     // Reference AMR value of a secondary external JWT: `ejs:<signer id>`.
     return answered(request, 'ext-jwt', `ejs:${signerId}`);
   }
