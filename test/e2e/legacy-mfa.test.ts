@@ -6,17 +6,16 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
-import { totpCode, wrongTotpCode } from '../helpers/totp.js';
+import { totpCode, totpTestClock, wrongTotpCode } from '../helpers/totp.js';
 
 const CLIENT = '/edge/client/v1';
 const STEP = 30_000;
 
 describe(`legacy sessions with TOTP (${testDialect})`, () => {
-  const clock = manualClock(new Date('2026-11-22T11:00:05Z'));
+  const clock = totpTestClock();
   let ctl: TestController;
   let totpPolicy: string;
   before(async () => {

@@ -5,18 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { MANAGEMENT } from '../helpers/management.js';
-import { totpCode, wrongTotpCode } from '../helpers/totp.js';
+import { totpCode, totpTestClock, wrongTotpCode } from '../helpers/totp.js';
 
 const CLIENT = '/edge/client/v1';
 const STEP = 30_000;
 
 describe(`MFA enrollment on the client API (${testDialect})`, () => {
-  const clock = manualClock(new Date('2026-11-22T10:00:05Z'));
+  const clock = totpTestClock();
   let ctl: TestController;
   let adminToken: string;
   before(async () => {

@@ -12,8 +12,7 @@ import { createSecretBox, newSecretsKeyText, parseSecretsKey } from '../../src/c
 import { startTestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
-import { totpCode, wrongTotpCode } from '../helpers/totp.js';
-import { manualClock } from '../../src/shared/clock.js';
+import { totpCode, totpTestClock, wrongTotpCode } from '../helpers/totp.js';
 
 describe(`the TOTP settings of the controller config (${testDialect})`, () => {
   const dir = mkdtempSync(join(tmpdir(), 'svc-totp-key-'));
@@ -39,7 +38,7 @@ describe(`the TOTP settings of the controller config (${testDialect})`, () => {
   });
 
   it('locks after edge.totp.maxAttempts wrong codes for edge.totp.lockoutDuration', async () => {
-    const clock = manualClock(new Date('2026-11-22T12:00:05Z'));
+    const clock = totpTestClock();
     const ctl = await startTestController({ clock, modify: (config) => (config.edge.totp = { maxAttempts: 2, lockoutDuration: '1m' }) });
     try {
       await createIdentity(ctl.running.database, { name: 'locked-lou', username: 'locked-lou', password: 'locked-lou-password' });

@@ -3,6 +3,7 @@
  * code of a moment with an independent TOTP implementation (otpauth's URI parser and generator).
  */
 import { URI, TOTP } from 'otpauth';
+import { manualClock } from '../../src/shared/clock.js';
 
 /** The code an authenticator app shows at `at` for `provisioningUrl`. */
 export function totpCode(provisioningUrl: string, at: Date): string {
@@ -18,4 +19,14 @@ export function wrongTotpCode(provisioningUrl: string, at: Date): string {
     const candidate = String(n).padStart(6, '0');
     if (!valid.has(candidate)) return candidate;
   }
+}
+
+/**
+ * A manual clock for tests that start a controller and compute TOTP codes: it starts from the real time (the test
+ * PKI is issued at real time, so a pinned calendar date would fall outside its certificates one day), moved to 5 s
+ * into the next 30 s TOTP step so that a test has a whole step before its codes change.
+ */
+export function totpTestClock(): ReturnType<typeof manualClock> {
+  const step = 30_000;
+  return manualClock(new Date((Math.floor(Date.now() / step) + 1) * step + 5_000));
 }

@@ -1,0 +1,47 @@
+/**
+ * Guards on the suite itself. A test that starts a controller loads a PKI issued at the real time; if its manual
+ * clock starts from a literal calendar date, the suite fails from the day that date falls outside the certificates,
+ * whatever the code does (issue 11, point 1). Such tests start their clocks from the real time instead
+ * (`totpTestClock()` or `manualClock()` with no argument).
+ */
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+
+const testRoot = new URL('..', import.meta.url).pathname;
+
+function testFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    if (statSync(path).isDirectory()) return testFiles(path);
+    return path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+/** The lines of `source` that build a clock from a literal date (`new Date('2026-…')`, `Date.parse("…")`). */
+export function literalDateClocks(source: string): number[] {
+  const lines: number[] = [];
+  source.split('\n').forEach((line, index) => {
+    if (/manualClock\(\s*new Date\(\s*['"`]\d{4}-/.test(line) || /manualClock\(\s*new Date\(\s*Date\.parse\(\s*['"`]\d{4}-/.test(line)) {
+      lines.push(index + 1);
+    }
+  });
+  return lines;
+}
+
+describe('test hygiene', () => {
+  it('finds a manual clock built from a literal date', () => {
+    assert.deepEqual(literalDateClocks("const a = 1;\nconst clock = manualClock(new Date('2026-11-22T10:00:05Z'));"), [2]);
+    assert.deepEqual(literalDateClocks('const clock = manualClock();\nconst other = manualClock(new Date(Date.now() + 5));'), []);
+  });
+
+  it('no test that starts a controller pins its clock to a calendar date', () => {
+    const offenders = testFiles(testRoot)
+      .filter((file) => !file.endsWith('test-hygiene.test.ts'))
+      .map((file) => ({ file, source: readFileSync(file, 'utf8') }))
+      .filter(({ source }) => /startTestController|startController|startSvcProcess/.test(source))
+      .flatMap(({ file, source }) => literalDateClocks(source).map((line) => `${relative(testRoot, file)}:${line}`));
+    assert.deepEqual(offenders, [], `tests that start a controller with a clock pinned to a calendar date:\n${offenders.join('\n')}`);
+  });
+});
