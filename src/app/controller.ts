@@ -31,6 +31,9 @@ import { createEnrollmentJwtSigner, serverSigningKey } from '../services/enrollm
 import { createOidcRepository } from '../persistence/repositories/oidc.js';
 import { createAccessTokenVerifier } from '../services/oidc-access-tokens.js';
 import { createOidcProviderService } from '../services/oidc-provider.js';
+import { createAuthRequestSeal } from '../services/oidc-auth-request-seal.js';
+import { limitAuthentication } from '../services/limited-authentication.js';
+import { createWorkLimiter, DEFAULT_AUTHENTICATION_LIMITS, type WorkLimiterOptions } from '../services/work-limiter.js';
 import { createOidcFactorService } from '../services/oidc-factors.js';
 import { createOidcTokenSigner } from '../services/oidc-tokens.js';
 import { publishSigningKey } from '../services/oidc-signing-keys.js';
@@ -54,7 +57,7 @@ import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/se
 import type { Services } from '../services/services.js';
 import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/version.js';
 import { systemClock, type Clock } from '../shared/clock.js';
-import { newEntityId } from '../shared/random.js';
+import { newEntityId, newUuid } from '../shared/random.js';
 import { readBuildInfo } from './build-info.js';
 
 export interface RunningController {
@@ -96,7 +99,13 @@ function secretsKey(config: ControllerConfig, identity: LoadedIdentity): Buffer 
 
 export async function startController(
   config: ControllerConfig,
-  options: { logger: Logger; clock?: Clock; build?: BuildInfo },
+  options: {
+    logger: Logger;
+    clock?: Clock;
+    build?: BuildInfo;
+    /** Bounds on concurrent login work (default DEFAULT_AUTHENTICATION_LIMITS). */
+    authenticationLimits?: WorkLimiterOptions;
+  },
 ): Promise<RunningController> {
   const clock = options.clock ?? systemClock;
   const logger = options.logger;
@@ -166,17 +175,21 @@ export async function startController(
       signingCa,
     });
     const credentials = createCredentialRepository(database);
-    const mfaRecords = createMfaRepository(database, createSecretBox(secretsKey(config, identity)));
-    const authentication = createAuthenticationService({
-      mfa: mfaRecords,
-      extJwt: extJwtAuth,
-      identities,
-      credentials,
-      authPolicies: authPolicyRecords,
-      apiSessions: apiSessionService,
-      clock,
-      sessionTimeoutMs,
-    });
+    const secretBox = createSecretBox(secretsKey(config, identity));
+    const mfaRecords = createMfaRepository(database, secretBox);
+    const authentication = limitAuthentication(
+      createAuthenticationService({
+        mfa: mfaRecords,
+        extJwt: extJwtAuth,
+        identities,
+        credentials,
+        authPolicies: authPolicyRecords,
+        apiSessions: apiSessionService,
+        clock,
+        sessionTimeoutMs,
+      }),
+      createWorkLimiter(options.authenticationLimits ?? DEFAULT_AUTHENTICATION_LIMITS),
+    );
     // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
     // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.
     const oidcRecords = createOidcRepository(database);
@@ -203,6 +216,7 @@ export async function startController(
             identities,
             authentication,
             tokens: oidcTokens,
+            seal: createAuthRequestSeal(secretBox),
             clock,
             accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
             refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
@@ -243,6 +257,7 @@ export async function startController(
       sessionMfa: createSessionMfaService({ mfa, apiSessions: apiSessionService }),
       ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
       caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
+      instanceId: newUuid(),
       caPems,
       externalJwt,
       externalJwtSigners: createExternalJwtSignerService({

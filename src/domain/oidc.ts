@@ -9,12 +9,18 @@ import type { OutstandingFactor } from './auth-policy.js';
 
 /**
  * The spec's states: started, partially authenticated (primary login accepted, a secondary factor outstanding),
- * code issued, tokens issued.
+ * code issued, tokens issued; and between the last factor and the code, `authenticated`: every factor answered, the
+ * user agent on its way to the controller's callback (`/oidc/authorize/callback`), which issues the code once.
+ * A `started` request exists only in its sealed id (services/oidc-auth-request-seal.ts); the store holds a request
+ * from its primary login on.
  */
-export type AuthRequestStatus = 'started' | 'partially_authenticated' | 'code_issued' | 'tokens_issued';
+export type AuthRequestStatus = 'started' | 'partially_authenticated' | 'authenticated' | 'code_issued' | 'tokens_issued';
 
 export interface OidcAuthRequest {
+  /** The store key (a UUID inside the sealed public id). */
   id: string;
+  /** The public id (`authRequestID`): the sealed request; empty when the request was found by its code. */
+  handle: string;
   clientId: string;
   redirectUri: string;
   /** Space-separated scope values as requested (RFC 6749 §3.3). */
@@ -33,6 +39,8 @@ export interface OidcAuthRequest {
   /** The `z_asid` of the session the request leads to. */
   apiSessionId: string;
   authTime: Date | null;
+  /** The config types the login asked for (`configTypes` in its body); they become the session's `z_ct`. */
+  configTypes: string[];
   createdAt: Date;
   expiresAt: Date;
 }
@@ -45,6 +53,8 @@ export interface OidcSession {
   scope: string;
   amr: string[];
   authTime: Date;
+  /** Config types asked for at login (`z_ct` of its access tokens). */
+  configTypes: string[];
   revokedAt: Date | null;
   createdAt: Date;
 }

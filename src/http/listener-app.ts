@@ -12,6 +12,7 @@ import { errorHandler, notFoundHandler } from './kit/errors.js';
 import { registerApi } from './kit/register-api.js';
 import type { SpecRegistry } from './kit/specs.js';
 import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
+import { edgeClientUrl } from './edge-client/root-paths.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/routes.js';
 import { registerOidc } from '../oidc/plugin.js';
 
@@ -40,6 +41,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     loggerInstance: logger.child({ listener: listener.name, bindPoint: bindPoint.interface.text }),
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => newUuid(),
+    // The client API's root paths (`/authenticate`, `/edge/v1/…`), where this listener hosts it.
+    ...(listener.apis.some((api) => api.binding === 'edge-client') ? { rewriteUrl: (request: { url?: string }) => edgeClientUrl(request.url ?? '/') } : {}),
     // Per-request access lines are left to a reverse proxy; errors are still logged with their request id.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     connectionTimeout: listener.options.readTimeoutMs + listener.options.writeTimeoutMs,
@@ -65,6 +68,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   app.addHook('onRequest', async (request, reply) => {
     reply.header('svc-request-id', String(request.id));
     reply.header('server', `svc-controller/${services.version.version}`);
+    reply.header('svc-instance-id', services.instanceId);
   });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -13,12 +13,12 @@ export function oidcAuthQueries(issuer: string, outstanding: readonly Outstandin
 }
 
 /** Answers a partially authenticated request: 200 with what it still needs, `totp-required: true` for TOTP. */
-export function sendAuthQueries(reply: FastifyReply, request: Pick<OidcAuthRequest, 'id' | 'issuer' | 'outstanding'>) {
+export function sendAuthQueries(reply: FastifyReply, request: Pick<OidcAuthRequest, 'handle' | 'issuer' | 'outstanding'>) {
   if (totpRequired(request.outstanding)) reply.header('totp-required', 'true');
   // The answer describes the state of a credential-bearing exchange; it must not be cached (RFC 6749 §5.1).
   return reply
     .code(200)
     .header('cache-control', 'no-store')
-    .header('auth-request-id', request.id)
-    .send({ authRequestId: request.id, authQueries: oidcAuthQueries(request.issuer, request.outstanding) });
+    .header('auth-request-id', request.handle)
+    .send({ authRequestId: request.handle, authQueries: oidcAuthQueries(request.issuer, request.outstanding) });
 }

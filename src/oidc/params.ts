@@ -27,6 +27,20 @@ export function readParams(source: unknown, maxLength: number, ...more: unknown[
   return params;
 }
 
+/**
+ * The parameters of a request that may carry them in the query and in a form body, as the authorization endpoint
+ * (OpenID Connect Core 1.0 §3.1.2.1: GET and POST). A parameter given in both places is refused as a repeated one
+ * is (RFC 6749 §3.1).
+ */
+export function queryAndBodyParams(query: unknown, body: unknown, maxLength: number): Params {
+  const fromQuery = readParams(query, maxLength);
+  const fromBody = body === undefined || body === null || body === '' ? {} : readParams(body, maxLength);
+  for (const name of Object.keys(fromBody)) {
+    if (fromQuery[name] !== undefined) throw new OAuthError('invalid_request', `parameter ${name} must be given once; it is in both the query and the body`);
+  }
+  return { ...fromQuery, ...fromBody };
+}
+
 /** Parses an `application/x-www-form-urlencoded` body; a repeated name becomes an array (refused by readParams). */
 export function parseForm(body: string): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};

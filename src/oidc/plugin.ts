@@ -2,14 +2,17 @@
  * The OIDC provider as one encapsulated Fastify plugin for an `edge-oidc` binding: its own form parser and its own
  * error handler (RFC 6749 error shape instead of the Edge API envelope), and the route table of routes.ts.
  */
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { BindPoint, RedirectUriPattern } from '../config/types.js';
 import type { Services } from '../services/services.js';
 import type { OidcContext } from './context.js';
-import { oidcErrorHandler } from './errors.js';
+import { oidcErrorHandler, sendOAuthError } from './errors.js';
 import { oidcIssuer } from './issuer.js';
 import { parseForm } from './params.js';
 import { oidcRoutes } from './routes.js';
+
+/** The methods a path of the provider may be asked with; those it does not serve are answered 405. */
+const OTHER_METHODS: HTTPMethods[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 export interface OidcPluginOptions {
   services: Services;
@@ -34,8 +37,24 @@ export async function registerOidc(app: FastifyInstance, options: OidcPluginOpti
     oidc.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
       done(null, parseForm(body as string));
     });
+    const methodsByUrl = new Map<string, Set<string>>();
     for (const endpoint of oidcRoutes) {
       oidc.route({ method: endpoint.method, url: endpoint.url, handler: (request, reply) => endpoint.handler(context, request, reply) });
+      const methods = methodsByUrl.get(endpoint.url) ?? new Set<string>();
+      for (const method of [endpoint.method].flat()) methods.add(method);
+      methodsByUrl.set(endpoint.url, methods);
+    }
+    // A known path with another method is 405 with `Allow` (RFC 9110 §15.5.6), as on the Edge APIs, not 404.
+    for (const [url, methods] of methodsByUrl) {
+      const allow: string[] = [...methods, ...(methods.has('GET') ? ['HEAD'] : [])];
+      const others = OTHER_METHODS.filter((method) => !allow.includes(method));
+      if (others.length === 0) continue;
+      oidc.route({
+        method: others,
+        url,
+        handler: (request, reply) =>
+          sendOAuthError(reply.header('allow', allow.join(', ')), 405, 'invalid_request', `${request.method} is not supported here; use ${allow.join(', ')}`),
+      });
     }
   });
 }

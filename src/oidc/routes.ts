@@ -3,6 +3,7 @@
  */
 import type { OidcEndpoint } from './context.js';
 import { authorization } from './endpoints/authorization.js';
+import { authorizeCallback } from './endpoints/callback.js';
 import { discovery, rootDiscovery } from './endpoints/discovery.js';
 import { endSession } from './endpoints/end-session.js';
 import { keys } from './endpoints/keys.js';
@@ -15,7 +16,8 @@ import { userinfo } from './endpoints/userinfo.js';
 export const oidcRoutes: readonly OidcEndpoint[] = [
   rootDiscovery, //       GET  /.well-known/openid-configuration
   discovery, //           GET  /oidc/.well-known/openid-configuration
-  authorization, //       GET  /oidc/authorization
+  authorization, //       GET|POST /oidc/authorization
+  authorizeCallback, //   GET  /oidc/authorize/callback?id=
   ...loginEndpoints, //   GET|POST /oidc/login/{username,password,cert}
   ...totpEndpoints, //    POST /oidc/login/totp, POST|DELETE /oidc/login/totp/enroll, POST .../enroll/verify
   authQueries, //         GET  /oidc/login/auth-queries?id=

@@ -9,6 +9,7 @@ import { oidc } from './migrations/0003-oidc.js';
 import { oidcFactorsAndKeys } from './migrations/0004-oidc-factors-and-keys.js';
 import { mfa } from './migrations/0005-mfa.js';
 import { externalJwtSigners } from './migrations/0006-external-jwt-signers.js';
+import { oidcLoginContext } from './migrations/0008-oidc-login-context.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -17,6 +18,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0004-oidc-factors-and-keys': oidcFactorsAndKeys,
   '0005-mfa': mfa,
   '0006-external-jwt-signers': externalJwtSigners,
+  '0008-oidc-login-context': oidcLoginContext,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -155,7 +155,7 @@ export interface OidcAuthRequestsTable {
   identity_id: string | null;
   /** JSON array of strings (RFC 8176 values). */
   amr: string;
-  status: 'started' | 'partially_authenticated' | 'code_issued' | 'tokens_issued';
+  status: 'partially_authenticated' | 'authenticated' | 'code_issued' | 'tokens_issued';
   /** JSON array of the secondary factors still outstanding (migration 0004). */
   outstanding_factors: string;
   code_hash: string | null;
@@ -163,6 +163,8 @@ export interface OidcAuthRequestsTable {
   /** The `z_asid` of the tokens this request leads to. */
   api_session_id: string;
   auth_time: string | null;
+  /** JSON array of config type names or ids asked for at login (migration 0008). */
+  config_types: string;
   created_at: string;
   expires_at: string;
 }
@@ -177,6 +179,8 @@ export interface OidcSessionsTable {
   /** JSON array of strings. */
   amr: string;
   auth_time: string;
+  /** JSON array of config types asked for at login: the `z_ct` claim (migration 0008). */
+  config_types: string;
   revoked_at: string | null;
   created_at: string;
 }

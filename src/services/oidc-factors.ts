@@ -2,7 +2,7 @@
  * The secondary factors of an OIDC login (spec: OIDC authorization request states, TOTP enrollment inside the
  * OIDC flow): answering TOTP, and enrolling TOTP without leaving the login when the policy requires it of an
  * identity that has none. Works only on partially authenticated requests; when the last outstanding factor is
- * answered the request gets its code, exactly as a primary login with nothing outstanding does.
+ * answered the request goes on to the callback that issues the code, exactly as a primary login with nothing outstanding does.
  */
 import type { OutstandingFactor } from '../domain/auth-policy.js';
 import type { Identity } from '../domain/identity.js';
@@ -16,7 +16,7 @@ import type { Clock } from '../shared/clock.js';
 import type { AuthenticationRequest } from './authentication.js';
 import type { ExtJwtAuthenticator } from './ext-jwt-auth.js';
 import type { MfaService, MfaStatus } from './mfa.js';
-import { clientRedirect, newAuthorizationCode, type LoginOutcome, type OidcProviderService } from './oidc-provider.js';
+import { callbackLocation, type LoginOutcome, type OidcProviderService } from './oidc-provider.js';
 
 export interface OidcFactorService {
   /**
@@ -75,9 +75,9 @@ export function createOidcFactorService(deps: {
       if (!(await oidc.answerFactor(request.id, request.outstanding, { amr, outstanding }))) throw changed();
       return { kind: 'partially_authenticated', request: { ...request, amr, outstanding }, outstanding };
     }
-    const code = newAuthorizationCode(clock.now());
-    if (!(await oidc.answerFactor(request.id, request.outstanding, { amr, outstanding, code: { hash: code.hash, expiresAt: code.expiresAt } }))) throw changed();
-    return { kind: 'code_issued', location: clientRedirect(request, code.value) };
+    // The last factor: on to the controller's callback, which issues the code.
+    if (!(await oidc.answerFactor(request.id, request.outstanding, { amr, outstanding }))) throw changed();
+    return { kind: 'authenticated', location: callbackLocation(request) };
   }
 
   const owedSigner = (request: OidcAuthRequest) => request.outstanding.find((factor) => factor.kind === 'ext-jwt')?.signerId;

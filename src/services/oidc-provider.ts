@@ -17,6 +17,7 @@ import { redirectUriAllowed } from '../policy/redirect-uri-match.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId, newSecretToken, newUuid } from '../shared/random.js';
 import type { AuthenticationRequest, AuthenticationService } from './authentication.js';
+import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
 import type { OidcTokenSigner } from './oidc-tokens.js';
 
 /** Where a request arrived: its issuer and the binding's registered redirect URIs. */
@@ -37,10 +38,18 @@ export interface TokenResponse {
 }
 
 export interface OidcProviderService {
-  /** RFC 6749 §4.1.1: validates and stores an authorization request; returns its id and the login method. */
+  /**
+   * RFC 6749 §4.1.1: validates an authorization request and returns its public id (the request, sealed: nothing is
+   * stored before a primary login succeeds) and the login method.
+   */
   authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' | 'ext-jwt' }>;
   /** A request still waiting for its login (started or partially authenticated); OAuthError otherwise. */
   pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
+  /**
+   * The controller-hosted callback (`/oidc/authorize/callback?id=`): a request whose factors are all answered gets
+   * its one-time code, and the user agent the redirect to the client (RFC 6749 §4.1.2, RFC 9207 `iss`). Single-use.
+   */
+  callback(id: string | undefined): Promise<string>;
   /**
    * Primary login. With nothing outstanding: the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207
    * `iss`). With a secondary factor outstanding: the request, now partially authenticated, and what it still needs.
@@ -60,12 +69,23 @@ export interface OidcProviderService {
   revoke(token: string | undefined): Promise<void>;
 }
 
-/** What a primary login leads to (spec: OIDC authorization request states). */
+/**
+ * What a login step leads to (spec: OIDC authorization request states). With every factor answered, the user agent
+ * goes to the controller's callback, which issues the code (the reference provider's hop: SDKs follow the first
+ * redirect on the controller and expect a second one carrying the code).
+ */
 export type LoginOutcome =
-  | { readonly kind: 'code_issued'; readonly location: string }
+  | { readonly kind: 'authenticated'; readonly location: string }
   | { readonly kind: 'partially_authenticated'; readonly request: OidcAuthRequest; readonly outstanding: readonly OutstandingFactor[] };
 
 const AUTH_REQUEST_TTL_MS = 10 * 60_000;
+/**
+ * Longest accepted values of the free-form authorization parameters. The sealed id carries them, so they bound its
+ * length (it must fit the login endpoints' 8 KiB parameter limit); real clients send a few dozen characters.
+ */
+const MAX_STATE = 1024;
+const MAX_NONCE = 512;
+const MAX_SCOPE = 512;
 const CODE_TTL_MS = 60_000;
 // RFC 7636 §4.1 (verifier) and §4.2 (an S256 challenge is always 43 base64url characters).
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -81,6 +101,11 @@ function checkClient(params: Params): Params {
 export function newAuthorizationCode(now: Date) {
   const value = newSecretToken();
   return { value, hash: hashToken(value), expiresAt: new Date(now.getTime() + CODE_TTL_MS) };
+}
+
+/** Where a fully authenticated request sends the user agent: the callback on the bind point it started at. */
+export function callbackLocation(request: Pick<OidcAuthRequest, 'handle' | 'issuer'>): string {
+  return `${request.issuer}/authorize/callback?id=${encodeURIComponent(request.handle)}`;
 }
 
 /** The redirect back to the client with the code (RFC 6749 §4.1.2, with RFC 9207 `iss`). */
@@ -99,17 +124,25 @@ export function createOidcProviderService(deps: {
   identities: IdentityRepository;
   authentication: AuthenticationService;
   tokens: OidcTokenSigner;
+  seal: AuthRequestSeal;
   clock: Clock;
   refreshTokenDurationMs: number;
   accessTokenDurationMs: number;
 }): OidcProviderService {
-  const { oidc, identities, authentication, tokens, clock } = deps;
+  const { oidc, identities, authentication, tokens, seal, clock } = deps;
 
-  async function pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest> {
-    const request = id ? await oidc.findAuthRequest(id) : undefined;
-    if (!request || request.expiresAt.getTime() <= clock.now().getTime()) {
+  /** The request a public id stands for, as the store has it once logged in, else as sealed (started). */
+  async function authRequestOf(handle: string | undefined): Promise<OidcAuthRequest> {
+    const sealed = handle ? seal.open(handle) : undefined;
+    if (!sealed || sealed.expiresAt.getTime() <= clock.now().getTime()) {
       throw new OAuthError('invalid_request', 'the auth request is unknown or has expired; start again at the authorization endpoint');
     }
+    const stored = await oidc.findAuthRequest(sealed.id);
+    return stored ? { ...stored, handle: sealed.handle } : sealed;
+  }
+
+  async function pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest> {
+    const request = await authRequestOf(id);
     if (request.status !== 'started' && request.status !== 'partially_authenticated') {
       throw new OAuthError('invalid_request', 'the auth request has already been logged in');
     }
@@ -178,6 +211,7 @@ export function createOidcProviderService(deps: {
       scope: request.scope,
       amr: request.amr,
       authTime: request.authTime ?? now,
+      configTypes: request.configTypes,
       revokedAt: null,
       createdAt: now,
     };
@@ -237,11 +271,13 @@ export function createOidcProviderService(deps: {
       if (method !== 'password' && method !== 'cert' && method !== 'ext-jwt') {
         throw new OAuthError('invalid_request', `login method '${method}' is not supported (password, cert, ext-jwt)`, redirect);
       }
+      if ((params.state?.length ?? 0) > MAX_STATE) throw new OAuthError('invalid_request', `state is longer than ${MAX_STATE} characters`, redirect);
+      if ((params.nonce?.length ?? 0) > MAX_NONCE) throw new OAuthError('invalid_request', `nonce is longer than ${MAX_NONCE} characters`, redirect);
+      if (scope.length > MAX_SCOPE) throw new OAuthError('invalid_request', `scope is longer than ${MAX_SCOPE} characters`, redirect);
       const now = clock.now();
-      await oidc.deleteExpiredAuthRequests(now);
-      const authRequestId = newUuid();
-      await oidc.insertAuthRequest({
-        id: authRequestId,
+      const handle = seal.seal({
+        id: '',
+        handle: '',
         clientId: OIDC_CLIENT_ID,
         redirectUri: params.redirect_uri,
         scope: scopes(scope).join(' '),
@@ -257,10 +293,11 @@ export function createOidcProviderService(deps: {
         codeExpiresAt: null,
         apiSessionId: newUuid(),
         authTime: null,
+        configTypes: [],
         createdAt: now,
         expiresAt: new Date(now.getTime() + AUTH_REQUEST_TTL_MS),
       });
-      return { authRequestId, login: method === 'password' ? 'username' : method };
+      return { authRequestId: handle, login: method === 'password' ? 'username' : method };
     },
 
     pendingAuthRequest,
@@ -278,16 +315,35 @@ export function createOidcProviderService(deps: {
       }
       const now = clock.now();
       const outstanding = await authentication.secondaryFactors(identity);
-      const change = { identityId: identity.id, amr: [credentials.method], authTime: now };
-      if (outstanding.length > 0) {
-        // Spec: started -> partially authenticated; no code exists, so the token endpoint cannot be reached.
-        if (!(await oidc.markPartiallyAuthenticated(request.id, { ...change, outstanding }))) throw alreadyLoggedIn();
-        return { kind: 'partially_authenticated', request: { ...request, ...change, status: 'partially_authenticated', outstanding }, outstanding };
+      const loggedIn: OidcAuthRequest = {
+        ...request,
+        identityId: identity.id,
+        amr: [credentials.method],
+        authTime: now,
+        // TODO(helper-3 adds configTypes to AuthenticationRequest)
+        configTypes: [...((credentials as AuthenticationRequest & { configTypes?: readonly string[] }).configTypes ?? [])],
+        // Spec: started -> partially authenticated while a factor is outstanding (no code exists, so the token
+        // endpoint cannot be reached), else on to the callback.
+        status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',
+        outstanding,
+      };
+      // The first time the request needs state in the store; the expired ones go then, not on every authorize.
+      await oidc.deleteExpiredAuthRequests(now);
+      if (!(await oidc.insertAuthRequest(loggedIn))) throw alreadyLoggedIn();
+      if (outstanding.length > 0) return { kind: 'partially_authenticated', request: loggedIn, outstanding };
+      return { kind: 'authenticated', location: callbackLocation(loggedIn) };
+    },
+
+    async callback(id) {
+      const request = await authRequestOf(id);
+      if (request.status === 'started' || request.status === 'partially_authenticated') {
+        throw new OAuthError('invalid_request', 'the auth request has not completed its login; answer its auth queries first');
       }
-      const code = newAuthorizationCode(now);
-      const issued = await oidc.issueCode(request.id, { ...change, codeHash: code.hash, codeExpiresAt: code.expiresAt });
-      if (!issued) throw alreadyLoggedIn();
-      return { kind: 'code_issued', location: clientRedirect(request, code.value) };
+      const code = newAuthorizationCode(clock.now());
+      if (request.status !== 'authenticated' || !(await oidc.issueCode(request.id, { codeHash: code.hash, codeExpiresAt: code.expiresAt }))) {
+        throw new OAuthError('invalid_request', 'the callback of this auth request has already been used; start again at the authorization endpoint');
+      }
+      return clientRedirect(request, code.value);
     },
 
     authorizationCode: (params) => authorizationCode(checkClient(params)),

@@ -89,7 +89,8 @@ export function createOidcTokenSigner(options: {
         client_id: session.clientId,
         z_asid: session.id,
         z_ia: identity.isAdmin,
-        z_ct: [] as string[],
+        // The config types the login asked for (spec: custom access token claims).
+        z_ct: session.configTypes,
         z_t: 'a',
         z_ice: false,
       };

@@ -63,4 +63,9 @@ export interface Services {
   readonly externalJwtSigners: ExternalJwtSignerService;
   /** Checks a JWT against an external JWT signer and finds its identity (ext-jwt login, secondary factor). */
   readonly externalJwt: ExternalJwtVerifier;
+  /**
+   * A new value every time the controller starts, sent as `svc-instance-id` on every response: SDKs re-read
+   * `/version` and their view of the controller when it changes (a restart, or another controller answering).
+   */
+  readonly instanceId: string;
 }

@@ -14,7 +14,8 @@ import { testDialect } from '../helpers/database.js';
 import { AUDIENCE, ISSUER, signerBody, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../helpers/external-jwt.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { authPolicyBody, managementClient, type ManagementClient } from '../helpers/management.js';
-import { discoverClient, postForm, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+import { discoverClient, followCallback, postForm, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
 
 const CLIENT = '/edge/client/v1';
 const SECOND_ISSUER = 'https://second-idp.example.test';
@@ -220,7 +221,7 @@ describe(`logins with external JWTs (${testDialect})`, () => {
       assert.equal(challenge(refused).realm, 'svc-primary-ext-jwt');
       const res = await ctl.fetch('/oidc/login/ext-jwt', { method: 'POST', body: { authRequestId: started.authRequestId }, headers: { authorization: `Bearer ${await token({ sub: identity.id })}` } });
       assert.equal(res.status, 302, res.text);
-      const code = new URL(String(res.headers.location)).searchParams.get('code') as string;
+      const code = new URL(String(await followCallback(ctl, res.headers.location))).searchParams.get('code') as string;
       const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'svc', code_verifier: started.verifier });
       assert.equal(tokens.status, 200, tokens.text);
       const access = decodeJwt(tokens.json().access_token);
@@ -299,13 +300,13 @@ describe(`logins with external JWTs (${testDialect})`, () => {
         assert.equal(res.status, 401, `${what}: ${res.text}`);
         assert.deepEqual([challenge(res).realm, challenge(res).error], ['svc-secondary-ext-jwt', error], what);
       }
-      const stored = await db().db.selectFrom('oidc_auth_requests').select(['status', 'code_hash']).where('id', '=', started.authRequestId).executeTakeFirstOrThrow();
+      const stored = await db().db.selectFrom('oidc_auth_requests').select(['status', 'code_hash']).where('id', '=', authRequestKey(started.authRequestId)).executeTakeFirstOrThrow();
       assert.deepEqual([stored.status, stored.code_hash], ['partially_authenticated', null]);
 
       const secondJwt = await secondToken(hank);
       const done = await answer(secondJwt);
       assert.equal(done.status, 302, done.text);
-      const code = new URL(String(done.headers.location)).searchParams.get('code') as string;
+      const code = new URL(String(await followCallback(ctl, done.headers.location))).searchParams.get('code') as string;
       const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', code, redirect_uri: REDIRECT_URI, client_id: 'svc', code_verifier: started.verifier });
       const accessToken = tokens.json().access_token as string;
       assert.deepEqual(decodeJwt(accessToken).amr, ['password', `ejs:${secondarySigner}`]);
@@ -328,7 +329,7 @@ describe(`logins with external JWTs (${testDialect})`, () => {
         headers: { authorization: `Bearer ${await secondToken(identity.id)}` },
       });
       assert.equal(res.status, 302, res.text);
-      assert.ok(new URL(String(res.headers.location)).searchParams.get('code'));
+      assert.ok(new URL(String(await followCallback(ctl, res.headers.location))).searchParams.get('code'));
     });
   });
 });

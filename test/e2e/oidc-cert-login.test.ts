@@ -10,7 +10,7 @@ import * as client from 'openid-client';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { addCertAuthenticator, createIdentity, issueClientCertificate } from '../helpers/fixtures.js';
-import { discoverClient, startLogin } from '../helpers/oidc.js';
+import { discoverClient, followCallback, startLogin } from '../helpers/oidc.js';
 
 describe(`OIDC login with a client certificate (${testDialect})`, () => {
   let ctl: TestController;
@@ -39,7 +39,7 @@ describe(`OIDC login with a client certificate (${testDialect})`, () => {
     assert.equal(started.location.pathname, '/oidc/login/cert');
     const login = await postCertLogin(started.authRequestId, registered);
     assert.equal(login.status, 302, login.text);
-    const tokens = await client.authorizationCodeGrant(config, new URL(String(login.headers.location)), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
+    const tokens = await client.authorizationCodeGrant(config, new URL(String(await followCallback(ctl, login.headers.location))), { pkceCodeVerifier: started.verifier, expectedState: started.state, expectedNonce: started.nonce });
     const claims = decodeJwt(tokens.access_token);
     assert.equal(claims.sub, identityId);
     assert.deepEqual(claims.amr, ['cert']);

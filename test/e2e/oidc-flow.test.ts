@@ -10,7 +10,7 @@ import * as client from 'openid-client';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
-import { caFetch, discoverClient, loginToCallback, postLogin, startLogin } from '../helpers/oidc.js';
+import { caFetch, discoverClient, followCallback, loginToCallback, postLogin, startLogin } from '../helpers/oidc.js';
 
 describe(`OIDC authorization code flow with openid-client (${testDialect})`, () => {
   let ctl: TestController;
@@ -119,7 +119,7 @@ describe(`OIDC authorization code flow with openid-client (${testDialect})`, () 
     assert.equal(wrong.json().error, 'invalid_auth');
     const right = await postLogin(ctl, started.authRequestId, 'alice', 'alice-password');
     assert.equal(right.status, 302);
-    assert.ok(new URL(String(right.headers.location)).searchParams.get('code'));
+    assert.ok(new URL(String(await followCallback(ctl, right.headers.location))).searchParams.get('code'));
   });
 
   it('serves an HTML login form to a browser and accepts its form post', async () => {

@@ -9,7 +9,8 @@ import type * as client from 'openid-client';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
-import { discoverClient, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+import { discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
 
 describe(`OIDC login with secondary factors outstanding (${testDialect})`, () => {
   let ctl: TestController;
@@ -29,7 +30,7 @@ describe(`OIDC login with secondary factors outstanding (${testDialect})`, () =>
   after(async () => ctl.close());
 
   const totpQuery = () => ({ typeId: 'MFA', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: `${issuer}/login/totp`, minLength: 6, maxLength: 6, provider: 'svc' });
-  const storedRequest = (id: string) => ctl.running.database.db.selectFrom('oidc_auth_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const storedRequest = (id: string) => ctl.running.database.db.selectFrom('oidc_auth_requests').selectAll().where('id', '=', authRequestKey(id)).executeTakeFirstOrThrow();
 
   it('answers a password login under a TOTP-requiring policy with 200, the TOTP auth query and totp-required, without a redirect', async () => {
     const { authRequestId } = await startLogin(ctl, config);
@@ -104,6 +105,6 @@ describe(`OIDC login with secondary factors outstanding (${testDialect})`, () =>
     const { authRequestId } = await startLogin(ctl, config);
     const res = await postLogin(ctl, authRequestId, 'erin', 'erin-password');
     assert.equal(res.status, 302);
-    assert.ok(new URL(String(res.headers.location)).searchParams.get('code'));
+    assert.ok(new URL(String(await followCallback(ctl, res.headers.location))).searchParams.get('code'));
   });
 });

@@ -15,7 +15,8 @@ import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
-import { caFetch, discoverClient, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
+import { caFetch, discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
+import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
 import { totpCode, wrongTotpCode } from '../helpers/totp.js';
 
 const STEP_MS = 30_000;
@@ -40,7 +41,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
 
   const db = () => ctl.running.database.db;
   const totpQuery = () => ({ typeId: 'MFA', format: 'alphaNumeric', httpMethod: 'POST', httpUrl: `${issuer}/login/totp`, minLength: 6, maxLength: 6, provider: 'svc' });
-  const storedRequest = (id: string) => db().selectFrom('oidc_auth_requests').selectAll().where('id', '=', id).executeTakeFirstOrThrow();
+  const storedRequest = (id: string) => db().selectFrom('oidc_auth_requests').selectAll().where('id', '=', authRequestKey(id)).executeTakeFirstOrThrow();
   const storedEnrollment = (identityId: string) => db().selectFrom('mfa_enrollments').selectAll().where('identity_id', '=', identityId).executeTakeFirst();
   /** Moves to the next TOTP step, so a code of the new moment is not a replay of the last one accepted. */
   const nextStep = () => clock.advance(STEP_MS);
@@ -111,13 +112,14 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     assert.deepEqual(JSON.parse(stored.outstanding_factors), [{ kind: 'totp' }]);
   }
 
-  function assertCodeRedirect(res: { status: number; headers: Record<string, unknown>; text: string }, started: StartedLogin) {
+  async function assertCodeRedirect(res: { status: number; headers: Record<string, unknown>; text: string }, started: StartedLogin) {
     assert.equal(res.status, 302, res.text);
-    const callback = new URL(String(res.headers.location));
+    const callback = new URL(String(await followCallback(ctl, res.headers.location as string | undefined)));
     assert.equal(`${callback.origin}${callback.pathname}`, REDIRECT_URI);
     assert.ok(callback.searchParams.get('code'));
     assert.equal(callback.searchParams.get('state'), started.state);
     assert.equal(callback.searchParams.get('iss'), issuer);
+    return callback.toString();
   }
 
   function assertInvalidCode(res: { status: number; text: string; json(): any }) {
@@ -149,7 +151,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       clock.advance(30_000);
       const ok = await post(totpCode(user.provisioningUrl, clock.now()));
       assert.equal(ok.status, 302, ok.text);
-      assert.ok(new URL(String(ok.headers.location)).searchParams.get('code'));
+      assert.ok(new URL(String(await followCallback(ctl, ok.headers.location))).searchParams.get('code'));
     });
   });
 
@@ -173,9 +175,9 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const user = await enrolledUser();
       const { started } = await primaryLogin(user);
       const res = await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now()));
-      assertCodeRedirect(res, started);
+      const codeUrl = await assertCodeRedirect(res, started);
       assert.equal((await storedRequest(started.authRequestId)).status, 'code_issued');
-      const tokens = await redeem(started, res.headers.location);
+      const tokens = await redeem(started, codeUrl);
       assert.deepEqual([...(decodeJwt(tokens.id_token!).amr as string[])].sort(), ['password', 'totp']);
       assert.deepEqual([...(decodeJwt(tokens.access_token).amr as string[])].sort(), ['password', 'totp']);
       assert.equal(decodeJwt(tokens.access_token).sub, user.id);
@@ -185,8 +187,8 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const user = await enrolledUser();
       const { started } = await primaryLogin(user);
       const res = await postForm(ctl, '/oidc/login/totp', { id: started.authRequestId, code: totpCode(user.provisioningUrl, clock.now()) });
-      assertCodeRedirect(res, started);
-      const tokens = await redeem(started, res.headers.location);
+      const codeUrl = await assertCodeRedirect(res, started);
+      const tokens = await redeem(started, codeUrl);
       assert.ok((decodeJwt(tokens.id_token!).amr as string[]).includes('totp'));
     });
 
@@ -199,7 +201,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       assert.equal(res.headers.location, undefined);
       await assertStillPartial(started.authRequestId);
       assert.equal((await storedEnrollment(user.id))?.failed_attempts, 1);
-      assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
     });
 
     it('refuses malformed and missing codes with 400 without counting them as failures', async () => {
@@ -212,14 +214,14 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
         await assertStillPartial(started.authRequestId);
       }
       assert.equal((await storedEnrollment(user.id))?.failed_attempts, 0);
-      assertCodeRedirect(await answerTotp(started.authRequestId, valid), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, valid), started);
     });
 
     it('refuses a code already used by another login in the same step, saying so', async () => {
       const user = await enrolledUser();
       const code = totpCode(user.provisioningUrl, clock.now());
       const first = await primaryLogin(user);
-      assertCodeRedirect(await answerTotp(first.started.authRequestId, code), first.started);
+      await assertCodeRedirect(await answerTotp(first.started.authRequestId, code), first.started);
       const second = await primaryLogin(user);
       const replay = await answerTotp(second.started.authRequestId, code);
       assert.equal(replay.status, 400, replay.text);
@@ -227,7 +229,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       assert.match(replay.json().error_description, /already been used/);
       await assertStillPartial(second.started.authRequestId);
       nextStep();
-      assertCodeRedirect(await answerTotp(second.started.authRequestId, totpCode(user.provisioningUrl, clock.now())), second.started);
+      await assertCodeRedirect(await answerTotp(second.started.authRequestId, totpCode(user.provisioningUrl, clock.now())), second.started);
     });
 
     it('lets only one of two logins racing with the same code through', async () => {
@@ -238,7 +240,8 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const answers = await Promise.all([answerTotp(a.started.authRequestId, code), answerTotp(b.started.authRequestId, code)]);
       assert.deepEqual(answers.map((res) => res.status).sort(), [302, 400]);
       const statuses = await Promise.all([a, b].map(async ({ started }) => (await storedRequest(started.authRequestId)).status));
-      assert.deepEqual(statuses.sort(), ['code_issued', 'partially_authenticated']);
+      // The winner is fully authenticated, on its way to the callback that issues the code.
+      assert.deepEqual(statuses.sort(), ['authenticated', 'partially_authenticated']);
     });
 
     it('refuses a code from two or more steps ago as invalid', async () => {
@@ -248,7 +251,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       clock.advance(2 * STEP_MS + 5_000);
       assertInvalidCode(await answerTotp(started.authRequestId, old));
       await assertStillPartial(started.authRequestId);
-      assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
     });
 
     it('accepts the code of the previous step (clock skew window)', async () => {
@@ -257,7 +260,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       nextStep();
       const { started } = await primaryLogin(user);
       const previous = totpCode(user.provisioningUrl, new Date(clock.now().getTime() - STEP_MS));
-      assertCodeRedirect(await answerTotp(started.authRequestId, previous), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, previous), started);
     });
 
     it('accepts a recovery code once (in any letter case) and refuses it the second time', async () => {
@@ -265,14 +268,14 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const [recovery, other] = user.recoveryCodes as [string, string];
       const first = await primaryLogin(user);
       const res = await answerTotp(first.started.authRequestId, recovery);
-      assertCodeRedirect(res, first.started);
-      const tokens = await redeem(first.started, res.headers.location);
+      const codeUrl = await assertCodeRedirect(res, first.started);
+      const tokens = await redeem(first.started, codeUrl);
       assert.ok((decodeJwt(tokens.id_token!).amr as string[]).includes('totp'));
 
       const second = await primaryLogin(user);
       assertInvalidCode(await answerTotp(second.started.authRequestId, recovery));
       await assertStillPartial(second.started.authRequestId);
-      assertCodeRedirect(await answerTotp(second.started.authRequestId, other.toLowerCase()), second.started);
+      await assertCodeRedirect(await answerTotp(second.started.authRequestId, other.toLowerCase()), second.started);
     });
 
     it('locks TOTP after five wrong codes: 429 mfa_locked even for a valid code, until five minutes have passed', async () => {
@@ -294,7 +297,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       clock.advance(4 * 60_000);
       assert.equal((await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now()))).status, 429);
       clock.advance(60_000 + 1_000);
-      assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
     });
 
     it('answers TOTP but stays partial while a secondary external JWT is still outstanding', async () => {
@@ -365,9 +368,11 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
         assert.equal(res.json().error, 'invalid_request');
         assert.match(res.json().error_description, /no primary login/);
       }
-      const stored = await storedRequest(started.authRequestId);
-      assert.equal(stored.status, 'started');
-      assert.equal(stored.identity_id, null);
+      // A started request lives only in its sealed id: nothing was stored, and it still awaits its primary login.
+      assert.equal(await db().selectFrom('oidc_auth_requests').select('id').where('id', '=', authRequestKey(started.authRequestId)).executeTakeFirst(), undefined);
+      const queries = await ctl.fetch(`/oidc/login/auth-queries?id=${encodeURIComponent(started.authRequestId)}`);
+      assert.equal(queries.status, 200, queries.text);
+      assert.deepEqual(queries.json().authQueries, []);
     });
 
     it('refuses an unknown or missing auth request id with invalid_request', async () => {
@@ -385,7 +390,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     it('refuses /login/totp once the request has its code', async () => {
       const user = await enrolledUser();
       const { started } = await primaryLogin(user);
-      assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
+      await assertCodeRedirect(await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now())), started);
       nextStep();
       const again = await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now()));
       assert.equal(again.status, 400, again.text);
@@ -472,9 +477,9 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       assertInvalidCode(stale);
 
       const verified = await verifyEnrollment(started.authRequestId, totpCode(provisioningUrl, clock.now()));
-      assertCodeRedirect(verified, started);
+      const codeUrl = await assertCodeRedirect(verified, started);
       assert.equal((await storedEnrollment(user.id))?.is_verified ? true : false, true);
-      const tokens = await redeem(started, verified.headers.location);
+      const tokens = await redeem(started, codeUrl);
       assert.deepEqual([...(decodeJwt(tokens.id_token!).amr as string[])].sort(), ['password', 'totp']);
       assert.deepEqual([...(decodeJwt(tokens.access_token).amr as string[])].sort(), ['password', 'totp']);
 
@@ -484,7 +489,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       assert.equal(later.res.status, 200, later.res.text);
       assert.equal(later.res.headers['totp-required'], 'true');
       assert.equal((await enroll(later.started.authRequestId)).status, 409);
-      assertCodeRedirect(await answerTotp(later.started.authRequestId, totpCode(provisioningUrl, clock.now())), later.started);
+      await assertCodeRedirect(await answerTotp(later.started.authRequestId, totpCode(provisioningUrl, clock.now())), later.started);
     });
 
     it('accepts the enrollment endpoints with form bodies', async () => {
@@ -493,7 +498,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const started201 = await postForm(ctl, '/oidc/login/totp/enroll', { authRequestId: started.authRequestId });
       assert.equal(started201.status, 201, started201.text);
       const verified = await postForm(ctl, '/oidc/login/totp/enroll/verify', { authRequestId: started.authRequestId, code: totpCode(started201.json().provisioningUrl, clock.now()) });
-      assertCodeRedirect(verified, started);
+      await assertCodeRedirect(verified, started);
     });
 
     it('refuses verification without a pending enrollment with 404', async () => {
@@ -533,8 +538,8 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     const login = await postLogin(ctl, started.authRequestId, user.username, user.password);
     assert.equal(login.status, 200, login.text);
     const answered = await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now()));
-    assertCodeRedirect(answered, started);
-    const tokens = await client.authorizationCodeGrant(skewed, new URL(String(answered.headers.location)), {
+    const codeUrl = await assertCodeRedirect(answered, started);
+    const tokens = await client.authorizationCodeGrant(skewed, new URL(String(codeUrl)), {
       pkceCodeVerifier: started.verifier,
       expectedState: started.state,
       expectedNonce: started.nonce,

@@ -15,6 +15,7 @@ import { createIdentityRepository } from '../../src/persistence/repositories/ide
 import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
 import { ensureDefaultAdmin } from '../../src/services/default-admin.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
+import type { WorkLimiterOptions } from '../../src/services/work-limiter.js';
 import { newDatabaseTarget } from './database.js';
 import { request, type TestRequestOptions, type TestResponse } from './https.js';
 import { freePort } from './ports.js';
@@ -41,6 +42,8 @@ export interface TestControllerOptions {
   extraPorts?: number;
   modify?(config: ConfigObject, ports: number[]): void;
   clock?: Clock;
+  /** Bounds on concurrent login work, instead of the defaults. */
+  authenticationLimits?: WorkLimiterOptions;
   /**
    * The `db` value of an existing store to use (see `newSharedDatabase`), e.g. for a second controller on the first
    * one's database; the caller owns it, so `close` neither drops nor deletes it.
@@ -91,7 +94,11 @@ export async function startTestController(options: TestControllerOptions = {}): 
   const { config: loaded, diagnostics } = await loadControllerConfig(file, { env: {} });
   if (!loaded) throw new Error(`test config invalid:\n${diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`);
 
-  const running = await startController(loaded, { logger: pino({ level: 'silent' }), clock: options.clock ?? systemClock });
+  const running = await startController(loaded, {
+    logger: pino({ level: 'silent' }),
+    clock: options.clock ?? systemClock,
+    ...(options.authenticationLimits ? { authenticationLimits: options.authenticationLimits } : {}),
+  });
   const ca = readFileSync(pki.caBundle, 'utf8');
   const baseUrl = `https://${address}`;
   let adminToken: string | undefined;

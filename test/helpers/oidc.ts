@@ -83,11 +83,22 @@ export function postLogin(ctl: TestController, authRequestId: string, username: 
   return ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId, username, password } });
 }
 
-/** The full browser part: authorization request, login, and the callback URL carrying the code. */
+/**
+ * Follows a completed login's redirect to the controller-hosted callback (`/oidc/authorize/callback?id=`), as a
+ * browser or SDK does, and returns where the callback sends the user agent: the client's redirect URI with the code.
+ * A location that is not the callback (an error, or no redirect) is returned as it is.
+ */
+export async function followCallback(ctl: Pick<TestController, 'fetch'>, location: string | string[] | undefined): Promise<string | undefined> {
+  if (typeof location !== 'string' || !new URL(location, 'https://x').pathname.endsWith('/oidc/authorize/callback')) return location as string | undefined;
+  const res = await ctl.fetch(location);
+  return res.headers.location === undefined ? undefined : String(res.headers.location);
+}
+
+/** The full browser part: authorization request, login, the controller's callback, and the URL carrying the code. */
 export async function loginToCallback(ctl: TestController, config: client.Configuration, username: string, password: string) {
   const started = await startLogin(ctl, config);
   const res = await postLogin(ctl, started.authRequestId, username, password);
-  return { ...started, callback: new URL(String(res.headers.location)), status: res.status };
+  return { ...started, callback: new URL(String(await followCallback(ctl, res.headers.location))), status: res.status };
 }
 
 /** A form-encoded POST (token, revoke endpoints). */

@@ -28,7 +28,7 @@ const signerWith = (key: ServerSigningKey, retiredKeys: Array<{ kid: string; pub
   createOidcTokenSigner({ signingKey: key, issuers: [ISSUER], accessTokenDurationMs: 30 * MINUTE, idTokenDurationMs: 30 * MINUTE, retiredKeys });
 
 const identity = { id: 'id-1', name: 'alice', isAdmin: false } as Identity;
-const session: OidcSession = { id: 'asid-1', identityId: 'id-1', clientId: 'svc', issuer: ISSUER, scope: 'openid', amr: ['password'], authTime: start, revokedAt: null, createdAt: start };
+const session: OidcSession = { id: 'asid-1', identityId: 'id-1', clientId: 'svc', issuer: ISSUER, scope: 'openid', amr: ['password'], authTime: start, configTypes: [], revokedAt: null, createdAt: start };
 const kids = (jwks: { keys: Array<{ kid?: string }> }) => jwks.keys.map((key) => key.kid);
 
 describe(`the signing-key store (${testDialect})`, () => {

@@ -25,7 +25,7 @@ async function setup() {
     idTokenDurationMs: 30 * 60_000,
   });
   const identity = { id: 'id-1', name: 'alice', isAdmin: true } as Identity;
-  const session: OidcSession = { id: 'asid-1', identityId: 'id-1', clientId: 'svc', issuer: ISSUER, scope: 'openid', amr: ['password'], authTime: now, revokedAt: null, createdAt: now };
+  const session: OidcSession = { id: 'asid-1', identityId: 'id-1', clientId: 'svc', issuer: ISSUER, scope: 'openid', amr: ['password'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
   const access = (await signer.signAccess({ issuer: ISSUER, identity, session, now })).token;
   return { signer, privateKey, publicJwk, identity, session, access };
 }

@@ -25,9 +25,9 @@ export function authRequestIdOf(request: FastifyRequest) {
  * queries, or for a browser with TOTP outstanding, the TOTP form.
  */
 export function answerLogin(reply: FastifyReply, outcome: LoginOutcome, request?: FastifyRequest) {
-  if (outcome.kind === 'code_issued') return reply.redirect(outcome.location, 302);
+  if (outcome.kind === 'authenticated') return reply.redirect(outcome.location, 302);
   if (request && wantsHtml(request) && outcome.outstanding.some((factor) => factor.kind === 'totp')) {
-    return reply.code(200).header('totp-required', 'true').header('cache-control', 'no-store').type('text/html; charset=utf-8').send(totpForm(outcome.request.id));
+    return reply.code(200).header('totp-required', 'true').header('cache-control', 'no-store').type('text/html; charset=utf-8').send(totpForm(outcome.request.handle));
   }
   return sendAuthQueries(reply, outcome.request);
 }
@@ -37,7 +37,7 @@ async function showLogin({ provider }: OidcContext, request: FastifyRequest, rep
   const pending = await provider.pendingAuthRequest(query.authRequestID ?? query.id);
   const partial = pending.status === 'partially_authenticated';
   if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert') && !request.url.startsWith('/oidc/login/ext-jwt')) {
-    return reply.header('auth-request-id', pending.id).type('text/html; charset=utf-8').send(loginForm(pending.id));
+    return reply.header('auth-request-id', pending.handle).type('text/html; charset=utf-8').send(loginForm(pending.handle));
   }
   if (partial) return answerLogin(reply, { kind: 'partially_authenticated', request: pending, outstanding: pending.outstanding }, request);
   return sendAuthQueries(reply, pending);

@@ -10,26 +10,21 @@ import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable }
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 
 export interface OidcRepository {
-  insertAuthRequest(request: OidcAuthRequest): Promise<void>;
+  /**
+   * Stores a request at its primary login (partially_authenticated or authenticated): before that it lives only in
+   * its sealed id. False when a request with that key is stored already (the sealed id was logged in before).
+   */
+  insertAuthRequest(request: OidcAuthRequest): Promise<boolean>;
   findAuthRequest(id: string): Promise<OidcAuthRequest | undefined>;
   findAuthRequestByCodeHash(codeHash: string): Promise<OidcAuthRequest | undefined>;
-  /**
-   * started -> partially_authenticated with the factors still outstanding; false when the request was no longer
-   * `started`.
-   */
-  markPartiallyAuthenticated(id: string, change: { identityId: string; amr: string[]; authTime: Date; outstanding: OutstandingFactor[] }): Promise<boolean>;
-  /** started -> code_issued; false when the request was no longer `started`. */
-  issueCode(id: string, change: { identityId: string; amr: string[]; authTime: Date; codeHash: string; codeExpiresAt: Date }): Promise<boolean>;
+  /** authenticated -> code_issued (the controller's callback); false when the request was no longer authenticated. */
+  issueCode(id: string, code: { codeHash: string; codeExpiresAt: Date }): Promise<boolean>;
   /**
    * A secondary factor answered on a partially authenticated request: records the remaining factors and the amr;
-   * with `code`, none remain and the request moves to code_issued. Compare-and-set on the outstanding factors, so
-   * two answers racing cannot both count; false when the request changed first.
+   * with none remaining, the request moves to authenticated. Compare-and-set on the outstanding factors, so two
+   * answers racing cannot both count; false when the request changed first.
    */
-  answerFactor(
-    id: string,
-    expected: OutstandingFactor[],
-    change: { amr: string[]; outstanding: OutstandingFactor[]; code?: { hash: string; expiresAt: Date } },
-  ): Promise<boolean>;
+  answerFactor(id: string, expected: OutstandingFactor[], change: { amr: string[]; outstanding: OutstandingFactor[] }): Promise<boolean>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
   redeemCode(id: string): Promise<boolean>;
   /** Removes requests that expired before `before` and never led to tokens. */
@@ -49,6 +44,7 @@ export interface OidcRepository {
 function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
   return {
     id: row.id,
+    handle: '',
     clientId: row.client_id,
     redirectUri: row.redirect_uri,
     scope: row.scope,
@@ -64,6 +60,7 @@ function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
     codeExpiresAt: toDateOrNull(row.code_expires_at),
     apiSessionId: row.api_session_id,
     authTime: toDateOrNull(row.auth_time),
+    configTypes: parseJson<string[]>(row.config_types),
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
   };
@@ -78,6 +75,7 @@ function sessionFromRow(row: OidcSessionsTable): OidcSession {
     scope: row.scope,
     amr: parseJson<string[]>(row.amr),
     authTime: toDate(row.auth_time),
+    configTypes: parseJson<string[]>(row.config_types),
     revokedAt: toDateOrNull(row.revoked_at),
     createdAt: toDate(row.created_at),
   };
@@ -90,7 +88,8 @@ function refreshFromRow(row: OidcRefreshTokensTable): OidcRefreshToken {
 export function createOidcRepository({ db }: Database): OidcRepository {
   return {
     async insertAuthRequest(r) {
-      await db
+      if (r.status === 'started') throw new Error('a started auth request lives in its sealed id, not in the store');
+      const result = await db
         .insertInto('oidc_auth_requests')
         .values({
           id: r.id,
@@ -107,13 +106,17 @@ export function createOidcRepository({ db }: Database): OidcRepository {
           status: r.status,
           outstanding_factors: JSON.stringify(r.outstanding),
           code_hash: null,
-          code_expires_at: toIsoOrNull(r.codeExpiresAt),
+          code_expires_at: null,
           api_session_id: r.apiSessionId,
           auth_time: toIsoOrNull(r.authTime),
+          config_types: JSON.stringify(r.configTypes),
           created_at: toIso(r.createdAt),
           expires_at: toIso(r.expiresAt),
         })
-        .execute();
+        // Two logins racing on one sealed id: the first stores it, the second learns it lost.
+        .onConflict((conflict) => conflict.column('id').doNothing())
+        .executeTakeFirst();
+      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
     },
     async findAuthRequest(id) {
       const row = await db.selectFrom('oidc_auth_requests').selectAll().where('id', '=', id).executeTakeFirst();
@@ -123,34 +126,12 @@ export function createOidcRepository({ db }: Database): OidcRepository {
       const row = await db.selectFrom('oidc_auth_requests').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
       return row && authRequestFromRow(row);
     },
-    async markPartiallyAuthenticated(id, change) {
+    async issueCode(id, code) {
       const result = await db
         .updateTable('oidc_auth_requests')
-        .set({
-          status: 'partially_authenticated',
-          identity_id: change.identityId,
-          amr: JSON.stringify(change.amr),
-          auth_time: toIso(change.authTime),
-          outstanding_factors: JSON.stringify(change.outstanding),
-        })
+        .set({ status: 'code_issued', code_hash: code.codeHash, code_expires_at: toIso(code.codeExpiresAt) })
         .where('id', '=', id)
-        .where('status', '=', 'started')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
-    },
-    async issueCode(id, change) {
-      const result = await db
-        .updateTable('oidc_auth_requests')
-        .set({
-          status: 'code_issued',
-          identity_id: change.identityId,
-          amr: JSON.stringify(change.amr),
-          auth_time: toIso(change.authTime),
-          code_hash: change.codeHash,
-          code_expires_at: toIso(change.codeExpiresAt),
-        })
-        .where('id', '=', id)
-        .where('status', '=', 'started')
+        .where('status', '=', 'authenticated')
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
@@ -160,7 +141,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
         .set({
           amr: JSON.stringify(change.amr),
           outstanding_factors: JSON.stringify(change.outstanding),
-          ...(change.code ? { status: 'code_issued', code_hash: change.code.hash, code_expires_at: toIso(change.code.expiresAt) } : {}),
+          ...(change.outstanding.length === 0 ? { status: 'authenticated' as const } : {}),
         })
         .where('id', '=', id)
         .where('status', '=', 'partially_authenticated')
@@ -193,6 +174,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
           scope: s.scope,
           amr: JSON.stringify(s.amr),
           auth_time: toIso(s.authTime),
+          config_types: JSON.stringify(s.configTypes),
           revoked_at: toIsoOrNull(s.revokedAt),
           created_at: toIso(s.createdAt),
         })
