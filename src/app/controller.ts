@@ -70,6 +70,12 @@ export interface RunningController {
 
 const DEFAULT_SESSION_TIMEOUT_MS = 30 * 60_000;
 
+/** The login work bounds of `edge.api.authQueue` (without an edge section, the defaults guard the management API). */
+function authenticationLimits(config: ControllerConfig): WorkLimiterOptions {
+  const queue = config.edge?.api.authQueue;
+  return queue ? { ...DEFAULT_AUTHENTICATION_LIMITS, concurrency: queue.concurrency, maxQueued: queue.maxQueued, maxWaitMs: queue.maxWaitMs } : DEFAULT_AUTHENTICATION_LIMITS;
+}
+
 /**
  * Every CA the controller trusts: its identity's bundle plus the enrollment signing certificate (a CA: it signs
  * client certificates) and its chain, without duplicates.
@@ -188,7 +194,7 @@ export async function startController(
         clock,
         sessionTimeoutMs,
       }),
-      createWorkLimiter(options.authenticationLimits ?? DEFAULT_AUTHENTICATION_LIMITS),
+      createWorkLimiter(options.authenticationLimits ?? authenticationLimits(config)),
     );
     // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
     // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.

@@ -23,6 +23,7 @@ const JWKS_TIMEOUT_MIN = 100;
 /** A TOTP lock shorter than a time step would not slow guessing down. */
 const TOTP_LOCKOUT_MIN = 30_000;
 const JWKS_REFRESH_MIN = 1000;
+const AUTH_QUEUE_WAIT_MIN = 100;
 
 /**
  * Checks the edge section part by part (each only when its shape is right) and maps it; the `??`
@@ -52,9 +53,15 @@ function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api']
   if (!address.ok) reportError(context, [...path, 'address'], address.problem);
   const timeoutText = api.sessionTimeout ?? DEFAULTS.sessionTimeout;
   const sessionTimeoutMs = readDuration(context, [...path, 'sessionTimeout'], timeoutText, SESSION_TIMEOUT_MIN);
-  if (!address.ok || sessionTimeoutMs === undefined) return undefined;
+  const maxWaitMs = readDuration(context, [...path, 'authQueue', 'maxWait'], api.authQueue?.maxWait ?? DEFAULTS.authQueueMaxWait, AUTH_QUEUE_WAIT_MIN);
+  if (!address.ok || sessionTimeoutMs === undefined || maxWaitMs === undefined) return undefined;
   const disableOidcAutoBinding = api.disableOidcAutoBinding ?? DEFAULTS.disableOidcAutoBinding;
-  return { address: address.value, sessionTimeoutMs, disableOidcAutoBinding };
+  const authQueue = {
+    concurrency: api.authQueue?.concurrency ?? DEFAULTS.authQueueConcurrency,
+    maxQueued: api.authQueue?.maxQueued ?? DEFAULTS.authQueueMaxQueued,
+    maxWaitMs,
+  };
+  return { address: address.value, sessionTimeoutMs, disableOidcAutoBinding, authQueue };
 }
 
 function enrollmentRules(context: RuleContext, enrollment: EdgeFile['enrollment']): EdgeConfig['enrollment'] | undefined {

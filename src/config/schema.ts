@@ -27,6 +27,9 @@ export const DEFAULTS = {
   jwksMaxRedirects: 5,
   jwksRefreshInterval: '30s',
   totpMaxAttempts: 5,
+  authQueueConcurrency: 8,
+  authQueueMaxQueued: 256,
+  authQueueMaxWait: '10s',
   totpLockoutDuration: '5m',
 } as const;
 
@@ -59,6 +62,12 @@ const EdgeSchema = Type.Object(
         address: HostPort,
         sessionTimeout: Duration(DEFAULTS.sessionTimeout),
         disableOidcAutoBinding: Type.Optional(Type.Boolean({ default: DEFAULTS.disableOidcAutoBinding })),
+        /** Bounds on concurrent login work (password hashing, certificate and JWT checks); beyond them, 429. */
+        authQueue: section({
+          concurrency: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: DEFAULTS.authQueueConcurrency, description: 'logins checked at once' })),
+          maxQueued: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: DEFAULTS.authQueueMaxQueued, description: 'logins waiting for a turn before new ones get 429' })),
+          maxWait: Duration(DEFAULTS.authQueueMaxWait),
+        }),
       },
       closed,
     ),

@@ -79,6 +79,8 @@ export interface EdgeConfig {
     readonly address: HostPort;
     readonly sessionTimeoutMs: number;
     readonly disableOidcAutoBinding: boolean;
+    /** Bounds on concurrent login work: beyond `concurrency` running and `maxQueued` waiting, 429 RATE_LIMITED. */
+    readonly authQueue: { readonly concurrency: number; readonly maxQueued: number; readonly maxWaitMs: number };
   };
   readonly enrollment: {
     readonly signingCert: { readonly cert: string; readonly key: string; readonly ca?: string };

@@ -40,6 +40,19 @@ describe('edge.api', () => {
     ]);
   });
 
+  it('reads the login work bounds of edge.api.authQueue, with defaults, and refuses out-of-range values', async () => {
+    assert.deepEqual((await loadText(controllerYaml())).config?.edge?.api.authQueue, { concurrency: 8, maxQueued: 256, maxWaitMs: 10_000 });
+    const set = await loadText(controllerYaml({ edge: EDGE.replace('api:\n', 'api:\n    authQueue: { concurrency: 2, maxQueued: 0, maxWait: 1s }\n') }));
+    assert.deepEqual(set.config?.edge?.api.authQueue, { concurrency: 2, maxQueued: 0, maxWaitMs: 1000 });
+    const short = controllerYaml({ edge: EDGE.replace('api:\n', 'api:\n    authQueue:\n      maxWait: 10ms\n') });
+    assert.deepEqual(printed(await loadText(short)), [`${F}:${lineOf(short, 'maxWait')}:16: edge.api.authQueue.maxWait: 10ms must be at least 100ms`]);
+    for (const bad of ['concurrency: 0', 'maxQueued: -1', 'concurrency: 2.5', 'oops: 1']) {
+      const result = await loadText(controllerYaml({ edge: EDGE.replace('api:\n', `api:\n    authQueue:\n      ${bad}\n`) }));
+      assert.equal(result.config, undefined, bad);
+      assert.match(printed(result)[0] ?? '', new RegExp(`edge\\.api\\.authQueue\\.${bad.split(':')[0]}`), bad);
+    }
+  });
+
   it('compares addresses without regard to the case of the host name', async () => {
     const text = controllerYaml({ edge: EDGE.replace('ctrl.example.com:1280', 'CTRL.example.com:1280') });
     const { config } = await loadText(text);

@@ -28,6 +28,7 @@ describe('loading a valid file', () => {
       address: { host: 'ctrl.example.com', port: 1280, text: 'ctrl.example.com:1280' },
       sessionTimeoutMs: 30 * 60_000,
       disableOidcAutoBinding: false,
+      authQueue: { concurrency: 8, maxQueued: 256, maxWaitMs: 10_000 },
     });
     assert.equal(config.edge.enrollment.edgeIdentityDurationMs, 180 * 60_000);
     assert.equal(config.edge.enrollment.edgeRouterDurationMs, 180 * 60_000);
