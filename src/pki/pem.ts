@@ -12,24 +12,55 @@ export interface PemBlock {
   der: Buffer;
 }
 
-// The END label must repeat the BEGIN label (\1); the body is base64 with any line breaks or spaces.
-const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----([\s\S]*?)-----END \1-----/g;
+const BEGIN = '-----BEGIN ';
+const DASHES = '-----';
+/** Labels are short (`CERTIFICATE`, `EC PRIVATE KEY`, `NEW CERTIFICATE REQUEST`); longer text is not a label. */
+const MAX_LABEL = 64;
+const LABEL = /^[A-Z0-9 ]+$/;
 
-/** Every PEM block in `text`, in order; text between blocks (comments, `subject=` lines) is ignored. */
+/**
+ * Every PEM block in `text`, in order; text between blocks (comments, `subject=` lines) is ignored. The END line must
+ * repeat the BEGIN label; the body is base64 with any line breaks or spaces.
+ *
+ * A scanner, not a regular expression, so that the time is linear in the text whatever it holds: a lazy regex over
+ * text with many BEGIN lines and no END (one 1 MiB enrollment body) ran for seconds, since every BEGIN rescanned the
+ * rest of the text. Here each search for an END starts where the previous block ended, and a label found to have no
+ * END after some point is remembered as having none after any later point.
+ */
 export function pemBlocks(text: string): PemBlock[] {
   const blocks: PemBlock[] = [];
-  for (const match of text.matchAll(BLOCK)) {
-    const label = match[1] ?? '';
-    const body = (match[2] ?? '').replace(/\s+/g, '');
-    // A body that is not pure base64 carries RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`), i.e. a legacy
-    // encrypted key: report the block with an empty body instead of decoding garbage.
-    if (/[^A-Za-z0-9+/=]/.test(body)) {
-      blocks.push({ label, der: Buffer.alloc(0) });
+  const unterminated = new Set<string>();
+  let from = 0;
+  for (;;) {
+    const begin = text.indexOf(BEGIN, from);
+    if (begin < 0) break;
+    const labelStart = begin + BEGIN.length;
+    const labelEnd = text.indexOf(DASHES, labelStart);
+    const label = labelEnd < 0 ? '' : text.slice(labelStart, labelEnd);
+    if (labelEnd < 0 || labelEnd - labelStart > MAX_LABEL || !LABEL.test(label) || unterminated.has(label)) {
+      from = labelStart;
       continue;
     }
-    blocks.push({ label, der: Buffer.from(body, 'base64') });
+    const bodyStart = labelEnd + DASHES.length;
+    const endLine = `-----END ${label}-----`;
+    const end = text.indexOf(endLine, bodyStart);
+    if (end < 0) {
+      unterminated.add(label);
+      from = labelStart;
+      continue;
+    }
+    blocks.push(decodeBlock(label, text.slice(bodyStart, end)));
+    from = end + endLine.length;
   }
   return blocks;
+}
+
+function decodeBlock(label: string, rawBody: string): PemBlock {
+  const body = rawBody.replace(/\s+/g, '');
+  // A body that is not pure base64 carries RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`), i.e. a legacy encrypted
+  // key: report the block with an empty body instead of decoding garbage.
+  if (/[^A-Za-z0-9+/=]/.test(body)) return { label, der: Buffer.alloc(0) };
+  return { label, der: Buffer.from(body, 'base64') };
 }
 
 /**
