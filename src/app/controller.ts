@@ -223,6 +223,7 @@ export async function startController(
             authentication,
             tokens: oidcTokens,
             seal: createAuthRequestSeal(secretBox),
+            secrets: secretBox,
             clock,
             accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
             refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,

@@ -65,4 +65,8 @@ export interface OidcRefreshToken {
   status: 'active' | 'rotated' | 'revoked';
   createdAt: Date;
   expiresAt: Date;
+  /** When it was rotated (null while active): starts the reuse grace window. */
+  rotatedAt: Date | null;
+  /** The token it was rotated to, sealed, for a duplicate request within the grace window. */
+  successorSealed: string | null;
 }

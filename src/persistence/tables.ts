@@ -165,6 +165,8 @@ export interface OidcAuthRequestsTable {
   auth_time: string | null;
   /** JSON array of config type names or ids asked for at login (migration 0008). */
   config_types: string;
+  /** Token requests made with this request's code, right or wrong (migration 0008). */
+  code_attempts: number;
   created_at: string;
   expires_at: string;
 }
@@ -193,6 +195,9 @@ export interface OidcRefreshTokensTable {
   status: 'active' | 'rotated' | 'revoked';
   created_at: string;
   expires_at: string;
+  /** When it was rotated, and the successor it was rotated to, sealed (migration 0008: the reuse grace window). */
+  rotated_at: string | null;
+  successor_sealed: string | null;
 }
 
 /** A key the OIDC provider signs or signed with; retired keys stay published until `publish_until`. */

@@ -7,7 +7,8 @@
 import { createHash } from 'node:crypto';
 import type { RedirectUriPattern } from '../config/types.js';
 import { hashToken, secretsEqual } from '../crypto/secrets.js';
-import { OIDC_CLIENT_ID, type OidcAuthRequest, type OidcSession } from '../domain/oidc.js';
+import { OIDC_CLIENT_ID, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../domain/oidc.js';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { OAuthError } from '../errors/oauth-error.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { OidcRepository } from '../persistence/repositories/oidc.js';
@@ -87,6 +88,10 @@ const MAX_STATE = 1024;
 const MAX_NONCE = 512;
 const MAX_SCOPE = 512;
 const CODE_TTL_MS = 60_000;
+/** Token requests one authorization code may be used in, right or wrong. */
+const MAX_CODE_ATTEMPTS = 3;
+/** How long after a rotation the same refresh token gets the same successor instead of revoking (decision 0012). */
+export const REFRESH_REUSE_GRACE_MS = 2_000;
 // RFC 7636 §4.1 (verifier) and §4.2 (an S256 challenge is always 43 base64url characters).
 const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
@@ -125,6 +130,8 @@ export function createOidcProviderService(deps: {
   authentication: AuthenticationService;
   tokens: OidcTokenSigner;
   seal: AuthRequestSeal;
+  /** Seals a rotated refresh token's successor for the grace window. */
+  secrets: SecretBox;
   clock: Clock;
   refreshTokenDurationMs: number;
   accessTokenDurationMs: number;
@@ -155,8 +162,26 @@ export function createOidcProviderService(deps: {
     return identity;
   }
 
-  /** Signs a token set for a session, with a new refresh token when the session has offline_access. */
-  async function tokenSet(session: OidcSession, nonce: string | null): Promise<TokenResponse> {
+  /** A new refresh token of `session`: its value for the client and its record (stored by SHA-256 only). */
+  function newRefreshToken(session: OidcSession, now: Date) {
+    const value = newSecretToken();
+    const record: OidcRefreshToken = {
+      id: newEntityId(),
+      sessionId: session.id,
+      status: 'active',
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs),
+      rotatedAt: null,
+      successorSealed: null,
+    };
+    return { value, record, hash: hashToken(value) };
+  }
+
+  /**
+   * Signs a token set for a session. With offline_access it carries a refresh token: `refresh` when the caller
+   * already stored one (a rotation), else a new one stored here (a code exchange).
+   */
+  async function tokenSet(session: OidcSession, nonce: string | null, refresh?: string): Promise<TokenResponse> {
     const now = clock.now();
     const identity = await activeIdentity(session.identityId);
     const access = await tokens.signAccess({ issuer: session.issuer, identity, session, now });
@@ -170,14 +195,33 @@ export function createOidcProviderService(deps: {
     };
     // Spec: OIDC tokens; refresh tokens only with `offline_access` (OpenID Connect Core 1.0 §11).
     if (scopes(session.scope).includes('offline_access')) {
-      const refresh = newSecretToken();
-      await oidc.insertRefreshToken(
-        { id: newEntityId(), sessionId: session.id, status: 'active', createdAt: now, expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs) },
-        hashToken(refresh),
-      );
+      if (refresh === undefined) {
+        const fresh = newRefreshToken(session, now);
+        await oidc.insertRefreshToken(fresh.record, fresh.hash);
+        refresh = fresh.value;
+      }
       response.refresh_token = refresh;
     }
     return response;
+  }
+
+  const successorContext = (token: OidcRefreshToken) => `oidc-refresh-successor:${token.id}`;
+
+  /**
+   * The successor of a token rotated less than the grace window ago, if that successor is still unused (decision
+   * 0012): a duplicate of the same refresh request (two tabs, a retried request) gets the same successor instead of
+   * revoking the family. Anything else is reuse.
+   */
+  async function graceSuccessor(stored: OidcRefreshToken, now: Date): Promise<string | undefined> {
+    if (!stored.rotatedAt || !stored.successorSealed || now.getTime() - stored.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) return undefined;
+    let successor: string;
+    try {
+      successor = deps.secrets.open(stored.successorSealed, successorContext(stored));
+    } catch {
+      return undefined;
+    }
+    const next = await oidc.findRefreshToken(hashToken(successor));
+    return next?.status === 'active' ? successor : undefined;
   }
 
   async function authorizationCode(params: Params): Promise<TokenResponse> {
@@ -192,6 +236,11 @@ export function createOidcProviderService(deps: {
       throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
     }
     if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
+    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
+    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
+    if (!(await oidc.countCodeAttempt(request.id, MAX_CODE_ATTEMPTS))) {
+      throw new OAuthError('invalid_grant', `the code was used in ${MAX_CODE_ATTEMPTS} failed requests and is no longer valid; start again at the authorization endpoint`);
+    }
     // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
     if (params.client_id !== request.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
     if (redirectUri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
@@ -232,7 +281,11 @@ export function createOidcProviderService(deps: {
       await oidc.revokeSession(session.id, now);
       return new OAuthError('invalid_grant', 'the refresh token has already been used; the session is revoked');
     };
-    if (stored.status === 'rotated') throw await reuse();
+    if (stored.status === 'rotated') {
+      const successor = await graceSuccessor(stored, now);
+      if (successor === undefined) throw await reuse();
+      return tokenSet(session, null, successor);
+    }
     if (stored.status === 'revoked' || session.revokedAt !== null) throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
     if (stored.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the refresh token has expired');
     if (params.client_id !== session.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
@@ -240,8 +293,16 @@ export function createOidcProviderService(deps: {
     if (params.scope !== undefined && !scopes(params.scope).every((s) => scopes(session.scope).includes(s))) {
       throw new OAuthError('invalid_scope', 'the scope exceeds the one originally granted');
     }
-    if (!(await oidc.rotateRefreshToken(stored.id))) throw await reuse();
-    return tokenSet(session, null);
+    const next = newRefreshToken(session, now);
+    const sealed = deps.secrets.seal(next.value, successorContext(stored));
+    if (!(await oidc.rotateRefreshToken(stored.id, now, { token: next.record, tokenHash: next.hash, sealed }))) {
+      // Another request rotated it first: the same request twice within the grace window gets that one's successor.
+      const rotated = await oidc.findRefreshToken(hashToken(params.refresh_token));
+      const successor = rotated ? await graceSuccessor(rotated, now) : undefined;
+      if (successor === undefined) throw await reuse();
+      return tokenSet(session, null, successor);
+    }
+    return tokenSet(session, null, next.value);
   }
 
   /** The session a token we signed names: `z_asid` in access tokens, `sid` in ID tokens. */

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
 import { manualClock } from '../../src/shared/clock.js';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -67,6 +68,72 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     assert.equal(refresh.json().error, 'invalid_grant');
   });
 
+  it('invalidates a code after three failed exchanges, even when the next one is right', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const code = login.callback.searchParams.get('code')!;
+    const wrongs = await Promise.all([1, 2, 3].map(() => exchange({ code, code_verifier: client.randomPKCECodeVerifier() })));
+    assert.deepEqual(wrongs.map((res) => res.json().error), ['invalid_grant', 'invalid_grant', 'invalid_grant']);
+    const right = await exchange({ code, code_verifier: login.verifier });
+    assert.equal(right.status, 400, right.text);
+    assert.match(right.json().error_description, /no longer valid/);
+
+    const other = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const otherCode = other.callback.searchParams.get('code')!;
+    assert.equal((await exchange({ code: otherCode, code_verifier: client.randomPKCECodeVerifier() })).status, 400);
+    assert.equal((await exchange({ code: otherCode, code_verifier: login.verifier, redirect_uri: 'http://127.0.0.1:9/auth/callback' })).status, 400);
+    assert.equal((await exchange({ code: otherCode, code_verifier: other.verifier })).status, 200, 'two failures leave the code usable');
+  });
+
+  describe('a refresh token presented twice', () => {
+    const refresh = (token: string) => postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: token });
+    async function tokensOf(name = 'bob') {
+      const login = await loginToCallback(ctl, config, name, `${name}-password`);
+      return (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
+    }
+
+    it('gives a duplicate within the grace window the same successor, and the family lives on', async () => {
+      const tokens = await tokensOf();
+      const first = await refresh(tokens.refresh_token);
+      clock.advance(REFRESH_REUSE_GRACE_MS - 500);
+      const duplicate = await refresh(tokens.refresh_token);
+      assert.equal(duplicate.status, 200, duplicate.text);
+      assert.equal(duplicate.json().refresh_token, first.json().refresh_token);
+      assert.equal((await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${duplicate.json().access_token}` } })).status, 200);
+      const next = await refresh(first.json().refresh_token);
+      assert.equal(next.status, 200, next.text);
+      assert.notEqual(next.json().refresh_token, first.json().refresh_token);
+    });
+
+    it('answers two tabs refreshing at once with one successor for both', async () => {
+      const tokens = await tokensOf();
+      const answers = await Promise.all([refresh(tokens.refresh_token), refresh(tokens.refresh_token)]);
+      assert.deepEqual(answers.map((res) => res.status), [200, 200], answers.map((res) => res.text).join());
+      assert.equal(answers[0]!.json().refresh_token, answers[1]!.json().refresh_token);
+      assert.equal((await refresh(answers[0]!.json().refresh_token)).status, 200);
+    });
+
+    it('revokes the family when the duplicate comes after the successor was already used, even within the window', async () => {
+      const tokens = await tokensOf();
+      const first = await refresh(tokens.refresh_token);
+      const second = await refresh(first.json().refresh_token);
+      assert.equal(second.status, 200);
+      const late = await refresh(tokens.refresh_token);
+      assert.equal(late.json().error, 'invalid_grant');
+      assert.equal((await refresh(second.json().refresh_token)).json().error, 'invalid_grant');
+      assert.equal((await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${second.json().access_token}` } })).status, 401);
+    });
+
+    it('stores the successor sealed, never in clear', async () => {
+      const tokens = await tokensOf();
+      const first = (await refresh(tokens.refresh_token)).json();
+      const rows = await ctl.running.database.db.selectFrom('oidc_refresh_tokens').select(['token_hash', 'successor_sealed']).execute();
+      const text = JSON.stringify(rows);
+      assert.ok(!text.includes(first.refresh_token));
+      assert.ok(!text.includes(tokens.refresh_token));
+      assert.ok(rows.some((row) => row.successor_sealed?.startsWith('v1.')));
+    });
+  });
+
   it('refuses a redirect_uri at the token endpoint that differs from the authorization request', async () => {
     const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
     const res = await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier, redirect_uri: 'http://127.0.0.1:9/auth/callback' });
@@ -91,6 +158,7 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     const tokens = (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
     const first = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: tokens.refresh_token });
     assert.equal(first.status, 200);
+    clock.advance(REFRESH_REUSE_GRACE_MS + 1);
     const reuse = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: tokens.refresh_token });
     assert.equal(reuse.json().error, 'invalid_grant');
     const next = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: first.json().refresh_token });

@@ -17,6 +17,7 @@ import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 import { caFetch, discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
 import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider.js';
 import { totpCode, wrongTotpCode } from '../helpers/totp.js';
 
 const STEP_MS = 30_000;
@@ -556,6 +557,8 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     assert.deepEqual([...(decodeJwt(refreshed.access_token).amr as string[])].sort(), ['password', 'totp']);
     const again = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${refreshed.access_token}` } });
     assert.equal(again.status, 200, again.text);
+    // Past the duplicate-request grace window, the rotated token presented again is reuse.
+    clock.advance(REFRESH_REUSE_GRACE_MS + 1);
     await assert.rejects(client.refreshTokenGrant(skewed, tokens.refresh_token!), (error: { error?: string }) => error.error === 'invalid_grant');
   });
 });

@@ -25,6 +25,11 @@ export interface OidcRepository {
    * answers racing cannot both count; false when the request changed first.
    */
   answerFactor(id: string, expected: OutstandingFactor[], change: { amr: string[]; outstanding: OutstandingFactor[] }): Promise<boolean>;
+  /**
+   * Counts a token request made with the code of request `id`, before it is checked; false (nothing counted) when
+   * `max` requests were made with it already, so concurrent guesses share one budget.
+   */
+  countCodeAttempt(id: string, max: number): Promise<boolean>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
   redeemCode(id: string): Promise<boolean>;
   /** Removes requests that expired before `before` and never led to tokens. */
@@ -37,8 +42,11 @@ export interface OidcRepository {
 
   insertRefreshToken(token: OidcRefreshToken, tokenHash: string): Promise<void>;
   findRefreshToken(tokenHash: string): Promise<OidcRefreshToken | undefined>;
-  /** active -> rotated; false when it was no longer active. */
-  rotateRefreshToken(id: string): Promise<boolean>;
+  /**
+   * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
+   * (nothing changed) when the token was no longer active.
+   */
+  rotateRefreshToken(id: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
 }
 
 function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
@@ -82,7 +90,15 @@ function sessionFromRow(row: OidcSessionsTable): OidcSession {
 }
 
 function refreshFromRow(row: OidcRefreshTokensTable): OidcRefreshToken {
-  return { id: row.id, sessionId: row.session_id, status: row.status, createdAt: toDate(row.created_at), expiresAt: toDate(row.expires_at) };
+  return {
+    id: row.id,
+    sessionId: row.session_id,
+    status: row.status,
+    createdAt: toDate(row.created_at),
+    expiresAt: toDate(row.expires_at),
+    rotatedAt: toDateOrNull(row.rotated_at),
+    successorSealed: row.successor_sealed,
+  };
 }
 
 export function createOidcRepository({ db }: Database): OidcRepository {
@@ -110,6 +126,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
           api_session_id: r.apiSessionId,
           auth_time: toIsoOrNull(r.authTime),
           config_types: JSON.stringify(r.configTypes),
+          code_attempts: 0,
           created_at: toIso(r.createdAt),
           expires_at: toIso(r.expiresAt),
         })
@@ -146,6 +163,15 @@ export function createOidcRepository({ db }: Database): OidcRepository {
         .where('id', '=', id)
         .where('status', '=', 'partially_authenticated')
         .where('outstanding_factors', '=', JSON.stringify(expected))
+        .executeTakeFirst();
+      return Number(result.numUpdatedRows) > 0;
+    },
+    async countCodeAttempt(id, max) {
+      const result = await db
+        .updateTable('oidc_auth_requests')
+        .set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
+        .where('id', '=', id)
+        .where('code_attempts', '<', max)
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
@@ -192,18 +218,37 @@ export function createOidcRepository({ db }: Database): OidcRepository {
     },
 
     async insertRefreshToken(t, tokenHash) {
-      await db
-        .insertInto('oidc_refresh_tokens')
-        .values({ id: t.id, session_id: t.sessionId, token_hash: tokenHash, status: t.status, created_at: toIso(t.createdAt), expires_at: toIso(t.expiresAt) })
-        .execute();
+      await db.insertInto('oidc_refresh_tokens').values(refreshRow(t, tokenHash)).execute();
     },
     async findRefreshToken(tokenHash) {
       const row = await db.selectFrom('oidc_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return row && refreshFromRow(row);
     },
-    async rotateRefreshToken(id) {
-      const result = await db.updateTable('oidc_refresh_tokens').set({ status: 'rotated' }).where('id', '=', id).where('status', '=', 'active').executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+    async rotateRefreshToken(id, at, successor) {
+      return db.transaction().execute(async (trx) => {
+        const result = await trx
+          .updateTable('oidc_refresh_tokens')
+          .set({ status: 'rotated', rotated_at: toIso(at), successor_sealed: successor.sealed })
+          .where('id', '=', id)
+          .where('status', '=', 'active')
+          .executeTakeFirst();
+        if (Number(result.numUpdatedRows) === 0) return false;
+        await trx.insertInto('oidc_refresh_tokens').values(refreshRow(successor.token, successor.tokenHash)).execute();
+        return true;
+      });
     },
+  };
+}
+
+function refreshRow(t: OidcRefreshToken, tokenHash: string): OidcRefreshTokensTable {
+  return {
+    id: t.id,
+    session_id: t.sessionId,
+    token_hash: tokenHash,
+    status: t.status,
+    created_at: toIso(t.createdAt),
+    expires_at: toIso(t.expiresAt),
+    rotated_at: toIsoOrNull(t.rotatedAt),
+    successor_sealed: t.successorSealed,
   };
 }
