@@ -75,14 +75,25 @@ export function identityFiles(context: RuleContext, path: KeyPath, identity: Ide
 
 type OptionsFile = NonNullable<ListenerFile['options']>;
 
-/** Timeouts and TLS versions; each key is read only when its own shape is right. */
+/** The shortest deadline for a handshake, headers or a request: below it, ordinary clients on slow links fail. */
+const CLIENT_DEADLINE_MIN = 100;
+
+/** Timeouts, connection caps and TLS versions; each key is read only when its own shape is right. */
 function optionRules(context: RuleContext, path: KeyPath, options: OptionsFile): WebListenerOptions | undefined {
   const clean = (key: keyof OptionsFile) => context.clean([...path, key]);
-  const timeout = (key: 'idleTimeout' | 'readTimeout' | 'writeTimeout') =>
-    clean(key) ? readDuration(context, [...path, key], options[key] ?? DEFAULTS[key]) : undefined;
+  const timeout = (key: 'idleTimeout' | 'readTimeout' | 'writeTimeout' | 'handshakeTimeout' | 'headerTimeout' | 'requestTimeout', min?: number) =>
+    clean(key) ? readDuration(context, [...path, key], options[key] ?? DEFAULTS[key], min) : undefined;
   const idleTimeoutMs = timeout('idleTimeout');
   const readTimeoutMs = timeout('readTimeout');
   const writeTimeoutMs = timeout('writeTimeout');
+  const handshakeTimeoutMs = timeout('handshakeTimeout', CLIENT_DEADLINE_MIN);
+  const headerTimeoutMs = timeout('headerTimeout', CLIENT_DEADLINE_MIN);
+  const requestTimeoutMs = timeout('requestTimeout', CLIENT_DEADLINE_MIN);
+  if (headerTimeoutMs !== undefined && requestTimeoutMs !== undefined && headerTimeoutMs > requestTimeoutMs) {
+    const at = hasPath(context.source, [...path, 'headerTimeout']) ? 'headerTimeout' : 'requestTimeout';
+    reportError(context, [...path, at], `headerTimeout ${options.headerTimeout ?? DEFAULTS.headerTimeout} is longer than requestTimeout ${options.requestTimeout ?? DEFAULTS.requestTimeout}; the headers are part of the request`);
+    return undefined;
+  }
   if (!clean('minTLSVersion') || !clean('maxTLSVersion')) return undefined;
   const min = options.minTLSVersion ?? DEFAULTS.minTLSVersion;
   const max = options.maxTLSVersion ?? DEFAULTS.maxTLSVersion;
@@ -93,6 +104,32 @@ function optionRules(context: RuleContext, path: KeyPath, options: OptionsFile):
     reportError(context, [...path, at], `minTLSVersion ${min} is above maxTLSVersion ${max}`);
     return undefined;
   }
-  if (idleTimeoutMs === undefined || readTimeoutMs === undefined || writeTimeoutMs === undefined) return undefined;
-  return { idleTimeoutMs, readTimeoutMs, writeTimeoutMs, minTLSVersion: TLS_NAMES[min], maxTLSVersion: TLS_NAMES[max] };
+  const maxConnections = options.maxConnections ?? DEFAULTS.maxConnections;
+  const maxConnectionsPerClient = options.maxConnectionsPerClient ?? DEFAULTS.maxConnectionsPerClient;
+  if (maxConnectionsPerClient > maxConnections) {
+    reportError(context, [...path, 'maxConnectionsPerClient'], `maxConnectionsPerClient ${maxConnectionsPerClient} is above maxConnections ${maxConnections}`);
+    return undefined;
+  }
+  if (
+    idleTimeoutMs === undefined ||
+    readTimeoutMs === undefined ||
+    writeTimeoutMs === undefined ||
+    handshakeTimeoutMs === undefined ||
+    headerTimeoutMs === undefined ||
+    requestTimeoutMs === undefined
+  ) {
+    return undefined;
+  }
+  return {
+    idleTimeoutMs,
+    readTimeoutMs,
+    writeTimeoutMs,
+    handshakeTimeoutMs,
+    headerTimeoutMs,
+    requestTimeoutMs,
+    maxConnections,
+    maxConnectionsPerClient,
+    minTLSVersion: TLS_NAMES[min],
+    maxTLSVersion: TLS_NAMES[max],
+  };
 }

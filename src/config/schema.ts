@@ -18,6 +18,11 @@ export const DEFAULTS = {
   idleTimeout: '5s',
   readTimeout: '5s',
   writeTimeout: '10s',
+  handshakeTimeout: '10s',
+  headerTimeout: '10s',
+  requestTimeout: '30s',
+  maxConnections: 10_000,
+  maxConnectionsPerClient: 256,
   minTLSVersion: 'TLS1.2',
   maxTLSVersion: 'TLS1.3',
   allowHttpJwks: false,
@@ -131,6 +136,18 @@ const ListenerSchema = Type.Object(
       idleTimeout: Duration(DEFAULTS.idleTimeout),
       readTimeout: Duration(DEFAULTS.readTimeout),
       writeTimeout: Duration(DEFAULTS.writeTimeout),
+      /** A connection must finish its TLS handshake within this. */
+      handshakeTimeout: Duration(DEFAULTS.handshakeTimeout),
+      /** A request's headers must arrive whole within this. */
+      headerTimeout: Duration(DEFAULTS.headerTimeout),
+      /** A whole request, headers and body, must arrive within this. */
+      requestTimeout: Duration(DEFAULTS.requestTimeout),
+      maxConnections: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 1_000_000, default: DEFAULTS.maxConnections, description: 'open connections per bind point; more are closed at once' }),
+      ),
+      maxConnectionsPerClient: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 1_000_000, default: DEFAULTS.maxConnectionsPerClient, description: 'open connections per client address per bind point' }),
+      ),
       minTLSVersion: TlsVersion(DEFAULTS.minTLSVersion),
       maxTLSVersion: TlsVersion(DEFAULTS.maxTLSVersion),
     }),

@@ -60,6 +60,13 @@ export interface WebListenerOptions {
   readonly idleTimeoutMs: number;
   readonly readTimeoutMs: number;
   readonly writeTimeoutMs: number;
+  /** Slow clients (decision 0013): the TLS handshake, the headers and the whole request each have a deadline. */
+  readonly handshakeTimeoutMs: number;
+  readonly headerTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  /** Open connections per bind point, and per client address on it. */
+  readonly maxConnections: number;
+  readonly maxConnectionsPerClient: number;
   readonly minTLSVersion: 'TLSv1.2' | 'TLSv1.3';
   readonly maxTLSVersion: 'TLSv1.2' | 'TLSv1.3';
 }

@@ -9,6 +9,7 @@ import type { BindPoint, WebListener } from '../config/types.js';
 import type { Services } from '../services/services.js';
 import { newUuid } from '../shared/random.js';
 import { errorHandler, notFoundHandler } from './kit/errors.js';
+import { deadlineServerOptions, limitConnections } from './connection-limits.js';
 import { registerApi } from './kit/register-api.js';
 import type { SpecRegistry } from './kit/specs.js';
 import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
@@ -47,6 +48,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     connectionTimeout: listener.options.readTimeoutMs + listener.options.writeTimeoutMs,
     keepAliveTimeout: listener.options.idleTimeoutMs,
+    // Fastify sets the server's request deadline from its own option (0, none, by default): see connection-limits.ts.
+    requestTimeout: listener.options.requestTimeoutMs,
     // Unknown fields are refused rather than silently dropped, and bodies are not type-coerced:
     // `"isAdmin": "true"` is an error, not a yes.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
@@ -60,11 +63,13 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
             rejectUnauthorized: false,
             minVersion: listener.options.minTLSVersion,
             maxVersion: listener.options.maxTLSVersion,
+            ...deadlineServerOptions(listener.options),
           },
         }
       : {}),
   }) as unknown as FastifyInstance;
 
+  if (tls) limitConnections(app.server, listener.options);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('svc-request-id', String(request.id));
     reply.header('server', `svc-controller/${services.version.version}`);

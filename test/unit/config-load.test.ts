@@ -35,7 +35,18 @@ describe('loading a valid file', () => {
     assert.deepEqual(config.edge.oidc, { accessTokenDurationMs: 1_800_000, idTokenDurationMs: 1_800_000, refreshTokenDurationMs: 86_400_000 });
     assert.deepEqual(config.edge.totp, { hostname: 'ctrl.example.com', maxAttempts: 5, lockoutMs: 300_000 });
     const [listener] = config.web;
-    assert.deepEqual(listener?.options, { idleTimeoutMs: 5000, readTimeoutMs: 5000, writeTimeoutMs: 10_000, minTLSVersion: 'TLSv1.2', maxTLSVersion: 'TLSv1.3' });
+    assert.deepEqual(listener?.options, {
+      idleTimeoutMs: 5000,
+      readTimeoutMs: 5000,
+      writeTimeoutMs: 10_000,
+      handshakeTimeoutMs: 10_000,
+      headerTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 10_000,
+      maxConnectionsPerClient: 256,
+      minTLSVersion: 'TLSv1.2',
+      maxTLSVersion: 'TLSv1.3',
+    });
     assert.deepEqual(listener?.identity, config.identity);
     assert.deepEqual(listener?.apis.map((api) => api.binding), ['edge-client', 'edge-management', 'edge-oidc']);
   });
@@ -58,7 +69,18 @@ describe('loading a valid file', () => {
       address: { host: '2001:db8::1', port: 1281, text: '[2001:db8::1]:1281' },
     });
     assert.equal(oidc?.identity.cert, join(FIXTURES, 'pki/web.cert.pem'));
-    assert.deepEqual(oidc?.options, { idleTimeoutMs: 10_000, readTimeoutMs: 7000, writeTimeoutMs: 60_000, minTLSVersion: 'TLSv1.3', maxTLSVersion: 'TLSv1.3' });
+    assert.deepEqual(oidc?.options, {
+      idleTimeoutMs: 10_000,
+      readTimeoutMs: 7000,
+      writeTimeoutMs: 60_000,
+      handshakeTimeoutMs: 3000,
+      headerTimeoutMs: 4000,
+      requestTimeoutMs: 20_000,
+      maxConnections: 500,
+      maxConnectionsPerClient: 50,
+      minTLSVersion: 'TLSv1.3',
+      maxTLSVersion: 'TLSv1.3',
+    });
   });
 
   it('returns a config frozen all the way down', async () => {

@@ -146,6 +146,30 @@ describe('listeners', () => {
   });
 });
 
+describe('listener deadlines and connection caps', () => {
+  const options = (lines: string) => controllerYaml({ web: `${WEB}    options:\n${lines}` });
+
+  it('reads the handshake, header and request deadlines and the connection caps', async () => {
+    const { config } = await loadText(options('      handshakeTimeout: 2s\n      headerTimeout: 3s\n      requestTimeout: 1m\n      maxConnections: 100\n      maxConnectionsPerClient: 10\n'));
+    const o = config?.web[0]?.options;
+    assert.deepEqual([o?.handshakeTimeoutMs, o?.headerTimeoutMs, o?.requestTimeoutMs, o?.maxConnections, o?.maxConnectionsPerClient], [2000, 3000, 60_000, 100, 10]);
+  });
+
+  it('refuses deadlines under 100ms, a header deadline past the request deadline, and a per-client cap over the total', async () => {
+    const short = await loadText(options('      handshakeTimeout: 50ms\n'));
+    assert.deepEqual(printed(short), [`${F}:24:25: web[0].options.handshakeTimeout: 50ms must be at least 100ms`]);
+    const order = await loadText(options('      headerTimeout: 40s\n'));
+    assert.deepEqual(printed(order), [`${F}:24:22: web[0].options.headerTimeout: headerTimeout 40s is longer than requestTimeout 30s; the headers are part of the request`]);
+    const caps = await loadText(options('      maxConnections: 10\n      maxConnectionsPerClient: 20\n'));
+    assert.deepEqual(printed(caps), [`${F}:25:32: web[0].options.maxConnectionsPerClient: maxConnectionsPerClient 20 is above maxConnections 10`]);
+    for (const bad of ['maxConnections: 0', 'maxConnectionsPerClient: -1', 'requestTimeout: soon']) {
+      const result = await loadText(options(`      ${bad}\n`));
+      assert.equal(result.config, undefined, bad);
+      assert.match(printed(result)[0] ?? '', new RegExp(`web\\[0\\]\\.options\\.${bad.split(':')[0]}`), bad);
+    }
+  });
+});
+
 describe('OIDC auto-binding', () => {
   it('adds edge-oidc to every listener hosting edge-client by default', async () => {
     const web = `web:\n${listener('a', '0.0.0.0:1280', 'ctrl.example.com:1280', ['edge-client'])}${listener('b', '0.0.0.0:1281', 'ctrl.example.com:1281', ['edge-management'])}${listener('c', '0.0.0.0:1282', 'ctrl.example.com:1282', ['edge-client'])}`;
