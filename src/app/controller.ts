@@ -14,6 +14,7 @@ import { openDatabase, type Database } from '../persistence/database.js';
 import { createApiSessionRepository } from '../persistence/repositories/api-sessions.js';
 import { createControllerRepository } from '../persistence/repositories/controllers.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
+import { createSessionPresenceRepository } from '../persistence/repositories/session-presence.js';
 import { certificateFingerprint, loadCertificateAuthority, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
 import { createApiSessionService } from '../services/api-sessions.js';
 import { createAuthenticationService } from '../services/authentication.js';
@@ -237,6 +238,12 @@ export async function startController(
       issuer: config.edge?.totp.hostname ?? 'svc',
       ...(config.edge ? { maxFailedCodes: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : {}),
     });
+    // What the identity detail's `hasApiSession` needs; without an edge section no access token can be live.
+    const sessions = {
+      presence: createSessionPresenceRepository(database),
+      legacyTimeoutMs: sessionTimeoutMs,
+      accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
+    };
     const services: Services = {
       config,
       clock,
@@ -257,7 +264,7 @@ export async function startController(
       audit,
       enrollments,
       enroll,
-      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, audit, clock }),
+      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, mfa: mfaRecords, sessions, audit, clock }),
       authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: signerRecords, audit, clock }),
       authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
       mfa,

@@ -9,6 +9,7 @@ import { routerJsonSchema } from '../router-config/json-schema.js';
 import { validateRouterConfig } from '../router-config/validate.js';
 import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
+import { reasonOf } from '../shared/system-errors.js';
 import type { Output } from './output.js';
 
 export interface ValidateFlags {
@@ -77,7 +78,7 @@ async function readText(file: string): Promise<string | Diagnostic> {
     return await readFile(file, 'utf8');
   } catch (error) {
     // Node's message ends with the syscall and path ("..., open 'x'"); the file is named once, up front.
-    const reason = (error as Error).message.replace(/, \w+ '.*'$/, '');
+    const reason = reasonOf(error);
     return { severity: 'error', file, line: 1, column: 1, path: '', message: `cannot read the file: ${reason}` };
   }
 }

@@ -38,7 +38,7 @@ export function parseHostPort(text: string): Parsed<HostPort> {
     const protocol = /^(tls|dtls|tcp|ws|wss|udp|https?):[^:]+:\d+$/.exec(text)?.[1];
     const hint = protocol
       ? `; drop the '${protocol}:' protocol prefix here`
-      : (text.match(/:/g) ?? []).length > 1 && !text.startsWith('[')
+      : text.indexOf(':') !== text.lastIndexOf(':') && !text.startsWith('[') // two colons or more
         ? '; write IPv6 hosts in brackets, e.g. [::1]:1280'
         : '';
     return { ok: false, problem: `'${text}' is not a host:port${hint}` };
@@ -57,7 +57,15 @@ export function parseHostPort(text: string): Parsed<HostPort> {
 
 /** Same host (case-insensitive for names) and port; how two addresses in the file are compared. */
 export function sameHostPort(a: HostPort, b: HostPort): boolean {
-  return a.port === b.port && normaliseHost(a.host) === normaliseHost(b.host);
+  return hostPortKey(a) === hostPortKey(b);
+}
+
+/**
+ * A text that is equal for two addresses exactly when `sameHostPort` says they are the same, for finding repeats
+ * among many addresses with a map rather than by comparing each with every other.
+ */
+export function hostPortKey(address: HostPort): string {
+  return `${normaliseHost(address.host)} ${address.port}`;
 }
 
 function normaliseHost(host: string): string {

@@ -8,6 +8,7 @@ import { access, readFile, stat } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
 import { hasErrors, sortDiagnostics } from '../shared/diagnostics.js';
 import { checkAgainstSchema } from '../shared/schema-check.js';
+import { reasonOf } from '../shared/system-errors.js';
 import { diagnosticAt, parseYaml } from '../shared/yaml-source.js';
 import type { YamlSource } from '../shared/yaml-source.js';
 import { createRuleContext } from './rule-context.js';
@@ -80,7 +81,7 @@ async function unreadableFiles(source: YamlSource, files: readonly FileReference
         return undefined;
       } catch (error) {
         // Node's message ends with the syscall and path ("..., access '/x'"); the path is said once, up front.
-        const reason = (error as Error).message.replace(/, \w+ '.*'$/, '');
+        const reason = reasonOf(error);
         return diagnosticAt(source, path, 'value', 'error', `cannot read '${absolute}': ${reason}`);
       }
     }),

@@ -47,8 +47,17 @@ export function reportWarning(context: RuleContext, path: KeyPath, message: stri
 
 /** Errors so far; rules compare before and after to know whether their part came out whole. */
 export function errorCount(context: RuleContext): number {
-  return context.diagnostics.filter((d) => d.severity === 'error').length;
+  // Diagnostics are only ever appended, so each is looked at once: rules ask before and after every list item, and
+  // counting the whole list each time was quadratic in a file with many faulty items.
+  const tally = errorTallies.get(context.diagnostics) ?? { seen: 0, errors: 0 };
+  for (; tally.seen < context.diagnostics.length; tally.seen++) {
+    if (context.diagnostics[tally.seen]?.severity === 'error') tally.errors++;
+  }
+  errorTallies.set(context.diagnostics, tally);
+  return tally.errors;
 }
+
+const errorTallies = new WeakMap<readonly Diagnostic[], { seen: number; errors: number }>();
 
 /**
  * Milliseconds of a duration value, or undefined after reporting an error when it is not a duration or is

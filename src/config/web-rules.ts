@@ -4,7 +4,7 @@
  * listener-rules.ts.
  */
 import { formatKeyPath } from '../shared/yaml-source.js';
-import { sameHostPort, parseHostPort } from './host-port.js';
+import { hostPortKey, sameHostPort, parseHostPort } from './host-port.js';
 import { listenerRules } from './listener-rules.js';
 import { DEFAULT_REDIRECT_PATTERNS } from './redirect-uri.js';
 import { errorCount, reportError } from './rule-context.js';
@@ -53,16 +53,18 @@ function uniqueNames(context: RuleContext, listeners: readonly ListenerFile[]): 
 
 /** Two listeners cannot both listen on one host and port; the second would fail to bind at start-up. */
 function uniqueInterfaces(context: RuleContext, listeners: readonly ListenerFile[]): void {
-  const taken: { at: string; address: HostPort }[] = [];
+  // Where each interface was first bound, by hostPortKey (a map, so that many bind points are not compared pairwise).
+  const taken = new Map<string, string>();
   listeners.forEach((listener, index) => {
     if (!Array.isArray(listener?.bindPoints)) return;
     listener.bindPoints.forEach((point, pointIndex) => {
       const parsed = typeof point?.interface === 'string' ? parseHostPort(point.interface) : undefined;
       if (parsed === undefined || !parsed.ok) return;
       const path = ['web', index, 'bindPoints', pointIndex];
-      const clash = taken.find((t) => sameHostPort(t.address, parsed.value));
-      if (clash === undefined) taken.push({ at: formatKeyPath(path), address: parsed.value });
-      else reportError(context, [...path, 'interface'], `interface '${point.interface}' is already used by ${clash.at}`);
+      const key = hostPortKey(parsed.value);
+      const clash = taken.get(key);
+      if (clash === undefined) taken.set(key, formatKeyPath(path));
+      else reportError(context, [...path, 'interface'], `interface '${point.interface}' is already used by ${clash}`);
     });
   });
 }

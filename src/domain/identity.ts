@@ -3,6 +3,13 @@ import type { OutstandingFactor } from './auth-policy.js';
 /**
  * Identities: who authenticates to the controller (people, apps, routers), and their API sessions.
  */
+
+/**
+ * What a client says about itself at login (`sdkInfo`: the SDK and app; `envInfo`: the machine), flat: string,
+ * number or boolean values only. Checked at the HTTP edge (http/schemas/client-info.ts); stored as given.
+ */
+export type ClientInfo = Record<string, string | number | boolean>;
+
 export interface Identity {
   id: string;
   name: string;
@@ -16,6 +23,9 @@ export interface Identity {
   disabled: boolean;
   disabledAt: Date | null;
   disabledUntil: Date | null;
+  /** From the last primary login that carried it; `{}` until then. */
+  sdkInfo: ClientInfo;
+  envInfo: ClientInfo;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -25,7 +35,11 @@ export interface ApiSession {
   id: string;
   identityId: string;
   authMethod: string;
+  /** The authenticator that proved the primary credential (`extJwtId:<signer id>` for an external JWT). */
+  authenticatorId: string;
   ipAddress: string | null;
+  /** Config types the login asked for, as given (names or ids). */
+  configTypes: string[];
   createdAt: Date;
   lastActivityAt: Date;
   /** Secondary factors still to answer (legacy partial authentication); empty when fully authenticated. */

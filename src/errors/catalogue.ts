@@ -22,6 +22,13 @@ export const ERROR_CATALOGUE = {
   COULD_NOT_PARSE_BODY: { status: 400, message: 'The body of the request could not be parsed' },
   REQUEST_ENTITY_TOO_LARGE: { status: 413, message: 'The request body exceeds the maximum accepted size' },
   INVALID_CONTENT_TYPE: { status: 415, message: 'The content type supplied is not acceptable' },
+  // The server's own refusals of a request's framing. The Edge API v1 has no codes for these; the names are the
+  // HTTP reason phrases (RFC 9110 §15.5, RFC 6585 §5), in the catalogue's style.
+  COULD_NOT_PARSE_REQUEST: { status: 400, message: 'The request is not well-formed HTTP' },
+  REQUEST_TIMEOUT: { status: 408, message: 'The request was not received in time' },
+  URI_TOO_LONG: { status: 414, message: 'The request URI is longer than the server accepts' },
+  EXPECTATION_FAILED: { status: 417, message: 'The expectation given in the Expect header cannot be met' },
+  REQUEST_HEADER_FIELDS_TOO_LARGE: { status: 431, message: 'The request header fields are larger than the server accepts' },
   INVALID_AUTH: { status: 401, message: 'The authentication request failed' },
   INVALID_AUTH_METHOD: { status: 400, message: 'The supplied authentication method is not valid' },
   RATE_LIMITED: {

@@ -9,12 +9,15 @@ import type { BindPoint, WebListener } from '../config/types.js';
 import type { Services } from '../services/services.js';
 import { newUuid } from '../shared/random.js';
 import { errorHandler, notFoundHandler } from './kit/errors.js';
+import { registerJsonBodyParser } from './kit/json-body.js';
+import { checkRequestHead, clientErrorHandler, expectationHandler, SOCKET_MAX_HEADER_BYTES } from './kit/server-errors.js';
 import { deadlineServerOptions, limitConnections } from './connection-limits.js';
 import { registerApi } from './kit/register-api.js';
 import type { SpecRegistry } from './kit/specs.js';
 import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
 import { edgeClientUrl } from './edge-client/root-paths.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/routes.js';
+import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -38,6 +41,8 @@ export interface ListenerAppOptions {
 
 export async function buildListenerApp(options: ListenerAppOptions): Promise<FastifyInstance> {
   const { services, specs, listener, bindPoint, tls, logger } = options;
+  const hostsOidc = listener.apis.some((api) => api.binding === 'edge-oidc');
+  const standardHeaders = () => ({ server: `svc-controller/${services.version.version}`, 'svc-instance-id': services.instanceId });
   const app = Fastify({
     loggerInstance: logger.child({ listener: listener.name, bindPoint: bindPoint.interface.text }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -53,6 +58,13 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     // Unknown fields are refused rather than silently dropped, and bodies are not type-coerced:
     // `"isAdmin": "true"` is an error, not a yes.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // What Node's parser refuses before any route is known, and what the router refuses (a bad percent-encoding, an
+    // overlong path parameter), answer in the envelope too (http/kit/server-errors.ts).
+    clientErrorHandler: clientErrorHandler(standardHeaders, newUuid),
+    frameworkErrors: (error, request, reply) => {
+      reply.headers({ ...standardHeaders(), 'svc-request-id': String(request.id) });
+      return hostsOidc && isOidcPath(request.url) ? oidcErrorHandler(error, request, reply) : errorHandler(error, request, reply);
+    },
     ...(tls
       ? {
           https: {
@@ -63,6 +75,10 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
             rejectUnauthorized: false,
             minVersion: listener.options.minTLSVersion,
             maxVersion: listener.options.maxTLSVersion,
+            // The route checks the 16 KiB head limit (checkRequestHead) so its answer has the route's shape; the socket
+            // reads further before refusing unrouted. Host is checked there too, so its 400 has a body.
+            maxHeaderSize: SOCKET_MAX_HEADER_BYTES,
+            requireHostHeader: false,
             ...deadlineServerOptions(listener.options),
           },
         }
@@ -72,11 +88,13 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   if (tls) limitConnections(app.server, listener.options);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('svc-request-id', String(request.id));
-    reply.header('server', `svc-controller/${services.version.version}`);
-    reply.header('svc-instance-id', services.instanceId);
+    reply.headers(standardHeaders());
   });
+  app.addHook('onRequest', checkRequestHead);
+  app.server.on('checkExpectation', expectationHandler(standardHeaders, newUuid));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
+  registerJsonBodyParser(app);
   // Enrollment CSRs arrive as the raw PEM body (application/x-pem-file as SDKs send it, application/pkcs10 per
   // RFC 5967); text/plain already has a string parser. The body limit applies as to JSON.
   app.addContentTypeParser(['application/x-pem-file', 'application/pkcs10'], { parseAs: 'string' }, (_request, body, done) => done(null, body));

@@ -4,6 +4,8 @@
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { BindPoint, RedirectUriPattern } from '../config/types.js';
+import { OAuthError } from '../errors/oauth-error.js';
+import { FORBIDDEN_KEYS } from '../shared/safe-json.js';
 import type { Services } from '../services/services.js';
 import type { OidcContext } from './context.js';
 import { oidcErrorHandler, sendOAuthError } from './errors.js';
@@ -33,9 +35,13 @@ export async function registerOidc(app: FastifyInstance, options: OidcPluginOpti
   };
   await app.register(async (oidc) => {
     oidc.setErrorHandler(oidcErrorHandler);
-    // Token, revoke and the login form post form-encoded bodies (RFC 6749 §3.2, Appendix B).
+    // Token, revoke and the login form post form-encoded bodies (RFC 6749 §3.2, Appendix B). JSON bodies take the
+    // listener's strict parser (http/kit/json-body.ts); its refused keys are refused as form names too.
     oidc.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-      done(null, parseForm(body as string));
+      // Checked on the raw names: parseForm's plain object would take `__proto__` as its prototype, not as a key.
+      const refused = [...new URLSearchParams(body as string).keys()].find((name) => FORBIDDEN_KEYS.has(name));
+      if (refused !== undefined) done(new OAuthError('invalid_request', `the parameter name ${refused} is not accepted`), undefined);
+      else done(null, parseForm(body as string));
     });
     const methodsByUrl = new Map<string, Set<string>>();
     for (const endpoint of oidcRoutes) {

@@ -10,6 +10,7 @@ import { oidcFactorsAndKeys } from './migrations/0004-oidc-factors-and-keys.js';
 import { mfa } from './migrations/0005-mfa.js';
 import { externalJwtSigners } from './migrations/0006-external-jwt-signers.js';
 import { oidcLoginContext } from './migrations/0008-oidc-login-context.js';
+import { clientInfo } from './migrations/0009-client-info.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -19,6 +20,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0005-mfa': mfa,
   '0006-external-jwt-signers': externalJwtSigners,
   '0008-oidc-login-context': oidcLoginContext,
+  '0009-client-info': clientInfo,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

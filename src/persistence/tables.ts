@@ -33,6 +33,10 @@ export interface IdentitiesTable {
   disabled: boolean | number;
   disabled_at: string | null;
   disabled_until: string | null;
+  /** JSON object: `sdkInfo` of the last primary login that carried one (migration 0007; defaults to `{}`). */
+  sdk_info: Generated<string>;
+  /** JSON object: `envInfo`, likewise. */
+  env_info: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -101,6 +105,10 @@ export interface ApiSessionsTable {
   /** JSON array of outstanding secondary factors. */
   outstanding_factors: string;
   mfa_required: boolean | number;
+  /** JSON array of the config types asked for at login (migration 0007; defaults to `[]`). */
+  config_types: Generated<string>;
+  /** The authenticator that proved the login (migration 0007; '' for sessions older than it). */
+  authenticator_id: Generated<string>;
 }
 
 export interface MfaEnrollmentsTable {

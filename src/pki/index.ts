@@ -15,5 +15,6 @@ export {
 export { subjectAltNamesForHosts, DEFAULT_SERVER_HOSTS, type SubjectAltNames } from './subject-alt-names.js';
 export { pkcs7CertsOnlyBase64 } from './pkcs7.js';
 export { splitPemCertificates, certificateFingerprint } from './pem.js';
+export { certificateFacts, type CertificateFacts } from './certificate-facts.js';
 export { generateKeyPair, privateKeyToPem, type KeyPair } from './keys.js';
 export { x509, type CryptoKey } from './x509.js';

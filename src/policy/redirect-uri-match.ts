@@ -13,9 +13,14 @@ interface UriParts {
   path: string;
 }
 
-const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(\[[^\]]*\]|[^/:?#[\]]*)(?::(\d{1,5}))?(\/[^?#]*)?(\?[^#]*)?$/;
+// The host is read as in an atomic group (a lookahead captures it, the backreference consumes it) so that a host
+// followed by a character no part may start with fails at once instead of being given back one character at a time:
+// only the longest host can be followed by a port, a path, a query or the end. Groups: scheme, host, port, path, query.
+const SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/(?=(\[[^\]]*\]|[^/:?#[\]]*))\2(?::(\d{1,5}))?(\/[^?#]*)?(\?[^#]*)?$/;
 
 function parts(uri: string): UriParts | undefined {
+  // A fragment never matches; refused before the pattern, which would backtrack over the whole host to find that out.
+  if (uri.includes('#')) return undefined;
   const match = SHAPE.exec(uri);
   if (!match) return undefined;
   const [, scheme, hostText, portText, path, query] = match;

@@ -41,6 +41,8 @@ export const BACKOFF_BOUNDS = { minIntervalMs: 10, maxIntervalMs: 24 * 3_600_000
 
 export const DIALER_BINDINGS = ['proxy', 'proxy_udp', 'transport', 'transport_udp'] as const;
 export const TUNNEL_MODES = ['host', 'tproxy', 'proxy'] as const;
+/** The listener binding that intercepts and hosts services itself: nothing dials it, so it has no address. */
+export const TUNNEL_BINDING = 'tunnel';
 
 const closed = { additionalProperties: false } as const;
 
@@ -55,7 +57,8 @@ function section<P extends TProperties>(properties: P, description?: string) {
 
 const Text = (description?: string) => Type.String({ minLength: 1, ...(description ? { description } : {}) });
 const Address = (description = 'Address <protocol>:<host>:<port>; protocols tls, dtls, tcp, ws, wss, udp') => Text(description);
-const Advertise = Text('Advertised <host>:<port> (no protocol)');
+const ListenAddress = () => Type.Optional(Address('Listen address <protocol>:<host>:<port>; bind or address is required except for binding tunnel'));
+const LinkAdvertise = Text('Advertised <host>:<port> other routers dial; tls:<host>:<port> is read the same (links are TLS)');
 const Duration = (fallback?: string) =>
   Type.Optional(
     Type.String({ minLength: 1, description: 'Duration such as 500ms, 30s, 5m or 1h30m', ...(fallback === undefined ? {} : { default: fallback }) }),
@@ -154,7 +157,7 @@ const Backoff = (fallback: { minRetryInterval: string; maxRetryInterval: string;
   });
 
 const LinkListenerSchema = Type.Object(
-  { binding: Type.Literal('transport'), bind: Address(), advertise: Advertise, groups: Groups, options: Options },
+  { binding: Type.Literal('transport'), bind: Address(), advertise: LinkAdvertise, groups: Groups, options: Options },
   closed,
 );
 
@@ -176,13 +179,16 @@ const LinkSchema = Type.Object(
   closed,
 );
 
-/** `options` is only known to be a mapping here; the tunnel binding's options are checked in rules/listeners.ts. */
+/**
+ * `options` is only known to be a mapping here; the tunnel binding's options are checked in rules/listeners.ts.
+ * Which of bind, address and advertise are required depends on the binding, so rules/listeners.ts says that too.
+ */
 const ListenerSchema = Type.Object(
   {
     binding: Text('Xgress component name, e.g. edge, tunnel'),
-    bind: Type.Optional(Address()),
-    address: Type.Optional(Address()),
-    advertise: Advertise,
+    bind: ListenAddress(),
+    address: ListenAddress(),
+    advertise: Type.Optional(Text('Advertised <host>:<port> (no protocol); required except for binding tunnel')),
     options: Options,
   },
   closed,

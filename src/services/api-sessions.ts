@@ -15,9 +15,21 @@ export interface SessionFactors {
   mfaRequired: boolean;
 }
 
+/** What the login that opens a session said and used (both shown on the session). */
+export interface SessionOrigin {
+  authenticatorId: string;
+  configTypes: readonly string[];
+}
+
 export interface ApiSessionService {
   /** Opens a session for an identity already authenticated by `authMethod`; returns it with its token. */
-  start(identityId: string, authMethod: string, ipAddress: string | null, factors?: SessionFactors): Promise<{ session: ApiSession; token: string }>;
+  start(
+    identityId: string,
+    authMethod: string,
+    ipAddress: string | null,
+    factors?: SessionFactors,
+    origin?: SessionOrigin,
+  ): Promise<{ session: ApiSession; token: string }>;
   /**
    * Records that the session answered `kind` (spec: partially authenticated -> fully authenticated once all auth
    * queries are satisfied). Returns the factors still outstanding.
@@ -28,9 +40,19 @@ export interface ApiSessionService {
 
 export function createApiSessionService(deps: { apiSessions: ApiSessionRepository; activity: SessionActivity; clock: Clock }): ApiSessionService {
   return {
-    async start(identityId, authMethod, ipAddress, factors = { outstanding: [], mfaRequired: false }) {
+    async start(identityId, authMethod, ipAddress, factors = { outstanding: [], mfaRequired: false }, origin = { authenticatorId: '', configTypes: [] }) {
       const now = deps.clock.now();
-      const session: ApiSession = { id: newEntityId(), identityId, authMethod, ipAddress, createdAt: now, lastActivityAt: now, ...factors };
+      const session: ApiSession = {
+        id: newEntityId(),
+        identityId,
+        authMethod,
+        authenticatorId: origin.authenticatorId,
+        ipAddress,
+        configTypes: [...origin.configTypes],
+        createdAt: now,
+        lastActivityAt: now,
+        ...factors,
+      };
       const token = newSecretToken();
       await deps.apiSessions.insert(session, hashToken(token));
       return { session, token };

@@ -5,11 +5,14 @@
  *
  * Every refusal of a credential is the same 401 INVALID_AUTH, whether the user is unknown, the password wrong, the
  * method disallowed or the identity disabled, so that answers do not tell an attacker which usernames exist.
+ *
+ * A primary login that succeeds, legacy or OIDC, records the `sdkInfo` and `envInfo` its body carried on the
+ * identity (reference facts §7: authentication updates them), where the identity's detail shows them.
  */
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../domain/auth-policy.js';
-import type { ApiSession, Identity } from '../domain/identity.js';
+import type { ApiSession, ClientInfo, Identity } from '../domain/identity.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
 import type { AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { CredentialRepository } from '../persistence/repositories/credentials.js';
@@ -38,6 +41,11 @@ export interface AuthenticationRequest {
   /** `Authorization: Bearer` values, in order (method ext-jwt; also a secondary JWT at OIDC logins). */
   bearerTokens?: readonly string[];
   ipAddress: string | null;
+  /** What the client says about its SDK and machine; recorded on the identity when the primary login succeeds. */
+  sdkInfo?: ClientInfo;
+  envInfo?: ClientInfo;
+  /** Config types the client wants with its services (names or ids, as given): shown on the session it opens. */
+  configTypes?: readonly string[];
 }
 
 export interface AuthenticationResult {
@@ -50,8 +58,9 @@ export interface AuthenticationResult {
 export interface AuthenticationService {
   authenticate(request: AuthenticationRequest): Promise<AuthenticationResult>;
   /**
-   * Checks the primary credential exactly as `authenticate` does (policy, lockout counting, disabled identities)
-   * but opens no legacy API session: the OIDC login uses it and issues its own session (spec: OIDC flow).
+   * Checks the primary credential exactly as `authenticate` does (policy, lockout counting, disabled identities, the
+   * client info recorded) but opens no legacy API session: the OIDC login uses it and issues its own session
+   * (spec: OIDC flow).
    */
   verifyPrimary(request: AuthenticationRequest): Promise<Identity>;
   /** The auth policy an identity is governed by (its own, else the system `default`). */
@@ -60,7 +69,13 @@ export interface AuthenticationService {
   secondaryFactors(identity: Identity): Promise<OutstandingFactor[]>;
 }
 
-type PrimaryMethod = (request: AuthenticationRequest) => Promise<Identity>;
+/** Who a credential proved, and with which authenticator (the session's `authenticatorId`). */
+interface PrimaryOutcome {
+  identity: Identity;
+  authenticatorId: string;
+}
+
+type PrimaryMethod = (request: AuthenticationRequest) => Promise<PrimaryOutcome>;
 
 const invalidAuth = () => new ApiError('INVALID_AUTH', { message: 'The authentication request failed' });
 
@@ -123,7 +138,7 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     if (!policy.primary.updb.allowed) throw invalidAuth();
     if (!matches) return failedPassword(identity, credential.authenticatorId, policy);
     await credentials.resetFailures(credential.authenticatorId);
-    return identity;
+    return { identity, authenticatorId: credential.authenticatorId };
   };
 
   const cert: PrimaryMethod = async ({ clientCertificate }) => {
@@ -138,7 +153,7 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     // The chain must lead to the controller's CAs; an expired certificate passes only where the policy allows it.
     const expiredButAllowed = clientCertificate.verificationError === 'CERT_HAS_EXPIRED' && policy.primary.cert.allowExpiredCerts;
     if (!clientCertificate.verified && !expiredButAllowed) throw invalidAuth();
-    return identity;
+    return { identity, authenticatorId: credential.authenticatorId };
   };
 
   const extJwt: PrimaryMethod = async ({ bearerTokens }) => {
@@ -148,12 +163,14 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     if (!allowed || (allowedSigners.length > 0 && !allowedSigners.includes(signer.id))) {
       throw (deps.extJwt as ExtJwtAuthenticator).refused('svc-primary-ext-jwt', [signer], `the auth policy of the identity does not allow logins with signer ${signer.id}`);
     }
-    return identity;
+    // No stored authenticator stands for an external JWT; the reference names the signer this way instead.
+    return { identity, authenticatorId: `extJwtId:${signer.id}` };
   };
 
   const methods: Record<string, PrimaryMethod> = { password, cert, ...(deps.extJwt ? { 'ext-jwt': extJwt } : {}) };
 
-  async function verifyPrimary(request: AuthenticationRequest): Promise<Identity> {
+  /** The primary credential checked by its method, then the client info of the request recorded on the identity. */
+  async function primary(request: AuthenticationRequest): Promise<PrimaryOutcome> {
     const method = methods[request.method];
     if (!method) {
       throw new ApiError('INVALID_AUTH_METHOD', {
@@ -161,7 +178,20 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
         cause: { field: 'method', reason: 'is not an enabled authentication method', value: request.method },
       });
     }
-    return method(request);
+    const outcome = await method(request);
+    return { ...outcome, identity: await recordClientInfo(outcome.identity, request) };
+  }
+
+  /** Writes the `sdkInfo`/`envInfo` a login carried, when they differ from what is stored (most logins repeat them). */
+  async function recordClientInfo(identity: Identity, { sdkInfo, envInfo }: AuthenticationRequest): Promise<Identity> {
+    const differs = (given: ClientInfo | undefined, stored: ClientInfo) => given !== undefined && JSON.stringify(given) !== JSON.stringify(stored);
+    const changes = {
+      ...(differs(sdkInfo, identity.sdkInfo) ? { sdkInfo: sdkInfo as ClientInfo } : {}),
+      ...(differs(envInfo, identity.envInfo) ? { envInfo: envInfo as ClientInfo } : {}),
+    };
+    if (Object.keys(changes).length === 0) return identity;
+    await identities.recordClientInfo(identity.id, changes);
+    return { ...identity, ...changes };
   }
 
   async function secondaryFactors(identity: Identity): Promise<OutstandingFactor[]> {
@@ -170,16 +200,17 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
   }
 
   return {
-    verifyPrimary,
+    verifyPrimary: async (request) => (await primary(request)).identity,
     policyOf,
     secondaryFactors,
     async authenticate(request) {
-      const identity = await verifyPrimary(request);
+      const { identity, authenticatorId } = await primary(request);
       // Legacy sessions answer TOTP once, through auth queries; a required external JWT is checked on every
       // request instead (spec: Authentication Policy settings), so it is never outstanding here.
       const outstanding = (await secondaryFactors(identity)).filter((factor) => factor.kind === 'totp');
       const factors = { outstanding, mfaRequired: outstanding.length > 0 };
-      const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress, factors);
+      const origin = { authenticatorId, configTypes: request.configTypes ?? [] };
+      const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress, factors, origin);
       return { session, token, identity, expiresAt: new Date(session.lastActivityAt.getTime() + deps.sessionTimeoutMs) };
     },
   };

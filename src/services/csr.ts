@@ -10,6 +10,12 @@ import { pemBlocks } from '../pki/pem.js';
 
 /** The key types certified: EC on P-256 or P-384, RSA of at least this many bits. */
 export const MIN_RSA_BITS = 2048;
+/**
+ * The largest CSR read, in bytes of DER. A CSR an SDK or router sends is well under 2 KiB (an RSA 16384 key with its
+ * signature about 4.2 KiB); the bound keeps the ASN.1 decoder, which costs a few microseconds per element, to a few
+ * thousand elements however the 1 MiB body is filled.
+ */
+export const MAX_CSR_DER_BYTES = 16 * 1024;
 const ACCEPTED_CURVES: Record<string, string> = { prime256v1: 'P-256', secp384r1: 'P-384' };
 const ACCEPTED_KEYS = `EC P-256, EC P-384 or RSA of at least ${MIN_RSA_BITS} bits`;
 
@@ -61,6 +67,9 @@ export async function parseCsr(pem: string | undefined): Promise<x509.Pkcs10Cert
   if (requests.length > 1) throw invalid(`the body holds ${requests.length} CERTIFICATE REQUEST blocks; send exactly one`);
   const der = requests[0]?.der ?? Buffer.alloc(0);
   if (der.length === 0) throw invalid('the CERTIFICATE REQUEST block is empty or not base64');
+  if (der.length > MAX_CSR_DER_BYTES) {
+    throw invalid(`the CERTIFICATE REQUEST block holds ${der.length} bytes of DER; at most ${MAX_CSR_DER_BYTES} are accepted`);
+  }
 
   let csr: x509.Pkcs10CertificateRequest;
   try {

@@ -39,6 +39,8 @@ export async function ensureDefaultAdmin(
     disabled: false,
     disabledAt: null,
     disabledUntil: null,
+    sdkInfo: {},
+    envInfo: {},
     createdAt: now,
     updatedAt: now,
   };

@@ -19,8 +19,10 @@ export interface CreateEnrollmentInput {
 export interface EnrollmentService {
   /** Creates a pending enrollment with its signed JWT; 409 ENROLLMENT_EXISTS when one of that method is pending. */
   create(actor: Actor, input: CreateEnrollmentInput): Promise<Enrollment>;
-  /** Pending enrollments of one identity (for the identity detail's `enrollment` field). */
+  /** Pending enrollments of one identity. */
   pendingForIdentity(identityId: string): Promise<Enrollment[]>;
+  /** Pending enrollments of each of `identityIds` (for the identity details' `enrollment` field, a page at a time). */
+  pendingForIdentities(identityIds: readonly string[]): Promise<Enrollment[]>;
   list(params: RawListParams): Promise<ListPage<Enrollment>>;
   get(id: string): Promise<Enrollment>;
   delete(actor: Actor, id: string): Promise<void>;

@@ -126,6 +126,7 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
     },
 
     pendingForIdentity: (identityId) => enrollments.listForIdentity(identityId),
+    pendingForIdentities: (identityIds) => enrollments.listForIdentities(identityIds),
 
     async list(params) {
       const query = parseListParams(params, ENROLLMENT_FIELDS, { field: 'createdAt', direction: 'asc' });

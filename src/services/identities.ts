@@ -17,6 +17,8 @@ import { parseListParams, type RawListParams } from '../persistence/query/list-q
 import type { AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { AuthenticatorRepository } from '../persistence/repositories/authenticators.js';
 import { IDENTITY_FIELDS, type IdentityRepository } from '../persistence/repositories/identities.js';
+import type { MfaRepository } from '../persistence/repositories/mfa.js';
+import type { SessionPresenceRepository } from '../persistence/repositories/session-presence.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditService } from './audit.js';
@@ -32,16 +34,19 @@ export interface IdentitySummary {
   authPolicy: { id: string; name: string };
 }
 
-/** An identity with everything its detail view shows. */
+/** An identity with everything its detail view shows (lists show the same: the reference's identityList). */
 export interface IdentityDetail extends IdentitySummary {
   authenticators: Authenticator[];
   /** Pending enrollments, from the enrollment service. */
   enrollments: Enrollment[];
+  /** A legacy session or an unrevoked OIDC session of the identity is live now. */
   hasApiSession: boolean;
+  /** It has a verified TOTP enrollment. */
+  isMfaEnabled: boolean;
 }
 
 export interface IdentityService {
-  list(params: RawListParams): Promise<ListPage<IdentitySummary>>;
+  list(params: RawListParams): Promise<ListPage<IdentityDetail>>;
   /** 404 NOT_FOUND when `id` is unknown (as for every operation on one identity). */
   get(id: string): Promise<IdentityDetail>;
   /**
@@ -63,8 +68,11 @@ export interface IdentityService {
 export interface IdentityServiceDeps {
   identities: IdentityRepository;
   authPolicies: Pick<AuthPolicyRepository, 'findById' | 'namesByIds'>;
-  authenticators: Pick<AuthenticatorRepository, 'listForIdentity'>;
-  enrollments: Pick<EnrollmentService, 'create' | 'pendingForIdentity'>;
+  authenticators: Pick<AuthenticatorRepository, 'listForIdentities'>;
+  enrollments: Pick<EnrollmentService, 'create' | 'pendingForIdentities'>;
+  mfa: Pick<MfaRepository, 'verifiedAmong'>;
+  /** Whether identities have live sessions, and how long each kind lives without a new request or token. */
+  sessions: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
   audit: AuditService;
   clock: Clock;
 }
@@ -100,9 +108,32 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     }
   }
 
-  async function summaries(items: Identity[]): Promise<IdentitySummary[]> {
-    const names = await authPolicies.namesByIds(items.map(policyIdOf));
-    return items.map((identity) => ({ identity, authPolicy: { id: policyIdOf(identity), name: names.get(policyIdOf(identity)) ?? '' } }));
+  /** The details of a page of identities, each part read for the whole page at once. */
+  async function details(items: Identity[]): Promise<IdentityDetail[]> {
+    const ids = items.map((identity) => identity.id);
+    const now = clock.now();
+    const window = {
+      legacyActiveAfter: new Date(now.getTime() - deps.sessions.legacyTimeoutMs),
+      accessIssuedAfter: new Date(now.getTime() - deps.sessions.accessTokenLifetimeMs),
+      now,
+    };
+    const [names, held, pending, live, mfaEnabled] = await Promise.all([
+      authPolicies.namesByIds(items.map(policyIdOf)),
+      authenticators.listForIdentities(ids),
+      enrollments.pendingForIdentities(ids),
+      deps.sessions.presence.withLiveSession(ids, window),
+      deps.mfa.verifiedAmong(ids),
+    ]);
+    const heldBy = byIdentity(held);
+    const pendingBy = byIdentity(pending);
+    return items.map((identity) => ({
+      identity,
+      authPolicy: { id: policyIdOf(identity), name: names.get(policyIdOf(identity)) ?? '' },
+      authenticators: heldBy.get(identity.id) ?? [],
+      enrollments: pendingBy.get(identity.id) ?? [],
+      hasApiSession: live.has(identity.id),
+      isMfaEnabled: mfaEnabled.has(identity.id),
+    }));
   }
 
   async function update(actor: Actor, current: Identity, fields: IdentityFields, action: string): Promise<Identity> {
@@ -127,23 +158,28 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     async list(params) {
       const query = parseListParams(params, IDENTITY_FIELDS);
       const { items, totalCount } = await identities.list(query);
-      return { items: await summaries(items), pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields };
+      return { items: await details(items), pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields };
     },
     async get(id) {
-      const identity = await found(id);
-      const [[summary], held, pending, hasApiSession] = await Promise.all([
-        summaries([identity]),
-        authenticators.listForIdentity(id),
-        enrollments.pendingForIdentity(id),
-        identities.hasApiSession(id),
-      ]);
-      return { ...(summary as IdentitySummary), authenticators: held, enrollments: pending, hasApiSession };
+      const [detail] = await details([await found(id)]);
+      return detail as IdentityDetail;
     },
     async create(actor, input) {
       const fields = identityFields(input);
       await check(fields);
       const now = clock.now();
-      const identity: Identity = { id: newEntityId(), ...fields, isDefaultAdmin: false, disabled: false, disabledAt: null, disabledUntil: null, createdAt: now, updatedAt: now };
+      const identity: Identity = {
+        id: newEntityId(),
+        ...fields,
+        isDefaultAdmin: false,
+        disabled: false,
+        disabledAt: null,
+        disabledUntil: null,
+        sdkInfo: {},
+        envInfo: {},
+        createdAt: now,
+        updatedAt: now,
+      };
       await identities.insert(identity);
       const wanted = requestedEnrollments(input.enrollment);
       try {
@@ -181,6 +217,17 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       return setDisabled(actor, await found(id), null, false);
     },
   };
+}
+
+/** Groups records by their identity, keeping their order. */
+function byIdentity<T extends { identityId: string }>(records: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const record of records) {
+    const group = groups.get(record.identityId);
+    if (group) group.push(record);
+    else groups.set(record.identityId, [record]);
+  }
+  return groups;
 }
 
 /** The policy governing an identity: its own, or the system default when it names none. */

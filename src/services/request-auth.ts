@@ -21,6 +21,8 @@ import type { ExtJwtAuthenticator } from './ext-jwt-auth.js';
  */
 export interface AuthContext {
   kind: 'legacy' | 'oidc';
+  /** The credential that named the session (legacy token or access token): the session view's `token`. */
+  token: string;
   session: ApiSession;
   identity: Identity;
   expiresAt: Date;
@@ -98,7 +100,7 @@ export function createRequestAuthenticator(deps: {
     if (isIdentityDisabled(identity, now)) throw invalidToken('the identity is disabled');
     activity.seen(session.id, now);
     session.lastActivityAt = now;
-    return { kind: 'legacy', session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
+    return { kind: 'legacy', token, session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
   }
 
   /**
@@ -115,14 +117,18 @@ export function createRequestAuthenticator(deps: {
           id: session.id,
           identityId: identity.id,
           authMethod: claims.amr[0] ?? 'oidc',
+          // The access token names no authenticator (the reference's `z_authid`); the view shows '' for it.
+          authenticatorId: '',
           ipAddress: null,
+          // What the login asked for, as the provider put it in the token (`z_ct`).
+          configTypes: Array.isArray(claims.z_ct) ? claims.z_ct.filter((type): type is string => typeof type === 'string') : [],
           createdAt: session.createdAt,
           lastActivityAt: clock.now(),
           // An OIDC session exists only once every factor was answered (spec: OIDC authorization request states).
           outstanding: [],
           mfaRequired: claims.amr.includes('totp'),
         };
-        return { context: { kind: 'oidc', session: view, identity, expiresAt, partial: false }, token };
+        return { context: { kind: 'oidc', token, session: view, identity, expiresAt, partial: false }, token };
       } catch (error) {
         if (!(error instanceof TokenRejected)) throw error;
         if (error.reason === 'expired') expired = true;

@@ -58,9 +58,48 @@ export function checkAgainstSchema(
  */
 export function isClean(result: SchemaCheckResult, path: KeyPath): boolean {
   const target = formatKeyPath(path);
-  const within = (outer: string, inner: string) =>
-    outer === '' || inner === outer || inner.startsWith(`${outer}.`) || inner.startsWith(`${outer}[`);
-  return !result.problemPaths.some((problem) => within(target, problem) || within(problem, target));
+  const { problems, sorted } = cleanIndex(result);
+  if (problems.size === 0) return true;
+  // Every path is below the root, ''.
+  if (target === '' || problems.has('') || problems.has(target)) return false;
+  // A problem below the target: one that starts with it and a separator.
+  if (startsWithAny(sorted, `${target}.`) || startsWithAny(sorted, `${target}[`)) return false;
+  // A problem above the target: one the target starts with, followed by a separator.
+  for (let i = 0; i < target.length; i++) {
+    if ((target[i] === '.' || target[i] === '[') && problems.has(target.slice(0, i))) return false;
+  }
+  return true;
+}
+
+/** A result's problem paths as a set and in sorted order, so that `isClean` need not scan them all. */
+interface CleanIndex {
+  readonly problems: ReadonlySet<string>;
+  readonly sorted: readonly string[];
+}
+
+// Built once per result: rules ask about every item of a list, so scanning every problem per question was quadratic
+// in a file with many items and many problems.
+const indexes = new WeakMap<SchemaCheckResult, CleanIndex>();
+
+function cleanIndex(result: SchemaCheckResult): CleanIndex {
+  let index = indexes.get(result);
+  if (index === undefined) {
+    index = { problems: new Set(result.problemPaths), sorted: [...result.problemPaths].sort() };
+    indexes.set(result, index);
+  }
+  return index;
+}
+
+/** Whether a text of the sorted list starts with `prefix`: those texts come together, from the first not below it. */
+function startsWithAny(sorted: readonly string[], prefix: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if ((sorted[middle] as string) < prefix) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length && (sorted[low] as string).startsWith(prefix);
 }
 
 /** A `const`/`enum` error says more than the `type` error Ajv also raises for the same value. */

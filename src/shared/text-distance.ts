@@ -18,17 +18,25 @@ export function editDistance(a: string, b: string): number {
   return previous[b.length] as number;
 }
 
-/** The candidate closest to `word` when it is close enough to be a plausible typo, else undefined. */
+/**
+ * The candidate closest to `word` when it is close enough to be a plausible typo, else undefined. A candidate whose
+ * length differs from the word's by more than the tolerance cannot be within it and is not measured, so a long word
+ * (a 16 KiB `sort` parameter) costs nothing against short field names.
+ */
 export function closestMatch(word: string, candidates: Iterable<string>): string | undefined {
   let best: string | undefined;
   let bestDistance = Infinity;
+  const tolerance = Math.max(2, Math.floor(word.length / 3));
+  const lowerWord = word.toLowerCase();
   for (const candidate of candidates) {
-    const distance = editDistance(word.toLowerCase(), candidate.toLowerCase());
+    const lower = candidate.toLowerCase();
+    // The distance is at least the difference in length.
+    if (Math.abs(lower.length - lowerWord.length) > tolerance) continue;
+    const distance = editDistance(lowerWord, lower);
     if (distance < bestDistance) {
       best = candidate;
       bestDistance = distance;
     }
   }
-  const tolerance = Math.max(2, Math.floor(word.length / 3));
   return bestDistance <= tolerance ? best : undefined;
 }

@@ -3,9 +3,13 @@
  * column. Syntax errors and `${VAR}` substitution failures come back as diagnostics. Generic: used by the
  * controller config loader and the router config validator. Does no I/O and never reads process.env.
  */
-import { isMap, isPair, isScalar, isSeq, LineCounter, parseDocument, visit } from 'yaml';
-import type { Document, Node, Scalar, YAMLSeq } from 'yaml';
+import { isMap, isPair, isScalar, isSeq, LineCounter, visit } from 'yaml';
+import type { Document, Node, Pair, Scalar, YAMLMap, YAMLSeq } from 'yaml';
 import type { Diagnostic } from './diagnostics.js';
+import { substituteReferences } from './variable-references.js';
+import { readDocument } from './yaml-document.js';
+
+export { MAX_YAML_DEPTH, MAX_YAML_LENGTH } from './yaml-document.js';
 
 /** A path into the parsed value: map keys as strings, list indexes as numbers. */
 export type KeyPath = readonly (string | number)[];
@@ -43,12 +47,16 @@ interface Located {
  * Parses YAML text. Duplicate keys and every other syntax problem are errors with their positions;
  * the value is only produced when there are none, because a half-parsed tree would mislead later checks.
  * `${NAME}` in string values (never in keys) is replaced from `options.env`; `$${` writes a literal `${`.
+ * Text longer than MAX_YAML_LENGTH or nesting deeper than MAX_YAML_DEPTH is refused with one error.
+ *
+ * The work is linear in the text whatever it holds (see yaml-document.ts for the reading, variable-references.ts for
+ * the substitution; key paths are rebuilt and looked up through tables built once per list or mapping).
  */
 export function parseYaml(text: string, file: string, options: ParseYamlOptions = {}): ParsedYaml {
   const lineCounter = new LineCounter();
-  // prettyErrors off: messages stay one plain sentence; positions come from the line counter instead.
-  const document = parseDocument(text, { lineCounter, keepSourceTokens: true, prettyErrors: false, uniqueKeys: true });
+  const { document, refusal } = readDocument(text, lineCounter);
   const source: YamlSource = { file, document, lineCounter };
+  if (refusal !== undefined) return refused(source, refusal.offset, refusal.message);
   const diagnostics: Diagnostic[] = [];
   for (const [severity, problems] of [['error', document.errors], ['warning', document.warnings]] as const) {
     for (const problem of problems) {
@@ -58,28 +66,33 @@ export function parseYaml(text: string, file: string, options: ParseYamlOptions 
   }
   if (document.errors.length > 0) return { source, value: undefined, diagnostics, unresolved: [] };
   const unresolved = options.env === undefined ? [] : substitute(source, options.env, diagnostics);
-  return { source, value: document.toJS({ maxAliasCount: 100 }), diagnostics, unresolved };
+  let value: unknown;
+  try {
+    value = document.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    // Aliases that would expand past the alias budget (a "billion laughs" file) throw here rather than at parsing.
+    return refused(source, 0, (error as Error).message);
+  }
+  return { source, value, diagnostics, unresolved };
 }
 
-const REFERENCE = /\$\$\{|\$\{([^}]*)\}/g;
-const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/** The answer for a text refused as a whole: one error at `offset`, no value. */
+function refused(source: YamlSource, offset: number, message: string): ParsedYaml {
+  const { line, column } = offset === 0 ? { line: 1, column: 1 } : positionOfOffset(source, offset);
+  return { source, value: undefined, diagnostics: [{ severity: 'error', file: source.file, line, column, path: '', message }], unresolved: [] };
+}
 
 /** Rewrites string scalars in place; returns the formatted paths of values that had a problem. */
 function substitute(source: YamlSource, env: Readonly<Record<string, string | undefined>>, out: Diagnostic[]): string[] {
   const unresolved: string[] = [];
+  const indexes: ListIndexes = new Map();
   visit(source.document, {
     Scalar(key, node, ancestors) {
       if (key === 'key' || typeof node.value !== 'string' || !node.value.includes('${')) return;
-      const problems: string[] = [];
-      node.value = node.value.replace(REFERENCE, (whole, name: string | undefined) => {
-        if (name === undefined) return '${';
-        if (!NAME.test(name)) problems.push(`'${whole}' is not a valid variable reference`);
-        else if (env[name] === undefined) problems.push(`environment variable '${name}' is not set`);
-        else return env[name] as string;
-        return whole;
-      });
+      const { text, problems } = substituteReferences(node.value, env);
+      node.value = text;
       if (problems.length === 0) return;
-      const path = formatKeyPath(pathOfAncestors(ancestors, node));
+      const path = formatKeyPath(pathOfAncestors(ancestors, node, indexes));
       unresolved.push(path);
       const { line, column } = positionOfOffset(source, node.range?.[0] ?? 0);
       for (const message of problems) out.push({ severity: 'error', file: source.file, line, column, path, message });
@@ -88,15 +101,24 @@ function substitute(source: YamlSource, env: Readonly<Record<string, string | un
   return unresolved;
 }
 
+/** Position of each item in a list, built once per list: `indexOf` per value would be quadratic in a long list. */
+type ListIndexes = Map<YAMLSeq, Map<unknown, number>>;
+
 /** Rebuilds the key path of a scalar from the ancestors `visit` hands over. */
-function pathOfAncestors(ancestors: readonly unknown[], node: Scalar): (string | number)[] {
+function pathOfAncestors(ancestors: readonly unknown[], node: Scalar, indexes: ListIndexes): (string | number)[] {
   const path: (string | number)[] = [];
   const chain = [...ancestors, node];
   for (let i = 0; i < chain.length - 1; i++) {
     const parent = chain[i];
-    const child = chain[i + 1];
     if (isPair(parent) && isScalar(parent.key)) path.push(String(parent.key.value));
-    if (isSeq(parent)) path.push(parent.items.indexOf(child as Node));
+    if (isSeq(parent)) {
+      let positions = indexes.get(parent);
+      if (positions === undefined) {
+        positions = new Map(parent.items.map((item, index) => [item, index] as const));
+        indexes.set(parent, positions);
+      }
+      path.push(positions.get(chain[i + 1] as Node) ?? -1);
+    }
   }
   return path;
 }
@@ -153,7 +175,7 @@ function walk(source: YamlSource, path: KeyPath): { found: boolean; last: Step }
   let last: Step = { value: offsetOf(node) };
   for (const segment of path) {
     if (isMap(node)) {
-      const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+      const pair = pairsByKey(node).get(String(segment));
       if (pair === undefined) return { found: false, last };
       node = pair.value;
       last = { key: offsetOf(pair.key), value: offsetOf(node) };
@@ -169,6 +191,26 @@ function walk(source: YamlSource, path: KeyPath): { found: boolean; last: Step }
     }
   }
   return { found: true, last };
+}
+
+/** The pairs of each mapping by key text (the first when two keys read the same), built once per mapping. */
+const pairIndexes = new WeakMap<YAMLMap, Map<string, Pair>>();
+
+/**
+ * The pairs of `map` by the text of their scalar keys. Every diagnostic locates its path, so a linear search per
+ * lookup would make a file with many problems in one long mapping quadratic.
+ */
+function pairsByKey(map: YAMLMap): Map<string, Pair> {
+  let pairs = pairIndexes.get(map);
+  if (pairs === undefined) {
+    pairs = new Map();
+    for (const pair of map.items) {
+      const key = isScalar(pair.key) ? String(pair.key.value) : undefined;
+      if (key !== undefined && !pairs.has(key)) pairs.set(key, pair);
+    }
+    pairIndexes.set(map, pairs);
+  }
+  return pairs;
 }
 
 /** Offset of the `-` of a block list item, from the source tokens kept at parse time. */

@@ -4,6 +4,7 @@
  * enabled signers and public fields only, and the `check` diagnostic against a real JWKS server.
  */
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
@@ -11,7 +12,7 @@ import { AUDIENCE, ISSUER, signerBody, signingCertificate, signingKey, signToken
 import { createIdentity } from '../helpers/fixtures.js';
 import { authPolicyBody, managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
 
-const CLIENT_FIELDS = ['_links', 'audience', 'clientId', 'createdAt', 'externalAuthUrl', 'id', 'name', 'scopes', 'tags', 'targetToken', 'updatedAt'];
+const CLIENT_FIELDS = ['_links', 'audience', 'clientId', 'createdAt', 'enrollToCertEnabled', 'enrollToTokenEnabled', 'externalAuthUrl', 'id', 'name', 'scopes', 'tags', 'targetToken', 'updatedAt'];
 
 describe(`external JWT signer management (${testDialect})`, () => {
   let ctl: TestController;
@@ -66,6 +67,13 @@ describe(`external JWT signer management (${testDialect})`, () => {
       clientId: null,
       scopes: [],
       targetToken: 'ACCESS',
+      enrollToCertEnabled: false,
+      enrollToTokenEnabled: false,
+      // A JWKS signer has no one certificate to describe.
+      commonName: '',
+      fingerprint: null,
+      notBefore: null,
+      notAfter: null,
       tags: {},
       _links,
     });
@@ -91,6 +99,16 @@ describe(`external JWT signer management (${testDialect})`, () => {
       assert.deepEqual(signer[field], body[field], field);
     }
     assert.equal(signer.jwksEndpoint, null);
+    const certificate = new X509Certificate(certPem);
+    assert.deepEqual(
+      { commonName: signer.commonName, fingerprint: signer.fingerprint, notBefore: signer.notBefore, notAfter: signer.notAfter },
+      {
+        commonName: 'idp-signing',
+        fingerprint: certificate.fingerprint.replace(/:/g, '').toLowerCase(),
+        notBefore: new Date(certificate.validFrom).toISOString(),
+        notAfter: new Date(certificate.validTo).toISOString(),
+      },
+    );
   });
 
   it('lists signers with filters, sort and paging', async () => {

@@ -18,7 +18,7 @@ describe(`session activity (${testDialect})`, () => {
     database = await openTestDatabase();
     const identity = await createIdentity(database, { name: 'active-user' });
     const sessions = createApiSessionRepository(database);
-    for (const id of ['s1', 's2']) await sessions.insert({ id, identityId: identity.id, authMethod: 'password', ipAddress: null, createdAt: t0, lastActivityAt: t0, outstanding: [], mfaRequired: false }, `hash-${id}`);
+    for (const id of ['s1', 's2']) await sessions.insert({ id, identityId: identity.id, authMethod: 'password', authenticatorId: '', ipAddress: null, configTypes: [], createdAt: t0, lastActivityAt: t0, outstanding: [], mfaRequired: false }, `hash-${id}`);
   });
   after(async () => database.close());
 

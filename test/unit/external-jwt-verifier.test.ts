@@ -44,7 +44,7 @@ describe(`the external JWT verifier (${testDialect})`, () => {
 
   async function addIdentity(name: string, fields: Partial<Identity> = {}): Promise<Identity> {
     const base = identityFields({ name, type: 'User', isAdmin: false });
-    const identity: Identity = { id: newEntityId(), ...base, isDefaultAdmin: false, disabled: false, disabledAt: null, disabledUntil: null, createdAt: START, updatedAt: START, ...fields };
+    const identity: Identity = { id: newEntityId(), ...base, isDefaultAdmin: false, disabled: false, disabledAt: null, disabledUntil: null, sdkInfo: {}, envInfo: {}, createdAt: START, updatedAt: START, ...fields };
     await identities().insert(identity);
     return identity;
   }

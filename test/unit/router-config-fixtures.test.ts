@@ -1,13 +1,17 @@
 /**
  * The router fixture corpus: every `*.yml` under test/fixtures/router/{valid,invalid} is validated and its
  * diagnostics, printed one per line, must equal the `*.expected.txt` beside it exactly. Valid files may carry
- * warnings but no error; invalid files have at least one error.
+ * warnings but no error, and the published JSON Schema accepts them too (an editor must not flag what the
+ * validator accepts); invalid files have at least one error.
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { Ajv } from 'ajv';
+import { parse } from 'yaml';
+import { routerJsonSchema } from '../../src/router-config/json-schema.js';
 import { validateRouterConfig } from '../../src/router-config/validate.js';
 import { formatDiagnostic, hasErrors } from '../../src/shared/diagnostics.js';
 
@@ -34,6 +38,21 @@ describe('valid router fixtures', () => {
       assert.equal(printed, expected);
       assert.equal(hasErrors(result.diagnostics), false);
       assert.ok(result.config);
+    });
+  }
+});
+
+describe('the published JSON Schema', () => {
+  const schema = new Ajv({ strict: false }).compile(routerJsonSchema());
+
+  for (const name of fixtures('valid')) {
+    it(`accepts ${name}, as the validator does`, () => {
+      let text = readFileSync(join(ROOT, name), 'utf8');
+      for (const [key, value] of Object.entries(ENV)) text = text.replaceAll(`\${${key}}`, value);
+
+      const accepted = schema(parse(text));
+
+      assert.equal(accepted, true, JSON.stringify(schema.errors));
     });
   }
 });

@@ -1,11 +1,20 @@
 /**
  * validateRouterConfig as a library: the effective configuration with every default, the either-or keys,
- * the consequence warnings, and the value parsers at their edges.
+ * the consequence warnings, the forms router files are written in in the field, and the value parsers at
+ * their edges.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { CONSEQUENCES, NO_VALID_SAN } from '../../src/router-config/consequences.js';
-import { addressProblem, advertiseProblem, cidrProblem, sanProblem, servicePortProblem } from '../../src/router-config/rules/values.js';
+import {
+  addressProblem,
+  advertiseProblem,
+  cidrProblem,
+  linkAdvertiseProblem,
+  parseLinkAdvertise,
+  sanProblem,
+  servicePortProblem,
+} from '../../src/router-config/rules/values.js';
 import { ROUTER_DEFAULTS } from '../../src/router-config/schema.js';
 import { validateRouterConfig } from '../../src/router-config/validate.js';
 
@@ -22,6 +31,11 @@ listeners: [{ binding: edge, address: "tls:0.0.0.0:3022", advertise: "router.exa
 
 const validate = (text: string, env: Record<string, string> = {}) => validateRouterConfig(text, 'router.yml', { env });
 const messages = (text: string) => validate(text).diagnostics.map((d) => `${d.severity} ${d.path}: ${d.message}`);
+/** STANDARD with its listeners replaced by `listeners`, block YAML whose first item is on line 9, and an empty link. */
+const withListeners = (listeners: string) => `${STANDARD.replace(/^listeners: .*\n/m, `listeners:\n${listeners}`)}link: {}\n`;
+/** STANDARD with one link listener advertising `advertise`, the value's quote on line 10, column 74. */
+const withLinkAdvertise = (advertise: string) =>
+  `${STANDARD}link:\n  listeners: [{ binding: transport, bind: "tls:0.0.0.0:4022", advertise: "${advertise}" }]\n`;
 
 describe('the effective configuration', () => {
   it('fills in every default of forwarder, healthChecks, metrics and ctrl', () => {
@@ -72,6 +86,83 @@ profile: { memory: { path: /tmp/m } }
   });
 });
 
+describe('router files as they are written in the field', () => {
+  it('accepts a tunnel listener with no listen address and no advertise, in mode host by default', () => {
+    const { config, diagnostics } = validate(withListeners('  - binding: tunnel\n'));
+
+    assert.deepEqual(diagnostics, []);
+    assert.deepEqual(config?.listeners?.[0], { binding: 'tunnel', options: { mode: 'host' } });
+  });
+
+  it('accepts a tunnel listener in tproxy mode with only its options', () => {
+    const { config, diagnostics } = validate(withListeners('  - binding: tunnel\n    options: { mode: tproxy, resolver: "udp://127.0.0.1:53" }\n'));
+
+    assert.deepEqual(diagnostics, []);
+    assert.deepEqual(config?.listeners?.[0]?.options, { mode: 'tproxy', resolver: 'udp://127.0.0.1:53' });
+  });
+
+  it('still checks the listen address and advertise a tunnel listener does give', () => {
+    const text = withListeners('  - binding: tunnel\n    bind: "tcp:127.0.0.1"\n    advertise: "127.0.0.1"\n');
+
+    assert.deepEqual(messages(text), [
+      "error listeners[0].bind: 'tcp:127.0.0.1': '127.0.0.1' is not <host>:<port>",
+      "error listeners[0].advertise: '127.0.0.1' is not <host>:<port>",
+    ]);
+  });
+
+  it('still requires a listen address and advertise of an edge listener, at the listener', () => {
+    const { config, diagnostics } = validate(withListeners('  - binding: edge\n    options: {}\n'));
+
+    assert.equal(config, undefined);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.line, d.column, d.path, d.message]),
+      [
+        [9, 3, 'listeners[0].advertise', 'missing required key'],
+        [9, 3, 'listeners[0].bind', 'missing listen address: give bind or address'],
+      ],
+    );
+  });
+
+  it('accepts a link listener advertising tls:<host>:<port> and holds <host>:<port> in the effective configuration', () => {
+    for (const [written, effective] of [
+      ['tls:router.example.com:4022', 'router.example.com:4022'],
+      ['router.example.com:4022', 'router.example.com:4022'],
+      ['tls:[fd00::1]:4022', '[fd00::1]:4022'],
+    ] as const) {
+      const { config, diagnostics } = validate(withLinkAdvertise(written));
+
+      assert.deepEqual(diagnostics, [], written);
+      assert.equal(config?.link?.listeners?.[0]?.advertise, effective, written);
+    }
+  });
+
+  it('refuses a link listener advertising any other protocol, naming the key and where it is', () => {
+    for (const protocol of ['tcp', 'udp', 'dtls', 'ws', 'wss']) {
+      const { config, diagnostics } = validate(withLinkAdvertise(`${protocol}:router.example.com:4022`));
+
+      assert.equal(config, undefined);
+      assert.deepEqual(
+        diagnostics.map((d) => [d.line, d.column, d.path, d.message]),
+        [
+          [
+            10,
+            74,
+            'link.listeners[0].advertise',
+            `'${protocol}:router.example.com:4022': protocol '${protocol}' is not accepted here; ` +
+              "a link listener advertises tls:<host>:<port> or <host>:<port> (did you mean 'tls:router.example.com:4022'?)",
+          ],
+        ],
+      );
+    }
+  });
+
+  it('keeps the advertise of other listeners without a protocol', () => {
+    assert.deepEqual(messages(withListeners('  - { binding: edge, address: "tls:0.0.0.0:3022", advertise: "tls:router.example.com:3022" }\n')), [
+      "error listeners[0].advertise: 'tls:router.example.com:3022' must be <host>:<port> without a protocol",
+    ]);
+  });
+});
+
 describe('what a router can start with', () => {
   it('requires v, identity and ctrl', () => {
     assert.deepEqual(
@@ -115,6 +206,20 @@ describe('value syntax', () => {
     assert.match(advertiseProblem('h:0') ?? '', /port '0'/);
     assert.match(advertiseProblem('h:65536') ?? '', /port '65536'/);
     assert.equal(servicePortProblem('svc:65535'), undefined);
+  });
+
+  it('reads a link advertise as <host>:<port> or tls:<host>:<port> and nothing else', () => {
+    assert.deepEqual(parseLinkAdvertise('tls:h.example.com:65535'), { ok: true, value: 'h.example.com:65535' });
+    assert.deepEqual(parseLinkAdvertise('h.example.com:1'), { ok: true, value: 'h.example.com:1' });
+    assert.equal(linkAdvertiseProblem('tls:h.example.com'), "'tls:h.example.com': 'h.example.com' is not <host>:<port>");
+    assert.match(linkAdvertiseProblem('tls:h.example.com:0') ?? '', /port '0' must be a number from 1 to 65535/);
+    assert.match(linkAdvertiseProblem('tls:h.example.com:65536') ?? '', /port '65536' must be a number from 1 to 65535/);
+    assert.equal(linkAdvertiseProblem('tls:4022'), "'tls:4022': '4022' is not <host>:<port>");
+    assert.equal(linkAdvertiseProblem('tls:'), "'tls:': '' is not <host>:<port>");
+    assert.match(linkAdvertiseProblem('udp:h.example.com') ?? '', /^'udp:h\.example\.com': protocol 'udp' is not accepted here; [^(]*$/);
+    assert.match(linkAdvertiseProblem('TLS:h.example.com:1') ?? '', /unknown protocol 'TLS' \(did you mean 'tls'\?\)/);
+    assert.match(linkAdvertiseProblem('tls://h.example.com:1') ?? '', /a URL is not accepted here; .*\(did you mean 'tls:h\.example\.com:1'\?\)$/);
+    assert.match(linkAdvertiseProblem('h.example.com') ?? '', /^'h\.example\.com' is not <host>:<port>$/);
   });
 
   it('takes CIDR prefixes up to 32 bits for IPv4 and 128 for IPv6', () => {

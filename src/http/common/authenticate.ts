@@ -4,10 +4,12 @@
  */
 import { Type } from 'typebox';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
+import { CurrentApiSessionDetail } from '../schemas/api-session.js';
+import { clientInfoFields } from '../schemas/client-info.js';
 import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 import { presentedClientCertificate, presentedCredentials } from '../kit/credentials.js';
-import { CurrentApiSession, currentApiSessionView } from './current-api-session.js';
+import { currentApiSessionView } from './current-api-session.js';
 import { totpRequired } from '../../domain/auth-query.js';
 import { MfaCodeBody } from '../schemas/mfa.js';
 
@@ -19,14 +21,11 @@ const AuthenticateBody = Type.Object(
   {
     username: Type.Optional(Type.String({ minLength: 4, maxLength: 100 })),
     password: Type.Optional(Type.String({ minLength: 5, maxLength: 100 })),
-    configTypes: Type.Optional(Type.Array(Type.String({ maxLength: 255 }), { maxItems: 100 })),
-    envInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
-    sdkInfo: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    // The same rules as the OIDC login bodies (schemas/client-info.ts).
+    ...clientInfoFields,
   },
   { additionalProperties: false },
 );
-
-const ApiSessionWithToken = Type.Intersect([CurrentApiSession, Type.Object({ token: Type.String() })]);
 
 export const authenticateRoute = defineRoute({
   method: 'POST',
@@ -38,7 +37,7 @@ export const authenticateRoute = defineRoute({
   schema: {
     querystring: AuthenticateQuery,
     body: AuthenticateBody,
-    response: { 200: Envelope(ApiSessionWithToken), 400: ApiErrorBody, 401: ApiErrorBody },
+    response: { 200: Envelope(CurrentApiSessionDetail), 400: ApiErrorBody, 401: ApiErrorBody },
   },
   handler: async ({ api, query, body, request, reply }) => {
     const result = await api.services.authentication.authenticate({
@@ -48,6 +47,9 @@ export const authenticateRoute = defineRoute({
       clientCertificate: presentedClientCertificate(request),
       bearerTokens: presentedCredentials(request).bearerTokens,
       ipAddress: request.ip,
+      ...(body.sdkInfo ? { sdkInfo: body.sdkInfo } : {}),
+      ...(body.envInfo ? { envInfo: body.envInfo } : {}),
+      ...(body.configTypes ? { configTypes: body.configTypes } : {}),
     });
     const now = api.services.clock.now();
     const view = currentApiSessionView(result, now, api.prefix);
@@ -55,7 +57,7 @@ export const authenticateRoute = defineRoute({
     if (totpRequired(result.session.outstanding)) reply.header('totp-required', 'true');
     reply.header('expiration-seconds', String(view.expirationSeconds));
     reply.header('expires-at', view.expiresAt);
-    return envelope({ ...view, token: result.token });
+    return envelope(view);
   },
 });
 

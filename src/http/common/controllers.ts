@@ -17,6 +17,7 @@ function controllerView(record: ControllerRecord) {
     isOnline: record.isOnline,
     lastJoinedAt: record.lastJoinedAt.toISOString(),
     ctrlAddress: null,
+    isPreferredLeader: false,
     apiAddresses: record.apiAddresses,
     createdAt: record.createdAt.toISOString(),
     updatedAt: record.updatedAt.toISOString(),

@@ -2,53 +2,49 @@
  * The current API session (legacy flow): read it, or end it (logout). Reading is allowed while the session is
  * still partially authenticated (spec: Legacy API session states).
  */
-import { Type } from 'typebox';
 import type { AuthContext } from '../../services/request-auth.js';
 import { secondsUntil } from '../../shared/clock.js';
 import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
-import { ApiErrorBody, DateTime, EmptyEnvelope, Envelope, Links } from '../schemas/common.js';
-import { envelope } from '../kit/envelope.js';
+import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
+import { CurrentApiSessionDetail } from '../schemas/api-session.js';
+import { envelope, selfLink } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 
-export const CurrentApiSession = Type.Object({
-  id: Type.String(),
-  identityId: Type.String(),
-  identity: Type.Object({ id: Type.String(), name: Type.String() }),
-  authMethod: Type.String(),
-  isMfaRequired: Type.Boolean(),
-  isMfaComplete: Type.Boolean(),
-  authQueries: Type.Array(Type.Object({}, { additionalProperties: true })),
-  expiresAt: DateTime,
-  expirationSeconds: Type.Integer(),
-  lastActivityAt: DateTime,
-  createdAt: DateTime,
-  updatedAt: DateTime,
-  tags: Type.Object({}),
-  _links: Links,
-});
-
 /**
- * The wire view of a legacy session (without its token: that is shown once, at authentication). Its auth queries
- * point at `authenticate/mfa` of the API the session was read through (`prefix`).
+ * The wire view of a session, legacy or OIDC, with the credential that names it (`token`: the legacy token at
+ * authentication and on reads, or the access token presented). Its auth queries point at `authenticate/mfa` of the
+ * API the session was read through (`prefix`). Fields about certificate extension are false: the controller offers
+ * none yet (docs/decisions/0010-response-shapes.md).
  */
-export function currentApiSessionView(auth: Pick<AuthContext, 'session' | 'identity' | 'expiresAt'>, now: Date, prefix: string) {
+export function currentApiSessionView(auth: Pick<AuthContext, 'session' | 'identity' | 'expiresAt' | 'token'>, now: Date, prefix: string) {
   const { session, identity } = auth;
   const totpOutstanding = totpRequired(session.outstanding);
+  const lastActivityAt = session.lastActivityAt.toISOString();
   return {
     id: session.id,
-    identityId: identity.id,
-    identity: { id: identity.id, name: identity.name },
-    authMethod: session.authMethod,
-    isMfaRequired: session.mfaRequired,
-    isMfaComplete: session.mfaRequired && !totpOutstanding,
-    authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
-    expiresAt: auth.expiresAt.toISOString(),
-    expirationSeconds: secondsUntil(auth.expiresAt, now),
-    lastActivityAt: session.lastActivityAt.toISOString(),
     createdAt: session.createdAt.toISOString(),
-    updatedAt: session.lastActivityAt.toISOString(),
+    updatedAt: lastActivityAt,
     tags: {},
     _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
+    token: auth.token,
+    identityId: identity.id,
+    identity: { id: identity.id, name: identity.name, entity: 'identities', _links: selfLink('identities', identity.id) },
+    authMethod: session.authMethod,
+    authenticatorId: session.authenticatorId,
+    configTypes: session.configTypes,
+    ipAddress: session.ipAddress ?? '',
+    authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
+    isMfaRequired: session.mfaRequired,
+    isMfaComplete: session.mfaRequired && !totpOutstanding,
+    isCertExtendable: false,
+    isCertExtendRequested: false,
+    isCertKeyRollRequested: false,
+    improperClientCertChain: false,
+    lastActivityAt,
+    // The reference's heartbeat-cached time; activity here is one value (kept in memory, written in batches).
+    cachedLastActivityAt: lastActivityAt,
+    expiresAt: auth.expiresAt.toISOString(),
+    expirationSeconds: secondsUntil(auth.expiresAt, now),
   };
 }
 
@@ -62,7 +58,7 @@ export const currentApiSessionRoutes = [
     summary: 'Returns the API session used for this request',
     tags,
     access: 'partial',
-    schema: { response: { 200: Envelope(CurrentApiSession), 401: ApiErrorBody } },
+    schema: { response: { 200: Envelope(CurrentApiSessionDetail), 401: ApiErrorBody } },
     handler: ({ auth, api }) => envelope(currentApiSessionView(auth!, api.services.clock.now(), api.prefix)),
   }),
   defineRoute({

@@ -18,6 +18,8 @@ export function clientExternalJwtSignerView(signer: ExternalJwtSigner) {
     scopes: signer.scopes,
     audience: signer.audience,
     targetToken: signer.targetToken,
+    enrollToCertEnabled: false,
+    enrollToTokenEnabled: false,
     tags: signer.tags,
     createdAt: signer.createdAt.toISOString(),
     updatedAt: signer.updatedAt.toISOString(),

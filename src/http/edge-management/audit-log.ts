@@ -1,10 +1,11 @@
 /**
  * `GET /audit-log` (administrators only): who did what to which entity, newest first; filterable by actor,
- * action, entity and time.
+ * action, entity and time. Not a reference operation; its entries carry the reference's base entity fields like
+ * every other entity (an entry never changes, so `updatedAt` is `createdAt`).
  */
 import { Type } from 'typebox';
 import type { AuditEntry } from '../../domain/audit.js';
-import { ApiErrorBody, DateTime, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { ApiErrorBody, DateTime, Links, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { listEnvelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 
@@ -17,10 +18,23 @@ export const AuditEntryView = Type.Object({
   entityId: Type.String(),
   details: Type.Object({}, { additionalProperties: true, description: 'what changed; never secrets' }),
   createdAt: DateTime,
+  updatedAt: DateTime,
+  tags: Type.Object({}),
+  _links: Links,
 });
+
+/** Where the audited entity is read, for the entity types that have a collection (none has one for MFA). */
+const COLLECTIONS = new Map([
+  ['identity', 'identities'],
+  ['auth-policy', 'auth-policies'],
+  ['authenticator', 'authenticators'],
+  ['enrollment', 'enrollments'],
+  ['external-jwt-signer', 'external-jwt-signers'],
+]);
 
 /** An audit entry as sent (flat actor fields, named as the filter names them). */
 export function auditEntryView(entry: AuditEntry) {
+  const collection = COLLECTIONS.get(entry.entityType);
   return {
     id: entry.id,
     actorId: entry.actor.id,
@@ -30,6 +44,11 @@ export function auditEntryView(entry: AuditEntry) {
     entityId: entry.entityId,
     details: entry.details,
     createdAt: entry.createdAt.toISOString(),
+    updatedAt: entry.createdAt.toISOString(),
+    tags: {},
+    // No self link: entries are read only through the list. The audited entity, where it can be read (it may since
+    // have been deleted).
+    _links: collection ? { entity: { href: `./${collection}/${entry.entityId}` } } : {},
   };
 }
 

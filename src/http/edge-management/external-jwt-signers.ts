@@ -3,6 +3,7 @@
  * replace, patch, delete, and `check`, which runs the login verifier on a token and says which check fails.
  */
 import type { ExternalJwtSigner } from '../../domain/external-jwt-signer.js';
+import { certificateFacts } from '../../pki/index.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { ExtJwtCheckBody, ExtJwtCheckView, ExternalJwtSignerBody, ExternalJwtSignerPatchBody, ExternalJwtSignerView } from '../schemas/external-jwt-signer.js';
 import { CreatedEnvelope } from '../schemas/identity.js';
@@ -15,10 +16,20 @@ const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
 const mutation = { 200: EmptyEnvelope, 400: ApiErrorBody, ...denied, 404: ApiErrorBody };
 const COLLECTION = 'external-jwt-signers';
 
+/** What the signer's certificate says; a JWKS signer has no one certificate (its keys rotate at the provider). */
+function certificateView(certPem: string | null) {
+  if (certPem === null) return { commonName: '', fingerprint: null, notBefore: null, notAfter: null };
+  const facts = certificateFacts(certPem);
+  return { commonName: facts.commonName, fingerprint: facts.fingerprint, notBefore: facts.notBefore.toISOString(), notAfter: facts.notAfter.toISOString() };
+}
+
 /** A signer as administrators see it (the output schema decides what is sent). */
 export function externalJwtSignerView(signer: ExternalJwtSigner) {
   return {
     ...signer,
+    ...certificateView(signer.certPem),
+    enrollToCertEnabled: false,
+    enrollToTokenEnabled: false,
     createdAt: signer.createdAt.toISOString(),
     updatedAt: signer.updatedAt.toISOString(),
     _links: selfLink(COLLECTION, signer.id),

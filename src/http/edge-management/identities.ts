@@ -10,13 +10,12 @@ import {
   IdentityDetail,
   IdentityDisableBody,
   IdentityPatchBody,
-  IdentitySummary,
   IdentityUpdateBody,
 } from '../schemas/identity.js';
 import { actorOf } from '../kit/actor.js';
 import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
-import { authenticatorView, identityDetailView, identitySummaryView } from './identity-views.js';
+import { authenticatorView, identityDetailView } from './identity-views.js';
 
 const tags = ['Identity'];
 const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
@@ -27,13 +26,13 @@ export const identityRoutes = [
     method: 'GET',
     url: '/identities',
     operationId: 'listIdentities',
-    summary: 'Lists identities',
+    summary: 'Lists identities, each as its detail shows it',
     tags,
     access: 'admin',
-    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(IdentitySummary), 400: ApiErrorBody, ...denied } },
+    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(IdentityDetail), 400: ApiErrorBody, ...denied } },
     handler: async ({ api, query }) => {
       const page = await api.services.identities.list(query);
-      return listEnvelope(page.items.map(identitySummaryView), page.pagination, page.filterableFields);
+      return listEnvelope(page.items.map(identityDetailView), page.pagination, page.filterableFields);
     },
   }),
   defineRoute({

@@ -1,6 +1,8 @@
 /**
- * Domain -> wire mappers of identity management: identity (list item and detail) and authenticator views.
- * The one place that decides what an identity or authenticator looks like on the wire.
+ * Domain -> wire mappers of identity management: identity (list item and detail alike) and authenticator views.
+ * The one place that decides what an identity or authenticator looks like on the wire. Fields about edge routers,
+ * service hosting, permissions and certificate extension carry the reference's neutral values: none of those exist
+ * yet (docs/decisions/0010-response-shapes.md).
  */
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
@@ -14,8 +16,8 @@ function ref(collection: string, id: string, name: string) {
   return { id, name, entity: collection, _links: selfLink(collection, id) };
 }
 
-/** An identity in a list (also the common part of the detail). */
-export function identitySummaryView({ identity, authPolicy }: IdentitySummary) {
+/** The identity's own fields (the common part of the detail). */
+function identitySummaryView({ identity, authPolicy }: IdentitySummary) {
   return {
     id: identity.id,
     name: identity.name,
@@ -58,13 +60,24 @@ function enrollmentsSummary(enrollments: Enrollment[]) {
   };
 }
 
-/** One identity with its authenticators, pending enrollments and session presence. */
+/** One identity with its authenticators, pending enrollments, client info and session presence (detail and lists). */
 export function identityDetailView(detail: IdentityDetail) {
   return {
     ...identitySummaryView(detail),
     hasApiSession: detail.hasApiSession,
+    isMfaEnabled: detail.isMfaEnabled,
     authenticators: authenticatorsSummary(detail.authenticators),
     enrollment: enrollmentsSummary(detail.enrollments),
+    sdkInfo: detail.identity.sdkInfo,
+    envInfo: detail.identity.envInfo,
+    appData: {},
+    permissions: [],
+    hasEdgeRouterConnection: false,
+    edgeRouterConnectionStatus: 'offline' as const,
+    defaultHostingCost: 0,
+    defaultHostingPrecedence: 'default' as const,
+    serviceHostingCosts: {},
+    serviceHostingPrecedences: {},
   };
 }
 
@@ -79,6 +92,11 @@ export function authenticatorView(authenticator: Authenticator) {
     ...(authenticator.certFingerprint === null ? {} : { fingerprint: authenticator.certFingerprint }),
     ...(authenticator.certPem === null ? {} : { certPem: authenticator.certPem }),
     isIssuedByNetwork: authenticator.isIssuedByNetwork,
+    isExtendRequested: false,
+    isKeyRollRequested: false,
+    extendRequestedAt: null,
+    lastAuthResolvedToRoot: false,
+    lastExtendRolledKeys: false,
     createdAt: iso(authenticator.createdAt),
     updatedAt: iso(authenticator.updatedAt),
     tags: {},

@@ -11,6 +11,10 @@ import type { PresentedCredentials } from '../../services/request-auth.js';
 
 const MAX_BEARER_TOKENS = 3;
 
+/**
+ * The session token (the first `svc-session` header, trimmed) and the first MAX_BEARER_TOKENS bearer tokens of every
+ * `Authorization` header, in order.
+ */
 export function presentedCredentials(request: FastifyRequest): PresentedCredentials {
   const raw = request.raw.rawHeaders;
   const bearerTokens: string[] = [];
@@ -19,14 +23,27 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
     const name = (raw[i] as string).toLowerCase();
     const value = raw[i + 1] as string;
     if (name === 'svc-session' && sessionToken === undefined) sessionToken = value.trim();
-    if (name === 'authorization') {
-      for (const part of value.split(',')) {
-        const match = /^\s*Bearer\s+(\S+)\s*$/i.exec(part);
-        if (match && bearerTokens.length < MAX_BEARER_TOKENS) bearerTokens.push(match[1] as string);
-      }
-    }
+    if (name === 'authorization' && bearerTokens.length < MAX_BEARER_TOKENS) readBearerTokens(value, bearerTokens);
   }
   return { sessionToken, bearerTokens };
+}
+
+/**
+ * One `Bearer <token>` item of a comma-separated Authorization value: it starts the value or follows a comma, and ends
+ * at the next comma or the end; the scheme is in any case, with white space around and between. The token is taken as
+ * in an atomic group (a lookahead captures it, the backreference consumes it), so that an item with more after its
+ * token fails at once rather than giving the token back a character at a time. Each character is then looked at a
+ * bounded number of times, whatever the value holds; splitting on commas and matching each item instead made a 16 KiB
+ * value of commas cost thirty times a 16 KiB token.
+ */
+const BEARER_ITEM = /(?:^|,)\s*bearer\s+(?=([^\s,]+))\1\s*(?=,|$)/gi;
+
+/** Appends to `tokens`, up to MAX_BEARER_TOKENS, the token of every `Bearer <token>` item of `value`, in order. */
+function readBearerTokens(value: string, tokens: string[]): void {
+  for (const match of value.matchAll(BEARER_ITEM)) {
+    if (tokens.length >= MAX_BEARER_TOKENS) return;
+    tokens.push(match[1] as string);
+  }
 }
 
 /**

@@ -47,6 +47,9 @@ const publicProperties = {
   scopes: Type.Array(Type.String()),
   audience: NullableText,
   targetToken: Type.String(),
+  // Enrolling new identities by a provider's JWT is not offered (reference enrollToCertEnabled/TokenEnabled).
+  enrollToCertEnabled: Type.Boolean(),
+  enrollToTokenEnabled: Type.Boolean(),
   tags: Tags,
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -54,6 +57,8 @@ const publicProperties = {
 };
 
 export const ClientExternalJwtSignerView = Type.Object(publicProperties);
+
+const NullableDateTime = Type.Union([DateTime, Type.Null()]);
 
 export const ExternalJwtSignerView = Type.Object({
   ...publicProperties,
@@ -64,6 +69,11 @@ export const ExternalJwtSignerView = Type.Object({
   kid: NullableText,
   claimsProperty: Type.String(),
   useExternalId: Type.Boolean(),
+  // Read from certPem; a JWKS signer has no one certificate: '' and null (decision 0010).
+  commonName: Type.String({ description: "the certificate's subject CN; '' for a JWKS signer" }),
+  fingerprint: Type.Union([Type.String(), Type.Null()], { description: 'SHA-1 of the certificate; null for a JWKS signer' }),
+  notBefore: NullableDateTime,
+  notAfter: NullableDateTime,
 });
 
 export const ExtJwtCheckBody = Type.Object({ token: Text(65_536, 'the JWT to check') }, closed);

@@ -5,6 +5,7 @@
  */
 import { Type } from 'typebox';
 import { IDENTITY_TYPE_NAMES } from '../../services/identity-input.js';
+import { EnvInfo, SdkInfo } from './client-info.js';
 import { DateTime, Envelope, Links } from './common.js';
 
 const closed = { additionalProperties: false } as const;
@@ -66,15 +67,17 @@ const identityProperties = {
   _links: Links,
 };
 
-/** An identity in a list. */
-export const IdentitySummary = Type.Object(identityProperties);
-
 const PendingEnrollment = { id: Type.String(), jwt: Type.String(), token: Type.String(), expiresAt: DateTime };
 
-/** One identity with its authenticators, pending enrollments and whether it has an API session. */
+/**
+ * One identity, in its detail and in lists alike (the reference's identityList is a list of identityDetail): its
+ * authenticators, pending enrollments, what its last login said about the client, and whether a session is live.
+ * The hosting and router fields hold neutral values until routers and services exist (decision 0010).
+ */
 export const IdentityDetail = Type.Object({
   ...identityProperties,
-  hasApiSession: Type.Boolean(),
+  hasApiSession: Type.Boolean({ description: 'a legacy session or an unrevoked OIDC session of the identity is live' }),
+  isMfaEnabled: Type.Boolean({ description: 'it has a verified TOTP enrollment' }),
   authenticators: Type.Object({
     cert: Type.Optional(Type.Object({ id: Type.String(), fingerprint: Type.String() })),
     updb: Type.Optional(Type.Object({ id: Type.String(), username: Type.String() })),
@@ -83,6 +86,16 @@ export const IdentityDetail = Type.Object({
     ott: Type.Optional(Type.Object(PendingEnrollment)),
     updb: Type.Optional(Type.Object({ ...PendingEnrollment, username: Type.String() })),
   }),
+  sdkInfo: SdkInfo,
+  envInfo: EnvInfo,
+  appData: Tags,
+  permissions: Type.Array(Type.String(), { description: 'fine-grained permissions; none exist yet (isAdmin grants everything)' }),
+  hasEdgeRouterConnection: Type.Boolean({ description: 'false until edge routers exist' }),
+  edgeRouterConnectionStatus: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('unknown')]),
+  defaultHostingCost: Type.Integer({ minimum: 0, maximum: 65535 }),
+  defaultHostingPrecedence: Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]),
+  serviceHostingCosts: Type.Record(Type.String(), Type.Integer({ minimum: 0, maximum: 65535 })),
+  serviceHostingPrecedences: Type.Record(Type.String(), Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')])),
 });
 
 /** An authenticator as management sees it: never a password or its hash. */
@@ -95,6 +108,12 @@ export const AuthenticatorView = Type.Object({
   fingerprint: Type.Optional(Type.String()),
   certPem: Type.Optional(Type.String()),
   isIssuedByNetwork: Type.Boolean(),
+  // Certificate extension is not offered yet: never requested, never done (decision 0010).
+  isExtendRequested: Type.Boolean(),
+  isKeyRollRequested: Type.Boolean(),
+  extendRequestedAt: Type.Union([DateTime, Type.Null()]),
+  lastAuthResolvedToRoot: Type.Boolean(),
+  lastExtendRolledKeys: Type.Boolean(),
   createdAt: DateTime,
   updatedAt: DateTime,
   tags: Type.Object({}),

@@ -38,6 +38,7 @@ export const Controller = Type.Object({
   isOnline: Type.Boolean(),
   lastJoinedAt: DateTime,
   ctrlAddress: Type.Null(),
+  isPreferredLeader: Type.Boolean({ description: 'false: controllers do not form a cluster yet' }),
   apiAddresses: Type.Record(Type.String(), Type.Array(Type.Object({ url: Type.String(), version: Type.String() }))),
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -7,10 +7,12 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { presentedClientCertificate, presentedCredentials } from '../../http/kit/credentials.js';
+import type { AuthenticationRequest } from '../../services/authentication.js';
 import type { LoginOutcome } from '../../services/oidc-provider.js';
 import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
+import { readLoginBody, type LoginBody } from '../login-body.js';
 import { loginForm, totpForm, wantsHtml } from '../pages.js';
 
 /** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
@@ -43,11 +45,25 @@ async function showLogin({ provider }: OidcContext, request: FastifyRequest, rep
   return sendAuthQueries(reply, pending);
 }
 
+/**
+ * What every login POST hands the authentication service besides its credential: the client's `sdkInfo`/`envInfo`
+ * (recorded on the identity) and `configTypes` (carried to the session), the Bearer values and the address.
+ */
+function loginContext(body: LoginBody, request: FastifyRequest) {
+  return {
+    bearerTokens: presentedCredentials(request).bearerTokens,
+    ipAddress: request.ip,
+    ...(body.sdkInfo ? { sdkInfo: body.sdkInfo } : {}),
+    ...(body.envInfo ? { envInfo: body.envInfo } : {}),
+    ...(body.configTypes ? { configTypes: body.configTypes } : {}),
+  } satisfies Partial<AuthenticationRequest>;
+}
+
 async function passwordLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
-  const { body, id } = authRequestIdOf(request);
-  const { bearerTokens } = presentedCredentials(request);
+  const body = readLoginBody(request);
+  const { id } = body;
   try {
-    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, bearerTokens, ipAddress: request.ip }), request);
+    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, ...loginContext(body, request) }), request);
   } catch (error) {
     // A browser posting the form gets the form back with the reason; API clients get the JSON error.
     if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {
@@ -58,17 +74,15 @@ async function passwordLogin({ factors }: OidcContext, request: FastifyRequest, 
 }
 
 async function certLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
-  const { id } = authRequestIdOf(request);
+  const body = readLoginBody(request);
   const clientCertificate = presentedClientCertificate(request);
-  const { bearerTokens } = presentedCredentials(request);
-  return answerLogin(reply, await factors.login(id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), bearerTokens, ipAddress: request.ip }));
+  return answerLogin(reply, await factors.login(body.id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ...loginContext(body, request) }));
 }
 
 /** `Authorization: Bearer <external JWT>` (more than one value may also carry a secondary JWT). */
 async function extJwtLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
-  const { id } = authRequestIdOf(request);
-  const { bearerTokens } = presentedCredentials(request);
-  return answerLogin(reply, await factors.login(id, { method: 'ext-jwt', bearerTokens, ipAddress: request.ip }));
+  const body = readLoginBody(request);
+  return answerLogin(reply, await factors.login(body.id, { method: 'ext-jwt', ...loginContext(body, request) }));
 }
 
 export const loginEndpoints: OidcEndpoint[] = [

@@ -103,9 +103,19 @@ function defaultSortOf(fields: FieldMap, defaultSort: SortKey | undefined): Sort
   return [];
 }
 
-/** Appends `id asc` so rows with equal sort values keep one order from page to page. */
+/**
+ * The sort keys without repeats, then `id asc` so rows with equal sort values keep one order from page to page. A field
+ * named again later cannot change the order (rows it would separate were already told apart by its first use), so
+ * repeats are dropped rather than handed to the database: `sort=name,name,…` would otherwise give thousands of keys.
+ */
 function withTieBreaker(sort: SortKey[], fields: FieldMap): SortKey[] {
-  const keys = sort.map((key) => ({ ...key }));
-  if (Object.hasOwn(fields, 'id') && !keys.some((key) => key.field === 'id')) keys.push({ field: 'id', direction: 'asc' });
+  const keys: SortKey[] = [];
+  const named = new Set<string>();
+  for (const key of sort) {
+    if (named.has(key.field)) continue;
+    named.add(key.field);
+    keys.push({ ...key });
+  }
+  if (Object.hasOwn(fields, 'id') && !named.has('id')) keys.push({ field: 'id', direction: 'asc' });
   return keys;
 }

@@ -1,6 +1,7 @@
 /**
  * Legacy API sessions in the store. Looked up by the SHA-256 of their token; the token itself is never stored.
  */
+import type { Selectable } from 'kysely';
 import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
 import type { ApiSessionsTable } from '../tables.js';
@@ -22,12 +23,14 @@ export interface ApiSessionRepository {
   replaceOutstanding(id: string, expected: OutstandingFactor[], remaining: OutstandingFactor[]): Promise<boolean>;
 }
 
-function fromRow(row: ApiSessionsTable): ApiSession {
+function fromRow(row: Selectable<ApiSessionsTable>): ApiSession {
   return {
     id: row.id,
     identityId: row.identity_id,
     authMethod: row.auth_method,
+    authenticatorId: row.authenticator_id,
     ipAddress: row.ip_address,
+    configTypes: parseJson<string[]>(row.config_types),
     createdAt: toDate(row.created_at),
     lastActivityAt: toDate(row.last_activity_at),
     outstanding: parseJson<OutstandingFactor[]>(row.outstanding_factors),
@@ -45,7 +48,9 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
           identity_id: session.identityId,
           token_hash: tokenHash,
           auth_method: session.authMethod,
+          authenticator_id: session.authenticatorId,
           ip_address: session.ipAddress,
+          config_types: JSON.stringify(session.configTypes),
           created_at: toIso(session.createdAt),
           last_activity_at: toIso(session.lastActivityAt),
           outstanding_factors: JSON.stringify(session.outstanding),

@@ -24,6 +24,8 @@ export interface AuthenticatorRepository {
   findById(id: string): Promise<Authenticator | undefined>;
   /** Every authenticator of one identity, oldest first. */
   listForIdentity(identityId: string): Promise<Authenticator[]>;
+  /** Every authenticator of each of `identityIds`, oldest first (one query for a page of identities). */
+  listForIdentities(identityIds: readonly string[]): Promise<Authenticator[]>;
   delete(id: string): Promise<boolean>;
 }
 
@@ -80,6 +82,11 @@ export function createAuthenticatorRepository(database: Database): Authenticator
     },
     async listForIdentity(identityId) {
       const rows = await db.selectFrom('authenticators').select(COLUMNS).where('identity_id', '=', identityId).orderBy('created_at').orderBy('id').execute();
+      return withIdentityNames(rows);
+    },
+    async listForIdentities(identityIds) {
+      if (identityIds.length === 0) return [];
+      const rows = await db.selectFrom('authenticators').select(COLUMNS).where('identity_id', 'in', [...identityIds]).orderBy('created_at').orderBy('id').execute();
       return withIdentityNames(rows);
     },
     async delete(id) {

@@ -32,6 +32,8 @@ export interface EnrollmentRepository {
   findById(id: string): Promise<Enrollment | undefined>;
   findByToken(token: string): Promise<Enrollment | undefined>;
   listForIdentity(identityId: string): Promise<Enrollment[]>;
+  /** The enrollments of each of `identityIds` (one query for a page of identities). */
+  listForIdentities(identityIds: readonly string[]): Promise<Enrollment[]>;
   list(query: ListQuery): Promise<{ items: Enrollment[]; totalCount: number }>;
   /** Replaces token, JWT and expiry; false when the enrollment no longer exists. */
   updateToken(id: string, change: { token: string; jwt: string; expiresAt: Date; updatedAt: Date }): Promise<boolean>;
@@ -132,6 +134,11 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
     },
     async listForIdentity(identityId) {
       const rows = await db.selectFrom('enrollments').selectAll().where('identity_id', '=', identityId).orderBy('method').execute();
+      return rows.map(fromRow);
+    },
+    async listForIdentities(identityIds) {
+      if (identityIds.length === 0) return [];
+      const rows = await db.selectFrom('enrollments').selectAll().where('identity_id', 'in', [...identityIds]).orderBy('method').execute();
       return rows.map(fromRow);
     },
     async list(query) {

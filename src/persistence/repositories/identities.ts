@@ -3,8 +3,9 @@
  * authenticator happens in one transaction so that a half-made admin can never exist; deleting one removes
  * what hangs off it (authenticators, API sessions, enrollments) in one transaction too.
  */
+import type { Insertable, Selectable } from 'kysely';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
-import type { Identity } from '../../domain/identity.js';
+import type { ClientInfo, Identity } from '../../domain/identity.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { IdentitiesTable } from '../tables.js';
@@ -38,16 +39,20 @@ export interface IdentityRepository {
   findByName(name: string): Promise<Identity | undefined>;
   findByExternalId(externalId: string): Promise<Identity | undefined>;
   insert(identity: Identity): Promise<void>;
-  /** Writes every field but `id` and `createdAt`. */
+  /**
+   * Writes every field but `id`, `createdAt` and the client info: that belongs to logins (`recordClientInfo`), so an
+   * administrator's edit of a copy read before a login cannot put back the older info.
+   */
   update(identity: Identity): Promise<void>;
+  /** Replaces the `sdkInfo` and/or `envInfo` given (a login's); leaves `updatedAt` alone: a login is not an edit. */
+  recordClientInfo(id: string, info: { sdkInfo?: ClientInfo; envInfo?: ClientInfo }): Promise<void>;
   /** Deletes the identity with its authenticators, API sessions and enrollments; false when it did not exist. */
   delete(id: string): Promise<boolean>;
   /** How many identities name the auth policy `policyId`. */
   countUsingAuthPolicy(policyId: string): Promise<number>;
-  hasApiSession(id: string): Promise<boolean>;
 }
 
-function fromRow(row: IdentitiesTable): Identity {
+function fromRow(row: Selectable<IdentitiesTable>): Identity {
   return {
     id: row.id,
     name: row.name,
@@ -61,12 +66,15 @@ function fromRow(row: IdentitiesTable): Identity {
     disabled: toBool(row.disabled),
     disabledAt: toDateOrNull(row.disabled_at),
     disabledUntil: toDateOrNull(row.disabled_until),
+    sdkInfo: parseJson<ClientInfo>(row.sdk_info),
+    envInfo: parseJson<ClientInfo>(row.env_info),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
 }
 
-function toRow(identity: Identity): IdentitiesTable {
+/** The columns an update writes (client info excluded, see `update`). */
+function toRow(identity: Identity) {
   return {
     id: identity.id,
     name: identity.name,
@@ -86,6 +94,11 @@ function toRow(identity: Identity): IdentitiesTable {
   };
 }
 
+/** A new row: every column, client info included. */
+function toNewRow(identity: Identity): Insertable<IdentitiesTable> {
+  return { ...toRow(identity), sdk_info: JSON.stringify(identity.sdkInfo), env_info: JSON.stringify(identity.envInfo) };
+}
+
 export function createIdentityRepository(database: Database): IdentityRepository {
   const { db } = database;
   return {
@@ -99,7 +112,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
     },
     async insertWithPassword(identity, authenticator) {
       await db.transaction().execute(async (trx) => {
-        await trx.insertInto('identities').values(toRow(identity)).execute();
+        await trx.insertInto('identities').values(toNewRow(identity)).execute();
         await trx
           .insertInto('authenticators')
           .values({
@@ -131,10 +144,18 @@ export function createIdentityRepository(database: Database): IdentityRepository
       return row && fromRow(row);
     },
     async insert(identity) {
-      await db.insertInto('identities').values(toRow(identity)).execute();
+      await db.insertInto('identities').values(toNewRow(identity)).execute();
     },
     async update(identity) {
       const { id, created_at: _createdAt, ...values } = toRow(identity);
+      await db.updateTable('identities').set(values).where('id', '=', id).execute();
+    },
+    async recordClientInfo(id, { sdkInfo, envInfo }) {
+      const values = {
+        ...(sdkInfo === undefined ? {} : { sdk_info: JSON.stringify(sdkInfo) }),
+        ...(envInfo === undefined ? {} : { env_info: JSON.stringify(envInfo) }),
+      };
+      if (Object.keys(values).length === 0) return;
       await db.updateTable('identities').set(values).where('id', '=', id).execute();
     },
     async delete(id) {
@@ -154,10 +175,6 @@ export function createIdentityRepository(database: Database): IdentityRepository
         .where('auth_policy_id', '=', policyId)
         .executeTakeFirstOrThrow();
       return Number(row.total);
-    },
-    async hasApiSession(id) {
-      const row = await db.selectFrom('api_sessions').select('id').where('identity_id', '=', id).limit(1).executeTakeFirst();
-      return row !== undefined;
     },
   };
 }

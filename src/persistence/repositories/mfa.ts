@@ -15,6 +15,8 @@ export interface MfaRepository {
   findByIdentity(identityId: string): Promise<MfaEnrollment | undefined>;
   /** Whether the identity has a verified enrollment (no secrets opened). */
   isVerified(identityId: string): Promise<boolean>;
+  /** Those of `identityIds` that have a verified enrollment (one query for a page of identities). */
+  verifiedAmong(identityIds: readonly string[]): Promise<Set<string>>;
   /**
    * Accepts a code of time `step`: records the step, clears failures and, with `verify`, marks the enrollment
    * verified. False when a code of this step or a later one was already accepted (a replay), the enrollment is
@@ -83,6 +85,11 @@ export function createMfaRepository({ db }: Database, box: SecretBox): MfaReposi
     async isVerified(identityId) {
       const row = await db.selectFrom('mfa_enrollments').select('is_verified').where('identity_id', '=', identityId).executeTakeFirst();
       return row !== undefined && toBool(row.is_verified);
+    },
+    async verifiedAmong(identityIds) {
+      if (identityIds.length === 0) return new Set();
+      const rows = await db.selectFrom('mfa_enrollments').select('identity_id').where('identity_id', 'in', [...identityIds]).where('is_verified', '=', true).execute();
+      return new Set(rows.map((row) => row.identity_id));
     },
     async acceptStep(id, step, at, options = {}) {
       const result = await db

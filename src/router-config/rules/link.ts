@@ -1,6 +1,7 @@
 /**
  * `link`: listeners other routers dial and dialers that dial them, with the backoff policies of the dialers
- * (spec "Router configuration file", `link`).
+ * (spec "Router configuration file", `link`). A listener's `advertise` may carry the `tls:` protocol, as the
+ * reference router writes it; the effective configuration holds the spec's `<host>:<port>` either way.
  */
 import { hasPath } from '../../shared/yaml-source.js';
 import type { KeyPath } from '../../shared/yaml-source.js';
@@ -9,7 +10,7 @@ import { BACKOFF_BOUNDS } from '../schema.js';
 import type { LinkDialerFile, RouterFile } from '../schema.js';
 import { checkDuration, checkValue, isMapping } from './check.js';
 import type { RuleContext } from './check.js';
-import { addressProblem, advertiseProblem, interfaceProblem } from './values.js';
+import { addressProblem, interfaceProblem, linkAdvertiseProblem, parseLinkAdvertise } from './values.js';
 
 export function linkRules(context: RuleContext, link: RouterFile['link']): void {
   if (!isMapping(link)) return;
@@ -18,7 +19,13 @@ export function linkRules(context: RuleContext, link: RouterFile['link']): void 
       if (!isMapping(listener)) return;
       const path = ['link', 'listeners', index];
       checkValue(context, [...path, 'bind'], listener.bind, addressProblem);
-      checkValue(context, [...path, 'advertise'], listener.advertise, advertiseProblem);
+      const advertise = [...path, 'advertise'];
+      checkValue(context, advertise, listener.advertise, linkAdvertiseProblem);
+      if (typeof listener.advertise === 'string' && context.clean(advertise)) {
+        // One spelling in the effective configuration, so a reader of it never strips a protocol itself.
+        const parsed = parseLinkAdvertise(listener.advertise);
+        if (parsed.ok) listener.advertise = parsed.value;
+      }
     });
   }
   if (Array.isArray(link.dialers)) {

@@ -1,12 +1,14 @@
 /**
  * `listeners`: the on-ramps of the router. Each needs a listen address (`bind` or `address`) and an
- * `advertise` host:port; a `tunnel` listener's options decide its mode (spec "Router configuration file",
- * `listeners`: host by default, tproxy with a resolver, proxy with a list of service:port pairs).
+ * `advertise` host:port, except a `tunnel` listener: it intercepts and hosts services itself, so nothing dials
+ * it (the reference router ignores both; see docs/decisions/0007-router-config.md). A `tunnel` listener's
+ * options decide its mode (spec "Router configuration file", `listeners`: host by default, tproxy with a
+ * resolver, proxy with a list of service:port pairs).
  */
 import { checkAgainstSchema, isClean } from '../../shared/schema-check.js';
 import type { KeyPath } from '../../shared/yaml-source.js';
 import { reportError, reportWarning } from '../../config/rule-context.js';
-import { TunnelOptionsSchema } from '../schema.js';
+import { TUNNEL_BINDING, TunnelOptionsSchema } from '../schema.js';
 import type { ListenerEntryFile, RouterFile, TunnelOptionsFile } from '../schema.js';
 import { checkEach, checkValue, isMapping } from './check.js';
 import type { RuleContext } from './check.js';
@@ -20,15 +22,18 @@ export function listenerRules(context: RuleContext, listeners: RouterFile['liste
 }
 
 function oneListener(context: RuleContext, path: KeyPath, listener: ListenerEntryFile): void {
+  const tunnel = listener.binding === TUNNEL_BINDING;
+  // Worded, and ordered, as when the schema required advertise of every listener.
+  if (listener.advertise === undefined && !tunnel) reportError(context, [...path, 'advertise'], 'missing required key', 'key');
   if (listener.bind === undefined && listener.address === undefined) {
-    reportError(context, [...path, 'bind'], 'missing listen address: give bind or address', 'key');
+    if (!tunnel) reportError(context, [...path, 'bind'], 'missing listen address: give bind or address', 'key');
   } else if (listener.bind !== undefined && listener.address !== undefined) {
     reportError(context, [...path, 'address'], 'give either bind or address, not both', 'key');
   }
   checkValue(context, [...path, 'bind'], listener.bind, addressProblem);
   checkValue(context, [...path, 'address'], listener.address, addressProblem);
   checkValue(context, [...path, 'advertise'], listener.advertise, advertiseProblem);
-  if (listener.binding === 'tunnel' && context.clean([...path, 'options'])) {
+  if (tunnel && context.clean([...path, 'options'])) {
     listener.options ??= {};
     tunnelOptions(context, [...path, 'options'], listener.options);
   }

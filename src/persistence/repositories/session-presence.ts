@@ -1,0 +1,66 @@
+/**
+ * Which identities have a live API session of either kind (the identity detail's `hasApiSession`). Read-only, and
+ * apart from the legacy-session and OIDC repositories because it asks one question of both stores at once, for a
+ * whole page of identities in two queries.
+ *
+ * Neither kind of row is deleted the moment it stops working (an idle legacy session is removed when next presented,
+ * an OIDC session is only marked revoked), so liveness is decided from times: the caller says from when a legacy
+ * session's last activity still counts, and from when an OIDC access token can still be valid.
+ */
+import type { Database } from '../database.js';
+import { toIso } from './row-values.js';
+
+export interface LivenessWindow {
+  /** Legacy sessions active after this instant have not timed out (now minus the session timeout). */
+  legacyActiveAfter: Date;
+  /** Access tokens issued after this instant have not expired (now minus the access token lifetime). */
+  accessIssuedAfter: Date;
+  now: Date;
+}
+
+export interface SessionPresenceRepository {
+  /** The ids among `identityIds` that have a live legacy session or a live, unrevoked OIDC session. */
+  withLiveSession(identityIds: readonly string[], window: LivenessWindow): Promise<Set<string>>;
+}
+
+export function createSessionPresenceRepository({ db }: Database): SessionPresenceRepository {
+  return {
+    async withLiveSession(identityIds, window) {
+      const ids = [...new Set(identityIds)];
+      // `in ()` is not SQL; a page without identities has no sessions either.
+      if (ids.length === 0) return new Set();
+      const legacy = db
+        .selectFrom('api_sessions')
+        .select('identity_id')
+        .distinct()
+        .where('identity_id', 'in', ids)
+        .where('last_activity_at', '>', toIso(window.legacyActiveAfter))
+        .execute();
+      // An OIDC session lives while an access token of it can still be valid: its first one (issued when the session
+      // was created) has not expired, or it holds an active refresh token, which is issued with every later access
+      // token and outlives it.
+      const oidc = db
+        .selectFrom('oidc_sessions as s')
+        .select('s.identity_id')
+        .distinct()
+        .where('s.identity_id', 'in', ids)
+        .where('s.revoked_at', 'is', null)
+        .where((eb) =>
+          eb.or([
+            eb('s.created_at', '>', toIso(window.accessIssuedAfter)),
+            eb.exists(
+              eb
+                .selectFrom('oidc_refresh_tokens as r')
+                .select('r.id')
+                .whereRef('r.session_id', '=', 's.id')
+                .where('r.status', '=', 'active')
+                .where('r.expires_at', '>', toIso(window.now)),
+            ),
+          ]),
+        )
+        .execute();
+      const [legacyRows, oidcRows] = await Promise.all([legacy, oidc]);
+      return new Set([...legacyRows, ...oidcRows].map((row) => row.identity_id));
+    },
+  };
+}

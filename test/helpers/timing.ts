@@ -1,0 +1,88 @@
+/**
+ * Measuring whether a parser's time grows linearly with its input (issue 12, point 1): the time of worst-case inputs
+ * as a ratio to an ordinary input of the same size, measured in the same run, never a wall-clock constant. Builders
+ * here return numbers and texts and never assert.
+ */
+
+/** `text` repeated to exactly `size` characters (cut in the last repeat). */
+export function fill(text: string, size: number): string {
+  return text.repeat(Math.ceil(size / text.length)).slice(0, size);
+}
+
+/** As many parts `part(0)`, `part(1)`, ... as fit in `size` characters, joined by `separator`. */
+export function fillWith(part: (index: number) => string, size: number, separator = ''): string {
+  const parts: string[] = [];
+  let length = -separator.length;
+  for (let index = 0; ; index++) {
+    const next = part(index);
+    if (length + separator.length + next.length > size) break;
+    parts.push(next);
+    length += separator.length + next.length;
+  }
+  return parts.join(separator);
+}
+
+/** Calls `work`, swallowing what it throws: refusing an input by throwing is an answer like any other. */
+async function once(work: () => unknown): Promise<void> {
+  try {
+    await work();
+  } catch {
+    // The time to the refusal is what is measured.
+  }
+}
+
+/**
+ * The time of one call of `work`, in ms: the call is repeated until a few milliseconds have passed, so that inputs
+ * handled in microseconds are measured as precisely as slow ones.
+ */
+async function sampleMs(work: () => unknown): Promise<number> {
+  const start = process.hrtime.bigint();
+  let calls = 0;
+  let elapsed = 0;
+  do {
+    await once(work);
+    calls++;
+    elapsed = Number(process.hrtime.bigint() - start) / 1e6;
+  } while (elapsed < 5 && calls < 1000);
+  return elapsed / calls;
+}
+
+/** One worst-case input and how its time compares with the ordinary input's. */
+export interface Ratio {
+  name: string;
+  ratio: number;
+}
+
+/**
+ * For each worst case, the median over `samples` of its time divided by the time of `normal` (a typical input of the
+ * same size) measured just before it. A parser that is linear whatever its input gives small ratios; a quadratic one
+ * gives ratios that grow with the size. Measuring the two side by side, sample after sample, keeps a burst of load
+ * from the other tests running at the same time from landing on one side only.
+ */
+export async function timeRatios(normal: () => unknown, worst: Readonly<Record<string, () => unknown>>, samples = 5): Promise<Ratio[]> {
+  await once(normal);
+  const ratios: Ratio[] = [];
+  for (const [name, work] of Object.entries(worst)) {
+    await once(work);
+    const each: number[] = [];
+    for (let sample = 0; sample < samples; sample++) each.push((await sampleMs(work)) / (await sampleMs(normal)));
+    ratios.push({ name, ratio: each.sort((a, b) => a - b)[Math.floor(samples / 2)] as number });
+  }
+  return ratios;
+}
+
+/** The ratios at or above `bound`, as a readable list for an assertion message (empty when none). */
+export function tooSlow(ratios: readonly Ratio[], bound: number): string {
+  return ratios
+    .filter((r) => !(r.ratio < bound))
+    .map((r) => `${r.name}: ${r.ratio.toFixed(1)}x`)
+    .join(', ');
+}
+
+/** Every ratio, largest first, for the test's diagnostic output. */
+export function ratioSummary(ratios: readonly Ratio[]): string {
+  return [...ratios]
+    .sort((a, b) => b.ratio - a.ratio)
+    .map((r) => `${r.name} ${r.ratio.toFixed(1)}x`)
+    .join('; ');
+}
