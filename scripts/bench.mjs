@@ -12,11 +12,11 @@
 //     JWT (step 6, last) against the same request without one.
 // Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, generatorName, load, measured, median, post, rssMiB, stop, waitFor } from './bench/lib.mjs';
+import { freePort, generatorName, load, measured, median, post, readWhenWritten, rssMiB, stop, waitFor } from './bench/lib.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -59,14 +59,7 @@ try {
   // 1. First-run quickstart: PKI, config, database, admin (argon2id hash), then listening.
   let started = process.hrtime.bigint();
   let child = spawn(process.execPath, [svc, 'quickstart', '--home', home, '--port', String(port)], { env, stdio: 'ignore' });
-  let ca;
-  while (!ca) {
-    try {
-      ca = readFileSync(join(home, 'pki/ca-bundle.pem'), 'utf8');
-    } catch {
-      await new Promise((r) => setTimeout(r, 5));
-    }
-  }
+  const ca = await readWhenWritten(join(home, 'pki/ca-bundle.pem'));
   const quickstart = await waitFor(versionUrl, ca, started, child);
   await stop(child);
   row('first-run quickstart to first answer', `${quickstart.ms.toFixed(0)} ms`);

@@ -3,7 +3,9 @@
 // PostgreSQL: SVC_TEST_POSTGRES_URL if set, else a throwaway cluster (initdb + pg_ctl as the `postgres` user,
 // a free loopback port, a temporary data folder) stopped at the end. Without PostgreSQL binaries the
 // PostgreSQL run is skipped with a loud notice, unless SVC_TEST_REQUIRE_POSTGRES=1 (CI), where it fails.
-// Arguments are test files or folders to run instead of all of test/.
+// Arguments are test files or folders to run instead of all of test/. A run of everything starts with the lint
+// (eslint.config.js: recommended rules and the layer directions of STYLE.md) and the typecheck; either failing fails
+// the run.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -84,12 +86,32 @@ function runSuite(label, files, env) {
     child.on('exit', (code) => {
       const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
       const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
-      resolve({ code: code ?? 1, passed: count('pass'), failed: count('fail'), skipped: count('skipped') });
+      // A cancelled test (its file crashed or timed out) did not pass: it counts as a failure in the summary.
+      resolve({ code: code ?? 1, passed: count('pass'), failed: count('fail') + count('cancelled'), skipped: count('skipped') });
     });
   });
 }
 
-const files = testFiles(process.argv.slice(2).length ? process.argv.slice(2) : [join(root, 'test')]);
+const narrowed = process.argv.slice(2).length > 0;
+if (!narrowed) {
+  console.log('=== lint ===');
+  const lint = spawnSync(process.execPath, [join(root, 'node_modules/eslint/bin/eslint.js'), '.'], { cwd: root, stdio: 'inherit' });
+  if (lint.status !== 0) {
+    console.error('\nlint failed: fix the problems above (npm run lint)');
+    console.log('\ntests: 0 passed, 1 failed');
+    process.exit(1);
+  }
+  console.log('lint: no problems');
+  // tsx runs the tests without checking types, and the build checks src/ only: the tests are typed here.
+  console.log('=== typecheck ===');
+  const types = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.'], { cwd: root, stdio: 'inherit' });
+  if (types.status !== 0) {
+    console.log('\ntests: 0 passed, 1 failed');
+    process.exit(1);
+  }
+  console.log('typecheck: no errors');
+}
+const files = testFiles(narrowed ? process.argv.slice(2) : [join(root, 'test')]);
 const results = [];
 if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }));
 

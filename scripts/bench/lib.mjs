@@ -51,6 +51,17 @@ export async function waitFor(url, ca, started, child) {
   }
 }
 
+/** The text of a file another process is about to write (polled every 5 ms until it can be read). */
+export async function readWhenWritten(path) {
+  for (;;) {
+    try {
+      return readFileSync(path, 'utf8');
+    } catch {
+      await new Promise((r) => setTimeout(r, 5));
+    }
+  }
+}
+
 export function stop(child) {
   return new Promise((resolve) => {
     if (child.exitCode !== null) return resolve();

@@ -18,6 +18,8 @@ import { manualClock } from '../../dist/shared/clock.js';
 import { ensureDefaultAdmin } from '../../dist/services/default-admin.js';
 import { createAuditService } from '../../dist/services/audit.js';
 import { createAuditLogRepository } from '../../dist/persistence/repositories/audit-log.js';
+import { createSecurityEvents } from '../../dist/services/security-events.js';
+import pino from 'pino';
 
 const ANSWERS = 500;
 const RUNS = 5;
@@ -32,7 +34,7 @@ try {
   const row = await database.db.selectFrom('identities').select(['id', 'name']).executeTakeFirstOrThrow();
   const subject = await identities.findById(row.id);
   const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
-  const mfa = createMfaService({ mfa: createMfaRepository(database, createSecretBox(parseSecretsKey(newSecretsKeyText()))), identities, audit, clock, issuer: 'bench' });
+  const mfa = createMfaService({ mfa: createMfaRepository(database, createSecretBox(parseSecretsKey(newSecretsKeyText()))), identities, audit, clock, issuer: 'bench', events: createSecurityEvents({ log: pino({ level: 'silent' }), audit }) });
   const started = await mfa.start(subject);
   const secret = new URL(started.provisioningUrl).searchParams.get('secret');
   clock.advance(30_000);

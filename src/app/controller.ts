@@ -45,6 +45,9 @@ import { createAuthenticatorRepository } from '../persistence/repositories/authe
 import { createAuthPolicyService } from '../services/auth-policies.js';
 import { createAuthenticatorService } from '../services/authenticators.js';
 import { createIdentityService } from '../services/identities.js';
+import { createPasswordGuard } from '../services/password-guard.js';
+import { createSecurityEvents } from '../services/security-events.js';
+import { createPasswordLockoutRepository } from '../persistence/repositories/password-lockouts.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
 import { createExternalJwtVerifier } from '../services/external-jwt.js';
@@ -100,7 +103,7 @@ function secretsKey(config: ControllerConfig, identity: LoadedIdentity): Buffer 
   try {
     return parseSecretsKey(readFileSync(file, 'utf8'));
   } catch (error) {
-    throw new Error(`edge.totp.encryptionKeyFile ${file}: ${(error as Error).message}`);
+    throw new Error(`edge.totp.encryptionKeyFile ${file}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -162,6 +165,8 @@ export async function startController(
     const version = buildVersionInfo(config, options.build ?? readBuildInfo());
     const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
     const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
+    const events = createSecurityEvents({ log: logger, audit });
+    const passwords = createPasswordGuard({ lockouts: createPasswordLockoutRepository(database), events, clock });
     const enrollmentRecords = createEnrollmentRepository(database);
     const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
     const enrollments = createEnrollmentService({
@@ -192,6 +197,8 @@ export async function startController(
         credentials,
         authPolicies: authPolicyRecords,
         apiSessions: apiSessionService,
+        passwords,
+        events,
         clock,
         sessionTimeoutMs,
       }),
@@ -236,6 +243,7 @@ export async function startController(
       audit,
       clock,
       issuer: config.edge?.totp.hostname ?? 'svc',
+      events,
       ...(config.edge ? { maxFailedCodes: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : {}),
     });
     // What the identity detail's `hasApiSession` needs; without an edge section no access token can be live.
@@ -262,14 +270,15 @@ export async function startController(
       ...(oidc && accessTokens ? { oidc, accessTokens, oidcFactors: createOidcFactorService({ provider: oidc, extJwt: extJwtAuth, oidc: oidcRecords, identities, mfa, clock }) } : {}),
       controllers: createControllerService({ controllers }),
       audit,
+      events,
       enrollments,
       enroll,
-      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, mfa: mfaRecords, sessions, audit, clock }),
+      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, mfa: mfaRecords, passwords, sessions, audit, clock }),
       authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: signerRecords, audit, clock }),
       authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
       mfa,
       sessionMfa: createSessionMfaService({ mfa, apiSessions: apiSessionService }),
-      ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, clock }),
+      ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, passwords, clock }),
       caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
       instanceId: newUuid(),
       caPems,
@@ -280,6 +289,7 @@ export async function startController(
         verifier: externalJwt,
         fetcher: jwksFetcher,
         audit,
+        events,
         clock,
         allowHttpJwks: externalJwtConfig.allowHttpJwks,
       }),

@@ -13,7 +13,7 @@ export interface AuthPolicyBody {
       requireMixedCase: boolean;
       /** Failed attempts before lockout; 0 = unlimited. */
       maxAttempts: number;
-      /** How long a lockout lasts; 0 = until an administrator enables the identity. */
+      /** How long a password lockout lasts; 0 = the longest, 24 hours (decision 0015). */
       lockoutDurationMinutes: number;
     };
     extJwt: { allowed: boolean; allowedSigners: string[] };

@@ -56,6 +56,7 @@ export const ERROR_CATALOGUE = {
   MFA_INVALID_TOKEN: { status: 400, message: 'An invalid token/code was provided' },
   MFA_NOT_ENROLLED: { status: 409, message: 'The current identity is not enrolled in MFA' },
   MFA_LOCKED: { status: 429, message: 'Too many invalid MFA codes; try again later' },
+  PASSWORD_LOCKED: { status: 429, message: 'Too many wrong passwords; password checks are locked for a while' },
   INVALID_PASSWORD: { status: 400, message: 'The password does not satisfy the auth policy, see cause' },
 } as const satisfies Record<string, { status: number; message: string }>;
 

@@ -91,6 +91,12 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     reply.headers(standardHeaders());
   });
   app.addHook('onRequest', checkRequestHead);
+  // Every 5xx answer is a security event (issue 12, point 6): the request id ties it to the error logged with it.
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode >= 500) {
+      services.events.serverError({ requestId: String(request.id), method: request.method, path: request.routeOptions.url ?? 'unrouted', status: reply.statusCode });
+    }
+  });
   app.server.on('checkExpectation', expectationHandler(standardHeaders, newUuid));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -2,7 +2,7 @@
  * Versioned schema migrations, applied in name order at start on both dialects. A migration, once released,
  * is never edited: a change to the schema is a new file in migrations/ listed below.
  */
-import { Migrator, type Kysely, type Migration, type MigrationProvider } from 'kysely';
+import { Migrator, type Kysely, type Migration, type MigrationProvider, type MigrationResultSet } from 'kysely';
 import { initialSchema } from './migrations/0001-initial-schema.js';
 import { identitiesEnrollmentPolicies } from './migrations/0002-identities-enrollment-policies.js';
 import { oidc } from './migrations/0003-oidc.js';
@@ -11,6 +11,8 @@ import { mfa } from './migrations/0005-mfa.js';
 import { externalJwtSigners } from './migrations/0006-external-jwt-signers.js';
 import { oidcLoginContext } from './migrations/0008-oidc-login-context.js';
 import { clientInfo } from './migrations/0009-client-info.js';
+import { passwordLockouts } from './migrations/0010-password-lockouts.js';
+import { usernameKeys } from './migrations/0011-username-keys.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -21,14 +23,31 @@ const MIGRATIONS: Record<string, Migration> = {
   '0006-external-jwt-signers': externalJwtSigners,
   '0008-oidc-login-context': oidcLoginContext,
   '0009-client-info': clientInfo,
+  '0010-password-lockouts': passwordLockouts,
+  '0011-username-keys': usernameKeys,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
 
 /** Applies every pending migration; throws naming the migration that failed. */
 export async function migrateToLatest(db: Kysely<any>): Promise<void> {
+  await migrateWith(db, (migrator) => migrator.migrateToLatest());
+}
+
+/**
+ * Applies the pending migrations that sort before `name`, leaving `name` and later ones pending: how a test writes
+ * rows as an older release would have, then runs the migration under test on them.
+ */
+export async function migrateToBefore(db: Kysely<any>, name: string): Promise<void> {
+  const earlier = Object.keys(MIGRATIONS).filter((key) => key < name).sort();
+  const last = earlier[earlier.length - 1];
+  if (last === undefined) throw new Error(`no migration sorts before ${name}`);
+  await migrateWith(db, (migrator) => migrator.migrateTo(last));
+}
+
+async function migrateWith(db: Kysely<any>, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<void> {
   const migrator = new Migrator({ db, provider, migrationTableName: 'svc_migrations', migrationLockTableName: 'svc_migrations_lock' });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown';
     throw new Error(`database migration ${failed} failed: ${error instanceof Error ? error.message : String(error)}`);

@@ -46,14 +46,24 @@ export interface AuthenticatorsTable {
   identity_id: string;
   method: string;
   username: string | null;
+  /** `usernameKey(username)` for password authenticators (migration 0011): what logins look up; unique. */
+  username_key: string | null;
   password_hash: string | null;
   cert_fingerprint: string | null;
   cert_pem: string | null;
-  /** Consecutive failed password attempts since the last success (auth policy lockout). */
-  failed_attempts: number;
   /** True for certificates this controller issued (enrollment), which it may also extend. */
   is_issued_by_network: boolean | number;
   created_at: string;
+  updated_at: string;
+}
+
+/** Password lockout per authenticator and scope (`*`, or a client address for the default admin). */
+export interface PasswordLockoutsTable {
+  authenticator_id: string;
+  scope: string;
+  identity_id: string;
+  attempts: number;
+  locked_until: string | null;
   updated_at: string;
 }
 
@@ -79,6 +89,17 @@ export interface EnrollmentsTable {
   expires_at: string;
   created_at: string;
   updated_at: string;
+}
+
+/**
+ * A username key held by exactly one password authenticator or pending updb enrollment (migration 0011): the primary
+ * key makes a username unique across both tables, and the holder's row deleting (cascade) releases it.
+ */
+export interface UsernamesTable {
+  username_key: string;
+  authenticator_id: string | null;
+  enrollment_id: string | null;
+  created_at: string;
 }
 
 export interface AuditLogTable {
@@ -224,8 +245,10 @@ export interface Tables {
   authenticators: AuthenticatorsTable;
   api_sessions: ApiSessionsTable;
   mfa_enrollments: MfaEnrollmentsTable;
+  password_lockouts: PasswordLockoutsTable;
   auth_policies: AuthPoliciesTable;
   enrollments: EnrollmentsTable;
+  usernames: UsernamesTable;
   audit_log: AuditLogTable;
   oidc_auth_requests: OidcAuthRequestsTable;
   oidc_sessions: OidcSessionsTable;

@@ -11,6 +11,7 @@ import { parseListParams, type RawListParams } from '../persistence/query/list-q
 import { AUTH_POLICY_FIELDS, type AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { ExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import { nameProblem } from '../policy/names.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditService } from './audit.js';
@@ -106,7 +107,11 @@ export function createAuthPolicyService(deps: {
     return policy;
   }
 
-  async function requireFreeName(name: string, selfId?: string): Promise<void> {
+  /** The name rules (policy/names.ts), then uniqueness; a stored name that does not change is not judged again. */
+  async function checkName(name: string, current?: AuthPolicy): Promise<void> {
+    const problem = name === current?.name ? undefined : nameProblem(name);
+    if (problem) throw new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: name ${problem}`, cause: { field: 'name', reason: problem, value: name } });
+    const selfId = current?.id;
     const other = await authPolicies.findByName(name);
     if (other && other.id !== selfId) {
       throw new ApiError('COULD_NOT_VALIDATE', { message: `The name '${name}' is already in use`, cause: { field: 'name', reason: 'is already in use', value: name } });
@@ -132,7 +137,7 @@ export function createAuthPolicyService(deps: {
   }
 
   async function write(actor: Actor, current: AuthPolicy, input: AuthPolicyInput, action: 'update' | 'patch'): Promise<AuthPolicy> {
-    await requireFreeName(input.name, current.id);
+    await checkName(input.name, current);
     await requireKnownSigners(input, current);
     const next: AuthPolicy = { ...current, ...body(input), name: input.name, tags: input.tags ?? {}, updatedAt: clock.now() };
     await authPolicies.update(next);
@@ -149,7 +154,7 @@ export function createAuthPolicyService(deps: {
     },
     get: found,
     async create(actor, input) {
-      await requireFreeName(input.name);
+      await checkName(input.name);
       await requireKnownSigners(input);
       const now = clock.now();
       const policy: AuthPolicy = { id: newEntityId(), name: input.name, isSystem: false, ...body(input), tags: input.tags ?? {}, createdAt: now, updatedAt: now };

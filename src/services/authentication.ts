@@ -11,11 +11,14 @@
  */
 import { ApiError } from '../errors/api-error.js';
 import { hashPassword, verifyPassword } from '../crypto/passwords.js';
+import { isApiError } from '../errors/api-error.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../domain/auth-policy.js';
 import type { ApiSession, ClientInfo, Identity } from '../domain/identity.js';
 import { isIdentityDisabled } from '../policy/identity-status.js';
 import type { AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { CredentialRepository } from '../persistence/repositories/credentials.js';
+import type { PasswordGuard } from './password-guard.js';
+import type { SecurityEvents } from './security-events.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './api-sessions.js';
@@ -77,7 +80,16 @@ interface PrimaryOutcome {
 
 type PrimaryMethod = (request: AuthenticationRequest) => Promise<PrimaryOutcome>;
 
-const invalidAuth = () => new ApiError('INVALID_AUTH', { message: 'The authentication request failed' });
+/** Why a login was refused, kept beside the error for the security log; the client is never told. */
+const REFUSAL_REASON = Symbol('refusal reason');
+const REFUSAL_IDENTITY = Symbol('refused identity');
+
+/** The one answer to every refused credential, remembering the reason and identity for the security log. */
+function refuse(reason: string, identityId?: string): ApiError {
+  const error = new ApiError('INVALID_AUTH', { message: 'The authentication request failed' });
+  Object.assign(error, { [REFUSAL_REASON]: reason, [REFUSAL_IDENTITY]: identityId });
+  return error;
+}
 
 export interface AuthenticationDeps {
   identities: IdentityRepository;
@@ -88,6 +100,9 @@ export interface AuthenticationDeps {
   extJwt?: ExtJwtAuthenticator;
   /** Whether an identity has verified TOTP (then TOTP is required of it whatever its policy says). */
   mfa: Pick<MfaRepository, 'isVerified'>;
+  /** Counts password attempts against the policy's lockout. */
+  passwords: PasswordGuard;
+  events: Pick<SecurityEvents, 'loginRefused'>;
   clock: Clock;
   sessionTimeoutMs: number;
 }
@@ -103,27 +118,14 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     return policy;
   }
 
-  /** The identity behind a credential, if it exists and may log in now. */
-  async function activeIdentity(identityId: string): Promise<Identity> {
+  /** The identity behind a credential, if it exists and may log in now; the reason in words when it may not. */
+  async function usableIdentity(identityId: string): Promise<Identity | string> {
     const identity = await identities.findById(identityId);
-    if (!identity || isIdentityDisabled(identity, clock.now())) throw invalidAuth();
-    return identity;
+    if (!identity) return 'the identity of the credential no longer exists';
+    return isIdentityDisabled(identity, clock.now()) ? 'the identity is disabled' : identity;
   }
 
-  /** Counts a failed password and locks the identity out when the policy's attempt limit is reached. */
-  async function failedPassword(identity: Identity, authenticatorId: string, policy: AuthPolicy): Promise<never> {
-    const { maxAttempts, lockoutDurationMinutes } = policy.primary.updb;
-    const attempts = await credentials.recordFailure(authenticatorId);
-    if (maxAttempts > 0 && attempts >= maxAttempts) {
-      const now = clock.now();
-      const until = lockoutDurationMinutes > 0 ? new Date(now.getTime() + lockoutDurationMinutes * 60_000) : null;
-      await credentials.lockIdentity(identity.id, now, until);
-      await credentials.resetFailures(authenticatorId);
-    }
-    throw invalidAuth();
-  }
-
-  const password: PrimaryMethod = async ({ username, password: secret }) => {
+  const password: PrimaryMethod = async ({ username, password: secret, ipAddress }) => {
     if (username === undefined || secret === undefined) {
       throw new ApiError('COULD_NOT_VALIDATE', {
         message: 'method password needs both username and password in the body',
@@ -131,13 +133,22 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
       });
     }
     const credential = await credentials.findPassword(username);
-    const matches = await verifyPassword(credential?.passwordHash ?? (await decoyHash), secret);
-    if (!credential) throw invalidAuth();
-    const identity = await activeIdentity(credential.identityId);
-    const policy = await policyOf(identity);
-    if (!policy.primary.updb.allowed) throw invalidAuth();
-    if (!matches) return failedPassword(identity, credential.authenticatorId, policy);
-    await credentials.resetFailures(credential.authenticatorId);
+    const identity = credential ? await usableIdentity(credential.identityId) : 'no password authenticator has this username';
+    const policy = typeof identity === 'string' ? undefined : await policyOf(identity);
+    if (typeof identity === 'string' || !credential || !policy?.primary.updb.allowed) {
+      // A refusal before the password is looked at still verifies a hash, so it takes as long as a wrong password.
+      await verifyPassword(await decoyHash, secret);
+      throw typeof identity === 'string' ? refuse(identity) : refuse('the auth policy does not allow password logins', identity.id);
+    }
+    const verdict = await deps.passwords.check({
+      identity,
+      authenticatorId: credential.authenticatorId,
+      passwordHash: credential.passwordHash,
+      secret,
+      rules: policy.primary.updb,
+      clientAddress: ipAddress,
+    });
+    if (!verdict.ok) throw refuse(verdict.lockedUntil ? `password logins are locked out until ${verdict.lockedUntil.toISOString()}` : 'wrong password', identity.id);
     return { identity, authenticatorId: credential.authenticatorId };
   };
 
@@ -146,21 +157,26 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
       throw new ApiError('INVALID_AUTH', { message: 'method cert needs a client certificate presented in the TLS handshake' });
     }
     const credential = await credentials.findCert(clientCertificate.fingerprint);
-    if (!credential) throw invalidAuth();
-    const identity = await activeIdentity(credential.identityId);
+    if (!credential) throw refuse('no certificate authenticator has this certificate');
+    const identity = await usableIdentity(credential.identityId);
+    if (typeof identity === 'string') throw refuse(identity);
     const policy = await policyOf(identity);
-    if (!policy.primary.cert.allowed) throw invalidAuth();
+    if (!policy.primary.cert.allowed) throw refuse('the auth policy does not allow certificate logins', identity.id);
     // The chain must lead to the controller's CAs; an expired certificate passes only where the policy allows it.
     const expiredButAllowed = clientCertificate.verificationError === 'CERT_HAS_EXPIRED' && policy.primary.cert.allowExpiredCerts;
-    if (!clientCertificate.verified && !expiredButAllowed) throw invalidAuth();
+    if (!clientCertificate.verified && !expiredButAllowed) throw refuse(`the certificate chain did not verify (${clientCertificate.verificationError ?? 'unknown reason'})`, identity.id);
     return { identity, authenticatorId: credential.authenticatorId };
   };
 
   const extJwt: PrimaryMethod = async ({ bearerTokens }) => {
     const { identity, signer } = await (deps.extJwt as ExtJwtAuthenticator).primary(bearerTokens ?? []);
     const { allowed, allowedSigners } = (await policyOf(identity)).primary.extJwt;
-    // Spec: the policy must allow ext-jwt and, when it lists signers, this one. Same realm as a refused token.
-    if (!allowed || (allowedSigners.length > 0 && !allowedSigners.includes(signer.id))) {
+    // Spec: the policy must allow ext-jwt and, when it lists signers, this one. An administrator needs the signer
+    // listed by name: "any signer" (an empty list, as in the default policy) would let whoever controls any
+    // enabled signer mint an admin login from the admin's id (decision 0015). Same realm as a refused token.
+    const listed = allowedSigners.includes(signer.id);
+    if (!allowed || (allowedSigners.length > 0 && !listed) || (identity.isAdmin && !listed)) {
+      // One wording for both cases, so the answer does not tell a token holder that the identity is an admin.
       throw (deps.extJwt as ExtJwtAuthenticator).refused('svc-primary-ext-jwt', [signer], `the auth policy of the identity does not allow logins with signer ${signer.id}`);
     }
     // No stored authenticator stands for an external JWT; the reference names the signer this way instead.
@@ -178,8 +194,24 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
         cause: { field: 'method', reason: 'is not an enabled authentication method', value: request.method },
       });
     }
-    const outcome = await method(request);
+    let outcome: PrimaryOutcome;
+    try {
+      outcome = await method(request);
+    } catch (error) {
+      if (isApiError(error) && error.status === 401) reportRefusal(request, error);
+      throw error;
+    }
     return { ...outcome, identity: await recordClientInfo(outcome.identity, request) };
+  }
+
+  function reportRefusal(request: AuthenticationRequest, error: ApiError): void {
+    const marked = error as ApiError & { [REFUSAL_REASON]?: string; [REFUSAL_IDENTITY]?: string };
+    deps.events.loginRefused({
+      method: request.method,
+      reason: marked[REFUSAL_REASON] ?? error.message,
+      ipAddress: request.ipAddress,
+      ...(marked[REFUSAL_IDENTITY] ? { identityId: marked[REFUSAL_IDENTITY] } : {}),
+    });
   }
 
   /** Writes the `sdkInfo`/`envInfo` a login carried, when they differ from what is stored (most logins repeat them). */

@@ -5,13 +5,19 @@
 import { hashPassword } from '../crypto/passwords.js';
 import type { Identity } from '../domain/identity.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import { usernameProblem } from '../policy/names.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 
-/** The spec's limits: username 4 to 100 characters, password 5 to 100. Returns the problem, or undefined. */
+/**
+ * The username rules every username follows (policy/names.ts: 4 to 100 characters, no white space at either end, no
+ * control, bidirectional or invisible characters; the username is also the admin identity's name) and the spec's
+ * password length, 5 to 100. Returns the problem, or undefined.
+ */
 export function adminCredentialsProblem(credentials: { username: string; password: string }): string | undefined {
   const { username, password } = credentials;
-  if (username.length < 4 || username.length > 100) return `admin username must be 4 to 100 characters (got ${username.length})`;
+  const problem = usernameProblem(username);
+  if (problem) return `admin username ${problem}`;
   if (password.length < 5 || password.length > 100) return `admin password must be 5 to 100 characters (got ${password.length})`;
   return undefined;
 }

@@ -18,6 +18,7 @@ import type { AuthPolicyRepository } from '../persistence/repositories/auth-poli
 import type { ConsumeOutcome, EnrollmentRepository, NewAuthenticator } from '../persistence/repositories/enrollments.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
 import { certificateFingerprint, issueCertificate, type LoadedCertificateAuthority } from '../pki/index.js';
+import { usernameKey } from '../policy/names.js';
 import { passwordProblems } from '../policy/password-rules.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
@@ -129,7 +130,8 @@ export function createEnrollService(deps: EnrollServiceDeps): EnrollService {
     async enrollUpdb({ token, username, password }) {
       const { enrollment, identity } = await pending(token, 'updb');
       const enrolledName = enrollment.username ?? '';
-      if (username !== undefined && username !== enrolledName) {
+      // Compared as logins compare it: `Alice` names the enrollment made for `alice`, which keeps its spelling.
+      if (username !== undefined && usernameKey(username) !== usernameKey(enrolledName)) {
         throw new ApiError('COULD_NOT_VALIDATE', {
           message: 'The request is invalid: username must be the one the enrollment was made for, or absent',
           cause: { field: 'username', reason: 'does not match the enrollment', value: username },

@@ -12,6 +12,8 @@ export interface CreateEnrollmentInput {
   method: EnrollmentMethod;
   /** Required for `updb`. */
   username?: string;
+  /** The request field that carried `username`, for errors (`enrollment.updb` on identity create); default `username`. */
+  usernameField?: string;
   /** Defaults to now + edge.enrollment.edgeIdentity.duration. */
   expiresAt?: Date;
 }

@@ -6,13 +6,16 @@
  * - one pending enrollment per identity and method (409 ENROLLMENT_EXISTS);
  * - an identity holds at most one authenticator per method, so `ott` is refused (409 ENROLLMENT_EXISTS) while it
  *   has a certificate authenticator and `updb` while it has a password one: delete the authenticator first;
- * - `updb` needs a username (4 to 100 characters) no other password authenticator or pending enrollment uses.
+ * - `updb` needs a username that follows the username rules (policy/names.ts) and whose key no other password
+ *   authenticator or pending enrollment holds: `Alice` is taken when `alice` is (docs/decisions/0016). The check
+ *   before signing answers most requests; the claim written with the enrollment settles a race.
  */
 import type { Enrollment } from '../domain/enrollment.js';
 import { ApiError } from '../errors/api-error.js';
 import { parseListParams } from '../persistence/query/list-query.js';
 import { ENROLLMENT_FIELDS, type EnrollmentRepository } from '../persistence/repositories/enrollments.js';
 import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import { usernameProblem } from '../policy/names.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId, newUuid } from '../shared/random.js';
 import type { AuditService } from './audit.js';
@@ -62,17 +65,23 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
     return expiresAt;
   }
 
+  const usernameInUse = (field: string, username: string) =>
+    new ApiError('COULD_NOT_VALIDATE', {
+      message: `The request is invalid: ${field} '${username}' is already in use (usernames are compared ignoring case and character width)`,
+      cause: { field, reason: 'is already in use', value: username },
+    });
+
   async function checkUsername(input: CreateEnrollmentInput): Promise<string | null> {
+    const field = input.usernameField ?? 'username';
     if (input.method !== 'updb') {
-      if (input.username !== undefined) throw invalidField('username', 'is only used by updb enrollments');
+      if (input.username !== undefined) throw invalidField(field, 'is only used by updb enrollments');
       return null;
     }
     const username = input.username;
-    if (username === undefined) throw invalidField('username', 'is required for a updb enrollment');
-    if (username.length < 4 || username.length > 100) throw invalidField('username', 'must be 4 to 100 characters', username);
-    if (await enrollments.usernameInUse(username)) {
-      throw invalidField('username', 'is already used by another password authenticator or pending enrollment', username);
-    }
+    if (username === undefined) throw invalidField(field, 'is required for a updb enrollment');
+    const problem = usernameProblem(username);
+    if (problem) throw invalidField(field, problem, username);
+    if (await enrollments.usernameInUse(username)) throw usernameInUse(field, username);
     return username;
   }
 
@@ -114,8 +123,11 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
         createdAt: now,
         updatedAt: now,
       };
-      // The unique (identity, method) constraint settles two administrators creating at the same moment.
-      if (!(await enrollments.insert(enrollment))) throw pendingExists();
+      // Unique constraints settle races: (identity, method) for two administrators creating at the same moment, the
+      // username claim for two enrollments (or an enrollment and a rename) wanting one username.
+      const outcome = await enrollments.insert(enrollment);
+      if (outcome === 'exists') throw pendingExists();
+      if (outcome === 'username-taken') throw usernameInUse(input.usernameField ?? 'username', username ?? '');
       await audit.record(actor, 'create', 'enrollment', enrollment.id, {
         identityId: identity.id,
         method: input.method,

@@ -15,6 +15,7 @@ import {
   EXTERNAL_JWT_SIGNER_FIELDS,
   type ExternalJwtSignerRepository,
 } from '../persistence/repositories/external-jwt-signers.js';
+import { nameProblem } from '../policy/names.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditService } from './audit.js';
@@ -30,6 +31,7 @@ import {
 } from './external-jwt-signer-input.js';
 import type { JwksFetcher } from './jwks-fetcher.js';
 import type { ListPage } from './list-page.js';
+import type { SecurityEvents } from './security-events.js';
 
 export type { ExternalJwtSignerInput, ExternalJwtSignerPatch } from './external-jwt-signer-input.js';
 
@@ -66,6 +68,8 @@ export interface ExternalJwtSignerServiceDeps {
   verifier: Pick<ExternalJwtVerifier, 'check'>;
   fetcher: Pick<JwksFetcher, 'forget'>;
   audit: AuditService;
+  /** Signer changes are trust changes: each also leaves a log line. */
+  events: Pick<SecurityEvents, 'trustChanged'>;
   clock: Clock;
   /** edge.externalJwt.allowHttpJwks */
   allowHttpJwks: boolean;
@@ -80,20 +84,24 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
     return signer;
   }
 
-  async function check(fields: ExternalJwtSignerFields, selfId?: string): Promise<void> {
+  async function check(fields: ExternalJwtSignerFields, current?: ExternalJwtSigner): Promise<void> {
+    // The name rules (policy/names.ts); a stored name that does not change is not judged again.
+    const problem = fields.name === current?.name ? undefined : nameProblem(fields.name);
+    if (problem) throw new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: name ${problem}`, cause: { field: 'name', reason: problem, value: fields.name } });
     checkSignerFields(fields, { allowHttpJwks: deps.allowHttpJwks });
     const named = await signers.findByName(fields.name);
-    if (named && named.id !== selfId) {
+    if (named && named.id !== current?.id) {
       throw new ApiError('COULD_NOT_VALIDATE', { message: `The name '${fields.name}' is already in use`, cause: { field: 'name', reason: 'is already in use', value: fields.name } });
     }
   }
 
   async function update(actor: Actor, current: ExternalJwtSigner, fields: ExternalJwtSignerFields, action: 'update' | 'patch'): Promise<ExternalJwtSigner> {
-    await check(fields, current.id);
+    await check(fields, current);
     const next: ExternalJwtSigner = { ...current, ...fields, updatedAt: clock.now() };
     await signers.update(next);
     fetcher.forget(next.id);
     await audit.record(actor, action, 'external-jwt-signer', next.id, signerAuditDetails(next));
+    deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: next.id, action });
     return next;
   }
 
@@ -115,6 +123,7 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
       const signer: ExternalJwtSigner = { id: newEntityId(), ...fields, createdAt: now, updatedAt: now };
       await signers.insert(signer);
       await audit.record(actor, 'create', 'external-jwt-signer', signer.id, signerAuditDetails(signer));
+      deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: signer.id, action: 'create' });
       return signer;
     },
     async replace(actor, id, input) {
@@ -137,6 +146,7 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
       await signers.delete(id);
       fetcher.forget(id);
       await audit.record(actor, 'delete', 'external-jwt-signer', id, { name: signer.name });
+      deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: id, action: 'delete' });
     },
     async check(id, token) {
       await found(id);

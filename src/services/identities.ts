@@ -17,11 +17,13 @@ import { parseListParams, type RawListParams } from '../persistence/query/list-q
 import type { AuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import type { AuthenticatorRepository } from '../persistence/repositories/authenticators.js';
 import { IDENTITY_FIELDS, type IdentityRepository } from '../persistence/repositories/identities.js';
+import { nameProblem, usernameProblem } from '../policy/names.js';
 import type { MfaRepository } from '../persistence/repositories/mfa.js';
 import type { SessionPresenceRepository } from '../persistence/repositories/session-presence.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditService } from './audit.js';
+import type { PasswordGuard } from './password-guard.js';
 import type { EnrollmentService } from './enrollment-service.js';
 import { changedFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
 import type { ListPage } from './list-page.js';
@@ -71,6 +73,8 @@ export interface IdentityServiceDeps {
   authenticators: Pick<AuthenticatorRepository, 'listForIdentities'>;
   enrollments: Pick<EnrollmentService, 'create' | 'pendingForIdentities'>;
   mfa: Pick<MfaRepository, 'verifiedAmong'>;
+  /** Password lockouts, which `enable` clears. */
+  passwords: Pick<PasswordGuard, 'clear'>;
   /** Whether identities have live sessions, and how long each kind lives without a new request or token. */
   sessions: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
   audit: AuditService;
@@ -79,6 +83,15 @@ export interface IdentityServiceDeps {
 
 const inUse = (field: string, value: string) =>
   new ApiError('COULD_NOT_VALIDATE', { message: `The ${field} '${value}' is already in use`, cause: { field, reason: 'is already in use', value } });
+
+const invalid = (field: string, reason: string, value: string) =>
+  new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${field} ${reason}`, cause: { field, reason, value } });
+
+/** The name rules (policy/names.ts); a name stored before they existed stays acceptable while it is not changed. */
+function checkName(name: string, currentName?: string): void {
+  const problem = name === currentName ? undefined : nameProblem(name);
+  if (problem) throw invalid('name', problem, name);
+}
 
 const cannotUpdate = (message: string, field: string) => new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { message, cause: { field } });
 
@@ -138,6 +151,7 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
 
   async function update(actor: Actor, current: Identity, fields: IdentityFields, action: string): Promise<Identity> {
     if (current.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
+    checkName(fields.name, current.name);
     await check(fields, current.id);
     const next: Identity = { ...current, ...fields, updatedAt: clock.now() };
     await identities.update(next);
@@ -149,7 +163,8 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     const now = clock.now();
     const next: Identity = { ...current, disabled, disabledAt: disabled ? now : null, disabledUntil: disabled ? disabledUntil : null, updatedAt: now };
     await identities.update(next);
-    const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : {};
+    // Enabling also ends password lockouts: it is how an administrator lets a locked-out user back in at once.
+    const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : { clearedLockouts: await deps.passwords.clear(next.id) };
     await audit.record(actor, disabled ? 'disable' : 'enable', 'identity', next.id, details);
     return next;
   }
@@ -166,6 +181,11 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     },
     async create(actor, input) {
       const fields = identityFields(input);
+      checkName(fields.name);
+      // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.
+      const username = input.enrollment?.updb;
+      const usernameIssue = username === undefined ? undefined : usernameProblem(username);
+      if (username !== undefined && usernameIssue) throw invalid('enrollment.updb', usernameIssue, username);
       await check(fields);
       const now = clock.now();
       const identity: Identity = {
@@ -183,9 +203,12 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       await identities.insert(identity);
       const wanted = requestedEnrollments(input.enrollment);
       try {
-        for (const request of wanted) await enrollments.create(actor, { identityId: identity.id, ...request });
+        for (const request of wanted) {
+          await enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
+        }
       } catch (error) {
-        // No identity is left behind without the enrollment it was created for.
+        // No identity is left behind without the enrollment it was created for (a username lost to a concurrent
+        // create lands here: the enrollment's claim is refused by the store, and this identity goes again).
         await identities.delete(identity.id);
         throw error;
       }

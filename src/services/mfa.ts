@@ -21,6 +21,7 @@ import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import { formatDuration } from '../shared/durations.js';
 import type { AuditService } from './audit.js';
+import type { SecurityEvents } from './security-events.js';
 
 /** What the API shows of an enrollment; the provisioning URL and recovery codes only while it is pending. */
 export interface MfaStatus {
@@ -74,6 +75,8 @@ export interface MfaServiceDeps {
   maxFailedCodes?: number;
   /** How long a lock lasts (default 5 minutes). */
   lockoutMs?: number;
+  /** Where a lockout is reported (log line and audit entry). */
+  events: Pick<SecurityEvents, 'totpLocked'>;
 }
 
 const DEFAULT_MAX_FAILED_CODES = 5;
@@ -116,7 +119,10 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
   /** A wrong code: at the limit the enrollment locks; the answer says how many attempts are left. */
   async function wrongCode(enrollment: MfaEnrollment, attempts: number, now: Date): Promise<never> {
     if (attempts >= maxFailedCodes) {
-      await mfa.lock(enrollment.id, new Date(now.getTime() + lockoutMs));
+      const until = new Date(now.getTime() + lockoutMs);
+      await mfa.lock(enrollment.id, until);
+      const identity = await deps.identities.findById(enrollment.identityId);
+      await deps.events.totpLocked({ identity: { id: enrollment.identityId, name: identity?.name ?? '' }, until });
       throw invalidCode(`the code is not valid; MFA is locked for ${formatDuration(lockoutMs)}`);
     }
     const left = maxFailedCodes - attempts;

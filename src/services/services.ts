@@ -23,6 +23,7 @@ import type { OidcProviderService } from './oidc-provider.js';
 import type { OidcFactorService } from './oidc-factors.js';
 import type { RequestAuthenticator } from './request-auth.js';
 import type { VersionInfo } from './version.js';
+import type { SecurityEvents } from './security-events.js';
 
 export interface Services {
   readonly config: ControllerConfig;
@@ -33,6 +34,8 @@ export interface Services {
   readonly authentication: AuthenticationService;
   readonly controllers: ControllerService;
   readonly audit: AuditService;
+  /** Log lines (and audit entries) of security events. */
+  readonly events: SecurityEvents;
   /** Enrollment administration (management API). */
   readonly enrollments: EnrollmentService;
   /** Consuming enrollments: the anonymous `/enroll` operations of the client API. */

@@ -88,7 +88,7 @@ async function inParallel<T, R>(items: readonly T[], limit: number, work: (item:
 
 describe(`bad-input corpus (${testDialect})`, () => {
   let ctl: TestController;
-  let operations: Operation[] = [];
+  const operations: Operation[] = [];
   const tokens: Record<TokenName, string | undefined> = { admin: undefined, user: undefined, none: undefined };
   const idCache = new Map<string, string>();
   const totals = { cases: 0, operations: 0, ms: 0 };

@@ -102,7 +102,7 @@ describe(`the current identity (${testDialect})`, () => {
   it('answers 409 for a certificate authenticator, which has no password to change', async () => {
     const identity = await createIdentity(ctl.running.database, { name: 'david', password: 'dave-password' });
     const now = new Date().toISOString();
-    await ctl.running.database.db.insertInto('authenticators').values({ id: 'dave-cert', identity_id: identity.id, method: 'cert', username: null, password_hash: null, cert_fingerprint: 'ab'.repeat(20), cert_pem: 'pem', failed_attempts: 0, is_issued_by_network: true, created_at: now, updated_at: now }).execute();
+    await ctl.running.database.db.insertInto('authenticators').values({ id: 'dave-cert', identity_id: identity.id, method: 'cert', username: null, password_hash: null, cert_fingerprint: 'ab'.repeat(20), cert_pem: 'pem', is_issued_by_network: true, created_at: now, updated_at: now }).execute();
     const dave = await loginAs('david', 'dave-password');
     const res = await call('/current-identity/authenticators/dave-cert', { method: 'PATCH', body: { password: 'new-password', currentPassword: 'dave-password' } }, dave);
     assert.equal(res.status, 409);

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { SignJWT, UnsecuredJWT, decodeJwt } from 'jose';
 import type * as client from 'openid-client';
+import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
@@ -171,6 +172,23 @@ describe(`logins with external JWTs (${testDialect})`, () => {
       const dina = await createIdentity(db(), { name: 'jwt-dina2', authPolicyId: onlySecond });
       const accepted = await extJwtLogin(await secondToken(dina.id));
       assert.equal(accepted.status, 200, `the listed signer is accepted: ${accepted.text} ${accepted.headerValues('www-authenticate')}`);
+    });
+
+    it('lets an administrator log in by external JWT only through a policy that lists the signer by id', async () => {
+      const adminByDefault = await createIdentity(db(), { name: 'jwt-admin-default', isAdmin: true });
+      const refused = await extJwtLogin(await token({ sub: adminByDefault.id }));
+      assert.equal(refused.status, 401, 'the default policy (any signer) does not reach administrators');
+      assert.equal(challenge(refused).realm, 'svc-primary-ext-jwt');
+      assert.match(challenge(refused).error_description ?? '', /auth policy/, 'worded as for any identity: the answer does not tell that it is an admin');
+      const anySigner = await policy((body) => (body.primary.extJwt = { allowed: true, allowedSigners: [] }));
+      const adminAnySigner = await createIdentity(db(), { name: 'jwt-admin-any', isAdmin: true, authPolicyId: anySigner });
+      assert.equal((await extJwtLogin(await token({ sub: adminAnySigner.id }))).status, 401, 'nor does an explicit empty list');
+      const listsPrimary = await policy((body) => (body.primary.extJwt = { allowed: true, allowedSigners: [primarySigner] }));
+      const adminListed = await createIdentity(db(), { name: 'jwt-admin-listed', isAdmin: true, authPolicyId: listsPrimary });
+      const accepted = await extJwtLogin(await token({ sub: adminListed.id }));
+      assert.equal(accepted.status, 200, accepted.text);
+      const defaultAdmin = await createIdentityRepository(db()).findDefaultAdmin();
+      assert.equal((await extJwtLogin(await token({ sub: defaultAdmin?.id }))).status, 401, 'the default admin included');
     });
 
     it('refuses every token of a disabled signer', async () => {

@@ -51,6 +51,8 @@ export interface TestControllerOptions {
   databaseTarget?: string;
   /** Loopback ports to listen on instead of newly reserved ones (e.g. a restart on the same address). */
   ports?: number[];
+  /** Receives the controller's log lines (JSON, level info and up) instead of discarding them. */
+  logLines?: string[];
 }
 
 let pkiCache: { dir: string; paths: PkiPaths } | undefined;
@@ -95,7 +97,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
   if (!loaded) throw new Error(`test config invalid:\n${diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`);
 
   const running = await startController(loaded, {
-    logger: pino({ level: 'silent' }),
+    logger: options.logLines ? pino({ level: 'info' }, { write: (line: string) => void options.logLines?.push(line) }) : pino({ level: 'silent' }),
     clock: options.clock ?? systemClock,
     ...(options.authenticationLimits ? { authenticationLimits: options.authenticationLimits } : {}),
   });

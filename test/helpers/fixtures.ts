@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { hashPassword } from '../../src/crypto/passwords.js';
 import type { Database } from '../../src/persistence/database.js';
+import { usernameKey } from '../../src/policy/names.js';
 import { certificateFingerprint, generateKeyPair, issueCertificate, loadCertificateAuthority, privateKeyToPem, type PkiPaths } from '../../src/pki/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -27,10 +28,14 @@ export async function createIdentity(
     .values({ id, name, type_id: 'Default', is_admin: options.isAdmin ?? false, is_default_admin: false, auth_policy_id: options.authPolicyId ?? null, external_id: null, role_attributes: '[]', tags: '{}', disabled: false, disabled_at: null, disabled_until: null, created_at: now, updated_at: now })
     .execute();
   if (options.password) {
+    const username = options.username ?? name;
+    const authenticatorId = newEntityId();
     await database.db
       .insertInto('authenticators')
-      .values({ id: newEntityId(), identity_id: id, method: 'updb', username: options.username ?? name, password_hash: await hashPassword(options.password), cert_fingerprint: null, cert_pem: null, failed_attempts: 0, is_issued_by_network: false, created_at: now, updated_at: now })
+      .values({ id: authenticatorId, identity_id: id, method: 'updb', username, username_key: usernameKey(username), password_hash: await hashPassword(options.password), cert_fingerprint: null, cert_pem: null, is_issued_by_network: false, created_at: now, updated_at: now })
       .execute();
+    // The username's claim, as the repositories write it with every password authenticator (decision 0016).
+    await database.db.insertInto('usernames').values({ username_key: usernameKey(username), authenticator_id: authenticatorId, enrollment_id: null, created_at: now }).execute();
   }
   return { id, name };
 }
@@ -56,7 +61,7 @@ export async function addCertAuthenticator(database: Database, identityId: strin
   const now = new Date().toISOString();
   await database.db
     .insertInto('authenticators')
-    .values({ id: newEntityId(), identity_id: identityId, method: 'cert', username: null, password_hash: null, cert_fingerprint: certificateFingerprint(leafPem), cert_pem: leafPem, failed_attempts: 0, is_issued_by_network: true, created_at: now, updated_at: now })
+    .values({ id: newEntityId(), identity_id: identityId, method: 'cert', username: null, password_hash: null, cert_fingerprint: certificateFingerprint(leafPem), cert_pem: leafPem, is_issued_by_network: true, created_at: now, updated_at: now })
     .execute();
 }
 

@@ -23,6 +23,8 @@ export interface TestRequestOptions {
   cert?: string;
   key?: string;
   servername?: string;
+  /** The client's source address (any 127.x.y.z on loopback), to act as another client. */
+  localAddress?: string;
 }
 
 export function request(url: string, options: TestRequestOptions): Promise<TestResponse> {
@@ -41,6 +43,7 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
         ca: options.ca,
         ...(options.cert ? { cert: options.cert, key: options.key } : {}),
         ...(options.servername ? { servername: options.servername } : {}),
+        ...(options.localAddress ? { localAddress: options.localAddress } : {}),
         agent: false,
       },
       (res) => {

@@ -38,7 +38,7 @@ async function once(work: () => unknown): Promise<void> {
 async function sampleMs(work: () => unknown): Promise<number> {
   const start = process.hrtime.bigint();
   let calls = 0;
-  let elapsed = 0;
+  let elapsed: number;
   do {
     await once(work);
     calls++;

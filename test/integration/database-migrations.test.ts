@@ -16,7 +16,7 @@ describe(`the store on ${testDialect}`, () => {
     const tables = (await database.db.introspection.getTables()).map((t) => t.name).sort();
     assert.deepEqual(
       tables.filter((t) => !t.startsWith('svc_migrations')),
-      ['api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'controllers', 'enrollments', 'external_jwt_signers', 'identities', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys'],
+      ['api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'controllers', 'enrollments', 'external_jwt_signers', 'identities', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys', 'password_lockouts', 'usernames'],
     );
   });
 

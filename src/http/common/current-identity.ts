@@ -70,8 +70,8 @@ export const currentIdentityRoutes = [
     tags,
     access: 'session',
     schema: { params: IdParams, body: AuthenticatorPut, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.ownAuthenticators.update(auth!.identity, params.id, body);
+    handler: async ({ api, auth, params, body, request }) => {
+      await api.services.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
       return envelope({});
     },
   }),
@@ -83,8 +83,8 @@ export const currentIdentityRoutes = [
     tags,
     access: 'session',
     schema: { params: IdParams, body: AuthenticatorPatch, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.ownAuthenticators.update(auth!.identity, params.id, body);
+    handler: async ({ api, auth, params, body, request }) => {
+      await api.services.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
       return envelope({});
     },
   }),

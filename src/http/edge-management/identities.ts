@@ -115,7 +115,7 @@ export const identityRoutes = [
     method: 'POST',
     url: '/identities/:id/enable',
     operationId: 'enableIdentity',
-    summary: 'Enables a disabled identity',
+    summary: 'Enables a disabled identity and ends its password lockouts',
     tags,
     access: 'admin',
     schema: { params: IdParams, response: mutation },

@@ -20,7 +20,7 @@ const updbFields = {
   requireNumberChar: Type.Boolean(),
   requireMixedCase: Type.Boolean(),
   maxAttempts: count('failed attempts before lockout; 0 = unlimited'),
-  lockoutDurationMinutes: count('how long a lockout lasts; 0 = until enabled'),
+  lockoutDurationMinutes: count('how long a password lockout lasts; 0 = the longest, 24 hours (an administrator ends it sooner with enable)'),
 };
 const extJwtFields = { allowed: Type.Boolean(), allowedSigners: Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 256 }) };
 const secondaryFields = {

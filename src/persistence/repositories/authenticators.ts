@@ -29,7 +29,8 @@ export interface AuthenticatorRepository {
   delete(id: string): Promise<boolean>;
 }
 
-type AuthenticatorRow = Omit<AuthenticatorsTable, 'password_hash' | 'failed_attempts'>;
+// The key is how the store compares usernames (decision 0016); views show the username as it was given.
+type AuthenticatorRow = Omit<AuthenticatorsTable, 'password_hash' | 'username_key'>;
 
 const COLUMNS = ['id', 'identity_id', 'method', 'username', 'cert_fingerprint', 'cert_pem', 'is_issued_by_network', 'created_at', 'updated_at'] as const;
 

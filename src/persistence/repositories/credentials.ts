@@ -1,9 +1,11 @@
 /**
  * The credential look-ups primary authentication needs: a password authenticator by username, a certificate
- * authenticator by fingerprint, and the failed-attempt counter behind the auth policy's lockout.
+ * authenticator by fingerprint. Failed attempts and lockout live in password-lockouts.ts.
  */
+import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
-import { toIso, toIsoOrNull } from './row-values.js';
+import { toIso } from './row-values.js';
+import { isUsernameConflict, reclaimUsername, usernameHeld } from './usernames.js';
 
 export interface PasswordCredential {
   authenticatorId: string;
@@ -17,22 +19,21 @@ export interface CertCredential {
 }
 
 export interface CredentialRepository {
+  /** By the username's key (policy/names.ts usernameKey): `Alice` finds `alice`. */
   findPassword(username: string): Promise<PasswordCredential | undefined>;
   findPasswordById(authenticatorId: string): Promise<PasswordCredential | undefined>;
-  /** Whether a password authenticator other than `exceptId` already uses `username`. */
+  /** Whether a password authenticator other than `exceptId`, or a pending updb enrollment, holds the key of `username`. */
   usernameTaken(username: string, exceptId: string): Promise<boolean>;
-  /** Sets the username and password hash of a password authenticator. */
-  updatePassword(authenticatorId: string, change: { username: string; passwordHash: string; at: Date }): Promise<void>;
+  /**
+   * Sets the username (with its key and claim) and password hash of a password authenticator, in one transaction;
+   * false, changing nothing, when another holds the username's key (the unique index settles a race).
+   */
+  updatePassword(authenticatorId: string, change: { username: string; passwordHash: string; at: Date }): Promise<boolean>;
   findCert(fingerprint: string): Promise<CertCredential | undefined>;
-  /** Counts one more failed attempt and returns the new count (atomically, so parallel guesses all count). */
-  recordFailure(authenticatorId: string): Promise<number>;
-  resetFailures(authenticatorId: string): Promise<void>;
-  /** Locks an identity out: disabled from `at`, until `until` (null = until an administrator enables it). */
-  lockIdentity(identityId: string, at: Date, until: Date | null): Promise<void>;
 }
 
 export function createCredentialRepository({ db }: Database): CredentialRepository {
-  async function findPasswordWhere(column: 'id' | 'username', value: string): Promise<PasswordCredential | undefined> {
+  async function findPasswordWhere(column: 'id' | 'username_key', value: string): Promise<PasswordCredential | undefined> {
     const row = await db
       .selectFrom('authenticators')
       .select(['id', 'identity_id', 'password_hash'])
@@ -44,18 +45,24 @@ export function createCredentialRepository({ db }: Database): CredentialReposito
   }
 
   return {
-    findPassword: (username) => findPasswordWhere('username', username),
+    findPassword: (username) => findPasswordWhere('username_key', usernameKey(username)),
     findPasswordById: (authenticatorId) => findPasswordWhere('id', authenticatorId),
-    async usernameTaken(username, exceptId) {
-      const row = await db.selectFrom('authenticators').select('id').where('username', '=', username).where('id', '!=', exceptId).executeTakeFirst();
-      return row !== undefined;
-    },
+    usernameTaken: (username, exceptId) => usernameHeld(db, username, exceptId),
     async updatePassword(authenticatorId, { username, passwordHash, at }) {
-      await db
-        .updateTable('authenticators')
-        .set({ username, password_hash: passwordHash, failed_attempts: 0, updated_at: toIso(at) })
-        .where('id', '=', authenticatorId)
-        .execute();
+      try {
+        await db.transaction().execute(async (trx) => {
+          await trx
+            .updateTable('authenticators')
+            .set({ username, username_key: usernameKey(username), password_hash: passwordHash, updated_at: toIso(at) })
+            .where('id', '=', authenticatorId)
+            .execute();
+          await reclaimUsername(trx, authenticatorId, username, toIso(at));
+        });
+        return true;
+      } catch (error) {
+        if (isUsernameConflict(error)) return false;
+        throw error;
+      }
     },
     async findCert(fingerprint) {
       const row = await db
@@ -65,25 +72,6 @@ export function createCredentialRepository({ db }: Database): CredentialReposito
         .where('cert_fingerprint', '=', fingerprint)
         .executeTakeFirst();
       return row && { authenticatorId: row.id, identityId: row.identity_id };
-    },
-    async recordFailure(authenticatorId) {
-      const row = await db
-        .updateTable('authenticators')
-        .set((eb) => ({ failed_attempts: eb('failed_attempts', '+', 1) }))
-        .where('id', '=', authenticatorId)
-        .returning('failed_attempts')
-        .executeTakeFirst();
-      return row?.failed_attempts ?? 0;
-    },
-    async resetFailures(authenticatorId) {
-      await db.updateTable('authenticators').set({ failed_attempts: 0 }).where('id', '=', authenticatorId).where('failed_attempts', '>', 0).execute();
-    },
-    async lockIdentity(identityId, at, until) {
-      await db
-        .updateTable('identities')
-        .set({ disabled: true, disabled_at: toIso(at), disabled_until: toIsoOrNull(until), updated_at: toIso(at) })
-        .where('id', '=', identityId)
-        .execute();
     },
   };
 }

@@ -3,12 +3,16 @@
  * credential it was for is inserted in the same transaction, so a token can never yield two authenticators.
  * (The authenticator row is written here rather than through the authenticators repository because both
  * statements must share one transaction; nothing else about authenticators lives in this file.)
+ * A updb enrollment holds its username's claim (usernames.ts) from creation, and completing it hands the claim to
+ * the new authenticator in the same transaction, so no other request can take the username in between.
  */
 import type { Enrollment, EnrollmentMethod } from '../../domain/enrollment.js';
+import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { EnrollmentsTable } from '../tables.js';
 import { toDate, toIso } from './row-values.js';
+import { claimUsername, isUsernameConflict, usernameHeld } from './usernames.js';
 
 /** Public field name -> column, for `filter` and `sort` on the enrollments list. */
 export const ENROLLMENT_FIELDS: FieldMap = {
@@ -26,9 +30,15 @@ export type NewAuthenticator =
 
 export type ConsumeOutcome = 'consumed' | 'gone' | 'conflict';
 
+/** `exists`: the identity has a pending enrollment of that method; `username-taken`: the username's key is held. */
+export type InsertOutcome = 'inserted' | 'exists' | 'username-taken';
+
 export interface EnrollmentRepository {
-  /** Inserts a pending enrollment; false when the identity already has one of that method (unique constraint). */
-  insert(enrollment: Enrollment): Promise<boolean>;
+  /**
+   * Inserts a pending enrollment, and for updb the claim of its username, in one transaction; changes nothing when
+   * the identity already has one of that method or the username is held (unique constraints, so races lose cleanly).
+   */
+  insert(enrollment: Enrollment): Promise<InsertOutcome>;
   findById(id: string): Promise<Enrollment | undefined>;
   findByToken(token: string): Promise<Enrollment | undefined>;
   listForIdentity(identityId: string): Promise<Enrollment[]>;
@@ -39,14 +49,15 @@ export interface EnrollmentRepository {
   updateToken(id: string, change: { token: string; jwt: string; expiresAt: Date; updatedAt: Date }): Promise<boolean>;
   /** false when it did not exist. */
   delete(id: string): Promise<boolean>;
-  /** Whether a `updb` authenticator or a pending `updb` enrollment uses `username`. */
+  /** Whether a `updb` authenticator or a pending `updb` enrollment holds the key of `username` (usernameKey). */
   usernameInUse(username: string): Promise<boolean>;
   /** Whether the identity already has an authenticator of this method (`cert` for ott, `updb` for updb). */
   hasAuthenticator(identityId: string, method: 'cert' | 'updb'): Promise<boolean>;
   /**
    * Deletes the enrollment (only while it still holds `token`) and inserts `authenticator`, in one transaction.
    * Changes nothing and answers `gone` when another request consumed, refreshed or deleted it first, and
-   * `conflict` when the authenticator's username or fingerprint is already taken.
+   * `conflict` when the authenticator's username or fingerprint is already taken. A updb enrollment's claim passes
+   * to the authenticator (the delete releases it, the insert takes it again).
    */
   consume(enrollment: Pick<Enrollment, 'id' | 'token'>, authenticator: NewAuthenticator): Promise<ConsumeOutcome>;
 }
@@ -88,15 +99,16 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
           identity_id: a.identityId,
           method: a.method,
           username: a.method === 'updb' ? a.username : null,
+          username_key: a.method === 'updb' ? usernameKey(a.username) : null,
           password_hash: a.method === 'updb' ? a.passwordHash : null,
           cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
           cert_pem: a.method === 'cert' ? a.certPem : null,
-          failed_attempts: 0,
           is_issued_by_network: a.method === 'cert',
           created_at: at,
           updated_at: at,
         })
         .execute();
+      if (a.method === 'updb') await claimUsername(trx, a.username, { authenticatorId: a.id }, at);
       return 'consumed';
     });
   }
@@ -104,23 +116,27 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
   return {
     async insert(e) {
       try {
-        await db
-          .insertInto('enrollments')
-          .values({
-            id: e.id,
-            identity_id: e.identityId,
-            method: e.method,
-            token: e.token,
-            username: e.username,
-            jwt: e.jwt,
-            expires_at: toIso(e.expiresAt),
-            created_at: toIso(e.createdAt),
-            updated_at: toIso(e.updatedAt),
-          })
-          .execute();
-        return true;
+        await db.transaction().execute(async (trx) => {
+          await trx
+            .insertInto('enrollments')
+            .values({
+              id: e.id,
+              identity_id: e.identityId,
+              method: e.method,
+              token: e.token,
+              username: e.username,
+              jwt: e.jwt,
+              expires_at: toIso(e.expiresAt),
+              created_at: toIso(e.createdAt),
+              updated_at: toIso(e.updatedAt),
+            })
+            .execute();
+          if (e.method === 'updb' && e.username !== null) await claimUsername(trx, e.username, { enrollmentId: e.id }, toIso(e.createdAt));
+        });
+        return 'inserted';
       } catch (error) {
-        if (isUniqueViolation(error)) return false;
+        if (isUsernameConflict(error)) return 'username-taken';
+        if (isUniqueViolation(error)) return 'exists';
         throw error;
       }
     },
@@ -157,13 +173,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
       const result = await db.deleteFrom('enrollments').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
-    async usernameInUse(username) {
-      const [authenticator, enrollment] = await Promise.all([
-        db.selectFrom('authenticators').select('id').where('method', '=', 'updb').where('username', '=', username).executeTakeFirst(),
-        db.selectFrom('enrollments').select('id').where('method', '=', 'updb').where('username', '=', username).executeTakeFirst(),
-      ]);
-      return authenticator !== undefined || enrollment !== undefined;
-    },
+    usernameInUse: (username) => usernameHeld(db, username),
     async hasAuthenticator(identityId, method) {
       const row = await db.selectFrom('authenticators').select('id').where('identity_id', '=', identityId).where('method', '=', method).executeTakeFirst();
       return row !== undefined;

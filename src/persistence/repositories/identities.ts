@@ -6,10 +6,12 @@
 import type { Insertable, Selectable } from 'kysely';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { ClientInfo, Identity } from '../../domain/identity.js';
+import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { IdentitiesTable } from '../tables.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
+import { claimUsername } from './usernames.js';
 
 /** Public field name -> column, for `filter` and `sort` on the identities list. */
 export const IDENTITY_FIELDS: FieldMap = {
@@ -120,15 +122,16 @@ export function createIdentityRepository(database: Database): IdentityRepository
             identity_id: identity.id,
             method: 'updb',
             username: authenticator.username,
+            username_key: usernameKey(authenticator.username),
             password_hash: authenticator.passwordHash,
             cert_fingerprint: null,
             cert_pem: null,
-            failed_attempts: 0,
             is_issued_by_network: false,
             created_at: toIso(identity.createdAt),
             updated_at: toIso(identity.createdAt),
           })
           .execute();
+        await claimUsername(trx, authenticator.username, { authenticatorId: authenticator.id }, toIso(identity.createdAt));
       });
     },
     async list(query) {
