@@ -13,12 +13,12 @@ import { openDatabase } from '../../dist/persistence/database.js';
 import { createIdentityRepository } from '../../dist/persistence/repositories/identities.js';
 import { createMfaRepository } from '../../dist/persistence/repositories/mfa.js';
 import { totpCodeAt } from '../../dist/policy/totp.js';
-import { createMfaService } from '../../dist/services/mfa.js';
+import { createMfaService } from '../../dist/services/mfa/mfa.js';
 import { manualClock } from '../../dist/shared/clock.js';
-import { ensureDefaultAdmin } from '../../dist/services/default-admin.js';
-import { createAuditService } from '../../dist/services/audit.js';
+import { ensureDefaultAdmin } from '../../dist/services/identities/default-admin.js';
+import { createAuditService } from '../../dist/services/audit/audit.js';
 import { createAuditLogRepository } from '../../dist/persistence/repositories/audit-log.js';
-import { createSecurityEvents } from '../../dist/services/security-events.js';
+import { createSecurityEvents } from '../../dist/services/audit/security-events.js';
 import pino from 'pino';
 
 const ANSWERS = 500;

@@ -3,7 +3,7 @@
  * (a development checkout run through tsx).
  */
 import { readFileSync } from 'node:fs';
-import type { BuildInfo } from '../services/version.js';
+import type { BuildInfo } from '../services/controllers/version.js';
 
 export function readBuildInfo(): BuildInfo {
   for (const candidate of ['../build-info.json', '../../dist/build-info.json']) {

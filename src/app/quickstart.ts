@@ -10,7 +10,7 @@ import { stringify } from 'yaml';
 import { openDatabase } from '../persistence/database.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
 import { createControllerPki } from '../pki/index.js';
-import { ensureDefaultAdmin } from '../services/default-admin.js';
+import { ensureDefaultAdmin } from '../services/identities/default-admin.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 
 export interface QuickstartOptions {

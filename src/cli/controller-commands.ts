@@ -7,7 +7,7 @@ import type { ControllerConfig } from '../config/types.js';
 import { formatDiagnostic } from '../shared/diagnostics.js';
 import { openDatabase } from '../persistence/database.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
-import { ensureDefaultAdmin } from '../services/default-admin.js';
+import { ensureDefaultAdmin } from '../services/identities/default-admin.js';
 import { systemClock } from '../shared/clock.js';
 import { startController } from '../app/controller.js';
 import { createLogger } from './logger.js';

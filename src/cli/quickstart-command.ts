@@ -5,7 +5,7 @@
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { prepareQuickstartHome } from '../app/quickstart.js';
-import { adminCredentialsProblem } from '../services/default-admin.js';
+import { adminCredentialsProblem } from '../services/identities/default-admin.js';
 import { newPassword } from '../shared/random.js';
 import { loadAndReport, runUntilSignal } from './controller-commands.js';
 import type { Output } from './output.js';

@@ -103,7 +103,7 @@ const EdgeSchema = Type.Object(
         closed,
       ),
     ),
-    /** How the keys of external JWT signers are fetched (src/services/jwks-fetcher.ts). */
+    /** How the keys of external JWT signers are fetched (src/services/external-jwt/jwks-fetcher.ts). */
     externalJwt: section({
       allowHttpJwks: Type.Optional(Type.Boolean({ default: DEFAULTS.allowHttpJwks, description: 'accept plain http:// JWKS endpoints' })),
       refusePrivateAddresses: Type.Optional(

@@ -11,7 +11,7 @@ import type { OutstandingFactor } from './auth-policy.js';
  * The spec's states: started, partially authenticated (primary login accepted, a secondary factor outstanding),
  * code issued, tokens issued; and between the last factor and the code, `authenticated`: every factor answered, the
  * user agent on its way to the controller's callback (`/oidc/authorize/callback`), which issues the code once.
- * A `started` request exists only in its sealed id (services/oidc-auth-request-seal.ts); the store holds a request
+ * A `started` request exists only in its sealed id (services/oidc-provider/oidc-auth-request-seal.ts); the store holds a request
  * from its primary login on.
  */
 export type AuthRequestStatus = 'started' | 'partially_authenticated' | 'authenticated' | 'code_issued' | 'tokens_issued';

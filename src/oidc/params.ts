@@ -4,7 +4,7 @@
  * 400 before it reaches the store or a hash.
  */
 import { OAuthError } from '../errors/oauth-error.js';
-import type { Params } from '../services/oidc-provider.js';
+import type { Params } from '../services/oidc-provider/oidc-provider.js';
 
 /** Authorization request parameters (state, nonce, redirect_uri...). */
 export const MAX_AUTHORIZE_PARAM = 2048;

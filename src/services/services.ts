@@ -4,26 +4,26 @@
  */
 import type { ControllerConfig } from '../config/types.js';
 import type { Clock } from '../shared/clock.js';
-import type { ApiSessionService } from './api-sessions.js';
-import type { AuditService } from './audit.js';
-import type { AuthenticationService } from './authentication.js';
-import type { AuthenticatorService } from './authenticators.js';
-import type { OwnAuthenticatorService } from './own-authenticators.js';
-import type { MfaService } from './mfa.js';
-import type { SessionMfaService } from './session-mfa.js';
-import type { AuthPolicyService } from './auth-policies.js';
-import type { ControllerService } from './controllers.js';
-import type { EnrollService } from './enroll.js';
-import type { ExternalJwtVerifier } from './external-jwt.js';
-import type { ExternalJwtSignerService } from './external-jwt-signers.js';
-import type { EnrollmentService } from './enrollment-service.js';
-import type { IdentityService } from './identities.js';
-import type { AccessTokenVerifier } from './oidc-access-tokens.js';
-import type { OidcProviderService } from './oidc-provider.js';
-import type { OidcFactorService } from './oidc-factors.js';
-import type { RequestAuthenticator } from './request-auth.js';
-import type { VersionInfo } from './version.js';
-import type { SecurityEvents } from './security-events.js';
+import type { ApiSessionService } from './sessions/api-sessions.js';
+import type { AuditService } from './audit/audit.js';
+import type { AuthenticationService } from './authentication/authentication.js';
+import type { AuthenticatorService } from './identities/authenticators.js';
+import type { OwnAuthenticatorService } from './identities/own-authenticators.js';
+import type { MfaService } from './mfa/mfa.js';
+import type { SessionMfaService } from './mfa/session-mfa.js';
+import type { AuthPolicyService } from './auth-policies/auth-policies.js';
+import type { ControllerService } from './controllers/controllers.js';
+import type { EnrollService } from './enrollment/enroll.js';
+import type { ExternalJwtVerifier } from './external-jwt/external-jwt.js';
+import type { ExternalJwtSignerService } from './external-jwt/external-jwt-signers.js';
+import type { EnrollmentService } from './enrollment/enrollment-service.js';
+import type { IdentityService } from './identities/identities.js';
+import type { AccessTokenVerifier } from './oidc-provider/oidc-access-tokens.js';
+import type { OidcProviderService } from './oidc-provider/oidc-provider.js';
+import type { OidcFactorService } from './oidc-provider/oidc-factors.js';
+import type { RequestAuthenticator } from './authentication/request-auth.js';
+import type { VersionInfo } from './controllers/version.js';
+import type { SecurityEvents } from './audit/security-events.js';
 
 export interface Services {
   readonly config: ControllerConfig;

@@ -16,7 +16,7 @@ import { AUDIENCE, ISSUER, signerBody, signingKey, signToken, startJwksServer, t
 import { createIdentity } from '../helpers/fixtures.js';
 import { authPolicyBody, managementClient, type ManagementClient } from '../helpers/management.js';
 import { discoverClient, followCallback, postForm, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
-import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
+import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
 
 const CLIENT = '/edge/client/v1';
 const SECOND_ISSUER = 'https://second-idp.example.test';

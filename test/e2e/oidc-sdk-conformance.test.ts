@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import * as client from 'openid-client';
-import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
+import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';

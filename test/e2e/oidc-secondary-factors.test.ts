@@ -10,7 +10,7 @@ import { startTestController, type TestController } from '../helpers/controller.
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 import { discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
-import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
+import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
 
 describe(`OIDC login with secondary factors outstanding (${testDialect})`, () => {
   let ctl: TestController;

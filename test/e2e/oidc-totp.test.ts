@@ -16,8 +16,8 @@ import { startTestController, type TestController } from '../helpers/controller.
 import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 import { caFetch, discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
-import { authRequestKey } from '../../src/services/oidc-auth-request-seal.js';
-import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider.js';
+import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/oidc-provider.js';
 import { totpCode, wrongTotpCode } from '../helpers/totp.js';
 
 const STEP_MS = 30_000;

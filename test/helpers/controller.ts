@@ -13,9 +13,9 @@ import { startController, type RunningController } from '../../src/app/controlle
 import { loadControllerConfig } from '../../src/config/load.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
-import { ensureDefaultAdmin } from '../../src/services/default-admin.js';
+import { ensureDefaultAdmin } from '../../src/services/identities/default-admin.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
-import type { WorkLimiterOptions } from '../../src/services/work-limiter.js';
+import type { WorkLimiterOptions } from '../../src/services/authentication/work-limiter.js';
 import { newDatabaseTarget } from './database.js';
 import { request, type TestRequestOptions, type TestResponse } from './https.js';
 import { freePort } from './ports.js';

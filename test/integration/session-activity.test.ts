@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Database } from '../../src/persistence/database.js';
 import { createApiSessionRepository } from '../../src/persistence/repositories/api-sessions.js';
-import { createSessionActivity } from '../../src/services/session-activity.js';
+import { createSessionActivity } from '../../src/services/sessions/session-activity.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 

@@ -6,8 +6,8 @@ import { createLocalJWKSet, jwtVerify } from 'jose';
 import { isApiError } from '../../src/errors/api-error.js';
 import { JSON_TYPE, PEM_TYPE, preferredMediaType } from '../../src/http/edge-client/media-types.js';
 import { generateKeyPair, x509 } from '../../src/pki/index.js';
-import { parseCsr } from '../../src/services/csr.js';
-import { createEnrollmentJwtSigner } from '../../src/services/enrollment-jwt.js';
+import { parseCsr } from '../../src/services/enrollment/csr.js';
+import { createEnrollmentJwtSigner } from '../../src/services/enrollment/enrollment-jwt.js';
 import { makeCsr } from '../helpers/enrollment.js';
 
 async function refusal(text: string | undefined): Promise<string> {

@@ -20,10 +20,10 @@ import { createIdentityRepository } from '../../src/persistence/repositories/ide
 import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { newEntityId } from '../../src/shared/random.js';
-import { createExternalJwtVerifier, extJwtChallengeError, type ExtJwtCheck, type ExtJwtResult } from '../../src/services/external-jwt.js';
-import { signerFields } from '../../src/services/external-jwt-signer-input.js';
-import { identityFields } from '../../src/services/identity-input.js';
-import { createJwksFetcher } from '../../src/services/jwks-fetcher.js';
+import { createExternalJwtVerifier, extJwtChallengeError, type ExtJwtCheck, type ExtJwtResult } from '../../src/services/external-jwt/external-jwt.js';
+import { signerFields } from '../../src/services/external-jwt/external-jwt-signer-input.js';
+import { identityFields } from '../../src/services/identities/identity-input.js';
+import { createJwksFetcher } from '../../src/services/external-jwt/jwks-fetcher.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
 import { AUDIENCE, ISSUER, signingCertificate, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../helpers/external-jwt.js';
 

@@ -15,7 +15,7 @@ import type { ExternalJwtConfig } from '../../src/config/types.js';
 import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
 import { addressRefusal, classifyAddress } from '../../src/policy/fetch-address.js';
 import { manualClock } from '../../src/shared/clock.js';
-import { createJwksFetcher, JwksFetchError, type JwksFetcherOptions, type JwksFetchFailure } from '../../src/services/jwks-fetcher.js';
+import { createJwksFetcher, JwksFetchError, type JwksFetcherOptions, type JwksFetchFailure } from '../../src/services/external-jwt/jwks-fetcher.js';
 import { JWKS_TEST_HOST, signingKey, startJwksServer, type JwksServer } from '../helpers/external-jwt.js';
 
 const failsWith = (reason: JwksFetchFailure) => (error: unknown) => {

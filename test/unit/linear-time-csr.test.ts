@@ -9,7 +9,7 @@ import { webcrypto } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { isApiError } from '../../src/errors/api-error.js';
 import { x509 } from '../../src/pki/index.js';
-import { MAX_CSR_DER_BYTES, parseCsr } from '../../src/services/csr.js';
+import { MAX_CSR_DER_BYTES, parseCsr } from '../../src/services/enrollment/csr.js';
 import { fill, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
 
 const MIB = 1024 * 1024;

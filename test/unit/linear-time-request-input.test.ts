@@ -15,7 +15,7 @@ import { JSON_TYPE, PEM_TYPE, preferredMediaType } from '../../src/http/edge-cli
 import { MAX_TOKEN_PARAM, parseForm } from '../../src/oidc/params.js';
 import { postLogoutUriAllowed, redirectUriAllowed } from '../../src/policy/redirect-uri-match.js';
 import { parseStrictJson } from '../../src/shared/safe-json.js';
-import { MAX_TOKEN_LENGTH } from '../../src/services/external-jwt.js';
+import { MAX_TOKEN_LENGTH } from '../../src/services/external-jwt/external-jwt.js';
 import { fill, fillWith, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
 
 const MIB = 1024 * 1024;

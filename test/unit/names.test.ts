@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { nameProblem, usernameKey, usernameProblem } from '../../src/policy/names.js';
-import { adminCredentialsProblem } from '../../src/services/default-admin.js';
+import { adminCredentialsProblem } from '../../src/services/identities/default-admin.js';
 
 describe('username keys', () => {
   it('make case, width and compatibility variants of one username collide', () => {

@@ -9,9 +9,9 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Identity } from '../../src/domain/identity.js';
 import type { OidcSession } from '../../src/domain/oidc.js';
 import { createSigningKeyRepository } from '../../src/persistence/repositories/signing-keys.js';
-import type { ServerSigningKey } from '../../src/services/enrollment-jwt.js';
-import { publishSigningKey } from '../../src/services/oidc-signing-keys.js';
-import { createOidcTokenSigner, TokenRejected } from '../../src/services/oidc-tokens.js';
+import type { ServerSigningKey } from '../../src/services/enrollment/enrollment-jwt.js';
+import { publishSigningKey } from '../../src/services/oidc-provider/oidc-signing-keys.js';
+import { createOidcTokenSigner, TokenRejected } from '../../src/services/oidc-provider/oidc-tokens.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
 
 const ISSUER = 'https://127.0.0.1:1280/oidc';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Identity } from '../../src/domain/identity.js';
 import type { OidcSession } from '../../src/domain/oidc.js';
-import { createOidcTokenSigner, isAccessTokenClaims, TokenRejected } from '../../src/services/oidc-tokens.js';
+import { createOidcTokenSigner, isAccessTokenClaims, TokenRejected } from '../../src/services/oidc-provider/oidc-tokens.js';
 import { createLru } from '../../src/shared/lru.js';
 
 const ISSUER = 'https://127.0.0.1:1280/oidc';

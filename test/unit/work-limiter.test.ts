@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { isApiError } from '../../src/errors/api-error.js';
-import { createWorkLimiter } from '../../src/services/work-limiter.js';
+import { createWorkLimiter } from '../../src/services/authentication/work-limiter.js';
 
 /** A piece of work that finishes when told to, recording that it started. */
 function gate(started: string[], name: string) {

@@ -2,7 +2,7 @@
  * The current API session (legacy flow): read it, or end it (logout). Reading is allowed while the session is
  * still partially authenticated (spec: Legacy API session states).
  */
-import type { AuthContext } from '../../services/request-auth.js';
+import type { AuthContext } from '../../services/authentication/request-auth.js';
 import { secondsUntil } from '../../shared/clock.js';
 import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';

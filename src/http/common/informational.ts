@@ -3,7 +3,7 @@
  * capabilities, listening protocols, and the API specifications (spec: Edge Client API operations, Informational).
  */
 import { ApiError } from '../../errors/api-error.js';
-import { KNOWN_CAPABILITIES } from '../../services/version.js';
+import { KNOWN_CAPABILITIES } from '../../services/controllers/version.js';
 import { ApiErrorBody, Envelope, IdParams, ListEnvelope } from '../schemas/common.js';
 import { Capabilities, Protocols, Spec, SpecBody, Version } from '../schemas/informational.js';
 import { envelope, listEnvelope } from '../kit/envelope.js';

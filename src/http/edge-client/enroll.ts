@@ -7,7 +7,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors/api-error.js';
-import { ENROLL_METHODS } from '../../services/enroll.js';
+import { ENROLL_METHODS } from '../../services/enrollment/enroll.js';
 import { ApiErrorBody, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import type { ApiContext } from '../kit/api-context.js';

@@ -5,7 +5,7 @@
  * has any); everything else needs a full session (spec rule 6).
  */
 import { Type } from 'typebox';
-import type { MfaStatus } from '../../services/mfa.js';
+import type { MfaStatus } from '../../services/mfa/mfa.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { MfaCodeBody, MfaCodeHeader, MfaDetail, MfaRecoveryCodes } from '../schemas/mfa.js';
 import { envelope } from '../kit/envelope.js';

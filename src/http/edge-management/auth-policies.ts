@@ -5,7 +5,7 @@
  */
 import type { AuthPolicy } from '../../domain/auth-policy.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { AuthPolicyPatch } from '../../services/auth-policies.js';
+import type { AuthPolicyPatch } from '../../services/auth-policies/auth-policies.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { AuthPolicyBody, AuthPolicyPatchBody, AuthPolicyView } from '../schemas/auth-policy.js';
 import { CreatedEnvelope } from '../schemas/identity.js';

@@ -6,7 +6,7 @@
  */
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
-import type { IdentityDetail, IdentitySummary } from '../../services/identities.js';
+import type { IdentityDetail, IdentitySummary } from '../../services/identities/identities.js';
 import { selfLink } from '../kit/envelope.js';
 
 const iso = (at: Date) => at.toISOString();

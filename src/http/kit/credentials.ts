@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
-import type { PresentedClientCertificate } from '../../services/authentication.js';
-import type { PresentedCredentials } from '../../services/request-auth.js';
+import type { PresentedClientCertificate } from '../../services/authentication/authentication.js';
+import type { PresentedCredentials } from '../../services/authentication/request-auth.js';
 
 const MAX_BEARER_TOKENS = 3;
 

@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
-import type { AuthContext } from '../../services/request-auth.js';
+import type { AuthContext } from '../../services/authentication/request-auth.js';
 import { secondsUntil } from '../../shared/clock.js';
 import type { ApiContext } from './api-context.js';
 import { presentedCredentials } from './credentials.js';

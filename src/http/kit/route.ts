@@ -5,7 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
-import type { AuthContext } from '../../services/request-auth.js';
+import type { AuthContext } from '../../services/authentication/request-auth.js';
 import type { ApiContext } from './api-context.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';

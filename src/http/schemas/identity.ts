@@ -4,7 +4,7 @@
  * hash: it declares none.
  */
 import { Type } from 'typebox';
-import { IDENTITY_TYPE_NAMES } from '../../services/identity-input.js';
+import { IDENTITY_TYPE_NAMES } from '../../services/identities/identity-input.js';
 import { EnvInfo, SdkInfo } from './client-info.js';
 import { DateTime, Envelope, Links } from './common.js';
 

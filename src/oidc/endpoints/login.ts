@@ -7,8 +7,8 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { presentedClientCertificate, presentedCredentials } from '../../http/kit/credentials.js';
-import type { AuthenticationRequest } from '../../services/authentication.js';
-import type { LoginOutcome } from '../../services/oidc-provider.js';
+import type { AuthenticationRequest } from '../../services/authentication/authentication.js';
+import type { LoginOutcome } from '../../services/oidc-provider/oidc-provider.js';
 import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';

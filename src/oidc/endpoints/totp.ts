@@ -4,9 +4,9 @@
  * its `/verify`, and DELETE to abandon). Bodies are JSON or form; the request id is `authRequestId` or `id`.
  * A wrong code is 400 `mfa_invalid_token`, saying the code was invalid, and leaves the request as it was.
  */
-import type { MfaStatus } from '../../services/mfa.js';
-import type { OidcFactorService } from '../../services/oidc-factors.js';
-import type { LoginOutcome } from '../../services/oidc-provider.js';
+import type { MfaStatus } from '../../services/mfa/mfa.js';
+import type { OidcFactorService } from '../../services/oidc-provider/oidc-factors.js';
+import type { LoginOutcome } from '../../services/oidc-provider/oidc-provider.js';
 import type { OidcEndpoint } from '../context.js';
 import { answerLogin, authRequestIdOf } from './login.js';
 import { isApiError } from '../../errors/api-error.js';

@@ -4,7 +4,7 @@
  */
 import { OAuthError } from '../../errors/oauth-error.js';
 import { presentedCredentials } from '../../http/kit/credentials.js';
-import { TokenRejected } from '../../services/oidc-tokens.js';
+import { TokenRejected } from '../../services/oidc-provider/oidc-tokens.js';
 import type { OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
 

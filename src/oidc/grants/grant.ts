@@ -3,7 +3,7 @@
  * parameters it requires, and its handler.
  */
 import type { OidcContext } from '../context.js';
-import type { Params, TokenResponse } from '../../services/oidc-provider.js';
+import type { Params, TokenResponse } from '../../services/oidc-provider/oidc-provider.js';
 
 export interface OidcGrant {
   readonly grantType: string;

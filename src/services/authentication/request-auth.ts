@@ -1,0 +1,152 @@
+/**
+ * Decides who is calling from the credentials a request carries (spec: Authentication, Credential forms, and
+ * Errors, Unauthorized responses). Knows nothing of HTTP: it is given the `svc-session` header value and the
+ * Bearer tokens, and returns the caller or throws UNAUTHORIZED with the WWW-Authenticate challenges to send.
+ */
+import { ApiError, type AuthChallenge } from '../../errors/api-error.js';
+import { hashToken } from '../../crypto/secrets.js';
+import type { ApiSession, Identity } from '../../domain/identity.js';
+import type { ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
+import type { IdentityRepository } from '../../persistence/repositories/identities.js';
+import type { Clock } from '../../shared/clock.js';
+import { isIdentityDisabled } from '../../policy/identity-status.js';
+import type { AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
+import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
+import type { SessionActivity } from '../sessions/session-activity.js';
+import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
+
+/**
+ * Who is calling. A legacy session token and an OIDC access token both yield an API session view: for OIDC the
+ * session id is the token's `z_asid` and the expiry is the token's `exp` (spec: Response headers).
+ */
+export interface AuthContext {
+  kind: 'legacy' | 'oidc';
+  /** The credential that named the session (legacy token or access token): the session view's `token`. */
+  token: string;
+  session: ApiSession;
+  identity: Identity;
+  expiresAt: Date;
+  /** True while the session still has auth queries to answer (legacy partial authentication). */
+  partial: boolean;
+}
+
+export interface PresentedCredentials {
+  sessionToken: string | undefined;
+  bearerTokens: string[];
+}
+
+export interface RequestAuthenticator {
+  authenticate(credentials: PresentedCredentials): Promise<AuthContext>;
+}
+
+const NO_TOKEN = 'no matching token was provided';
+
+/** Rule 1: no supported token at all -> challenges for both the legacy and the OIDC realm. */
+export function missingCredentialsError(): ApiError {
+  return new ApiError('UNAUTHORIZED', {
+    challenges: [
+      { scheme: 'svc-session', realm: 'svc-session', error: 'missing', description: NO_TOKEN },
+      { scheme: 'Bearer', realm: 'svc-oidc', error: 'missing', description: NO_TOKEN },
+    ],
+  });
+}
+
+function unauthorized(challenge: AuthChallenge, message?: string): ApiError {
+  return new ApiError('UNAUTHORIZED', { challenges: [challenge], ...(message ? { message } : {}) });
+}
+
+export function createRequestAuthenticator(deps: {
+  apiSessions: ApiSessionRepository;
+  identities: IdentityRepository;
+  activity: SessionActivity;
+  clock: Clock;
+  sessionTimeoutMs: number;
+  /** Absent when the controller has no edge section (no OIDC provider): every Bearer token is then invalid. */
+  accessTokens?: AccessTokenVerifier;
+  /**
+   * The secondary external JWT requirement (spec: `secondary.requireExtJwt`): the signer an identity's policy
+   * requires, and the check of the request's other Bearer values against it. Absent: nothing is required.
+   */
+  secondary?: {
+    requiredSigner(identity: Identity): Promise<string | null>;
+    check: ExtJwtAuthenticator['secondary'];
+  };
+}): RequestAuthenticator {
+  const { apiSessions, identities, activity, clock, sessionTimeoutMs, accessTokens } = deps;
+
+  /** Every request re-checks the secondary JWT, so one that expires stops the next call (issue 6). */
+  async function withSecondary(context: AuthContext, otherBearerTokens: string[]): Promise<AuthContext> {
+    const signerId = deps.secondary ? await deps.secondary.requiredSigner(context.identity) : null;
+    if (signerId && deps.secondary) await deps.secondary.check(signerId, context.identity, otherBearerTokens);
+    return context;
+  }
+  const invalidToken = (description = 'token is invalid') =>
+    unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
+
+  async function fromSessionToken(token: string): Promise<AuthContext> {
+    const session = await apiSessions.findByTokenHash(hashToken(token));
+    if (!session) throw invalidToken();
+    const now = clock.now();
+    const remembered = activity.pending(session.id);
+    const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
+    if (lastActivity.getTime() + sessionTimeoutMs <= now.getTime()) {
+      activity.forget(session.id);
+      await apiSessions.delete(session.id);
+      throw unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'expired', description: 'token expired' });
+    }
+    const identity = await identities.findById(session.identityId);
+    if (!identity) throw invalidToken();
+    // A disabled identity's sessions stop working at once (they resume if it is enabled before they time out).
+    if (isIdentityDisabled(identity, now)) throw invalidToken('the identity is disabled');
+    activity.seen(session.id, now);
+    session.lastActivityAt = now;
+    return { kind: 'legacy', token, session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
+  }
+
+  /**
+   * The first Bearer value that is a valid access token (others may be external JWTs). When none is, rule 2 or 3:
+   * `expired` when some token was ours and only past its expiry, else `invalid`.
+   */
+  async function fromBearerTokens(tokens: string[]): Promise<{ context: AuthContext; token: string }> {
+    let expired = false;
+    for (const token of tokens) {
+      if (!accessTokens) break;
+      try {
+        const { claims, session, identity, expiresAt } = await accessTokens.verify(token);
+        const view: ApiSession = {
+          id: session.id,
+          identityId: identity.id,
+          authMethod: claims.amr[0] ?? 'oidc',
+          // The access token names no authenticator (the reference's `z_authid`); the view shows '' for it.
+          authenticatorId: '',
+          ipAddress: null,
+          // What the login asked for, as the provider put it in the token (`z_ct`).
+          configTypes: Array.isArray(claims.z_ct) ? claims.z_ct.filter((type): type is string => typeof type === 'string') : [],
+          createdAt: session.createdAt,
+          lastActivityAt: clock.now(),
+          // An OIDC session exists only once every factor was answered (spec: OIDC authorization request states).
+          outstanding: [],
+          mfaRequired: claims.amr.includes('totp'),
+        };
+        return { context: { kind: 'oidc', token, session: view, identity, expiresAt, partial: false }, token };
+      } catch (error) {
+        if (!(error instanceof TokenRejected)) throw error;
+        if (error.reason === 'expired') expired = true;
+      }
+    }
+    if (expired) throw unauthorized({ scheme: 'Bearer', realm: 'svc-oidc', error: 'expired', description: 'token expired' });
+    throw unauthorized({ scheme: 'Bearer', realm: 'svc-oidc', error: 'invalid', description: 'token is invalid' });
+  }
+
+  return {
+    async authenticate({ sessionToken, bearerTokens }) {
+      // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
+      if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken), bearerTokens);
+      if (bearerTokens.length > 0) {
+        const { context, token } = await fromBearerTokens(bearerTokens);
+        return withSecondary(context, bearerTokens.filter((other) => other !== token));
+      }
+      throw missingCredentialsError();
+    },
+  };
+}

@@ -1,0 +1,259 @@
+/**
+ * Identity management (`/edge/management/v1/identities`): list, read with authenticators and pending
+ * enrollments, create (optionally with enrollments), replace, patch, delete, disable and enable. Every mutation
+ * is recorded in the audit trail with its actor.
+ *
+ * Default admin protections (docs/decisions/0004-default-admin-protections.md): it cannot be deleted
+ * (400 ENTITY_CAN_NOT_BE_DELETED), lose `isAdmin`, or be disabled, by anyone including itself
+ * (400 ENTITY_CAN_NOT_BE_UPDATED), so a store always keeps one administrator who can log in.
+ */
+import { ApiError } from '../../errors/api-error.js';
+import type { Actor } from '../../domain/audit.js';
+import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
+import type { Authenticator } from '../../domain/authenticator.js';
+import type { Enrollment } from '../../domain/enrollment.js';
+import type { Identity } from '../../domain/identity.js';
+import { parseListParams, type RawListParams } from '../../persistence/query/list-query.js';
+import type { AuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
+import type { AuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
+import { IDENTITY_FIELDS, type IdentityRepository } from '../../persistence/repositories/identities.js';
+import { nameProblem, usernameProblem } from '../../policy/names.js';
+import type { MfaRepository } from '../../persistence/repositories/mfa.js';
+import type { SessionPresenceRepository } from '../../persistence/repositories/session-presence.js';
+import type { Clock } from '../../shared/clock.js';
+import { newEntityId } from '../../shared/random.js';
+import type { AuditService } from '../audit/audit.js';
+import type { PasswordGuard } from '../authentication/password-guard.js';
+import type { EnrollmentService } from '../enrollment/enrollment-service.js';
+import { changedFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
+import type { ListPage } from '../list-page.js';
+
+export type { IdentityCreateInput, IdentityFieldsInput, IdentityPatchInput, IdentityTypeName } from './identity-input.js';
+
+/** An identity with the name of its auth policy (list items). */
+export interface IdentitySummary {
+  identity: Identity;
+  authPolicy: { id: string; name: string };
+}
+
+/** An identity with everything its detail view shows (lists show the same: the reference's identityList). */
+export interface IdentityDetail extends IdentitySummary {
+  authenticators: Authenticator[];
+  /** Pending enrollments, from the enrollment service. */
+  enrollments: Enrollment[];
+  /** A legacy session or an unrevoked OIDC session of the identity is live now. */
+  hasApiSession: boolean;
+  /** It has a verified TOTP enrollment. */
+  isMfaEnabled: boolean;
+}
+
+export interface IdentityService {
+  list(params: RawListParams): Promise<ListPage<IdentityDetail>>;
+  /** 404 NOT_FOUND when `id` is unknown (as for every operation on one identity). */
+  get(id: string): Promise<IdentityDetail>;
+  /**
+   * Creates the identity, then the enrollments it asks for; if an enrollment fails the identity is deleted
+   * again and the enrollment's error is thrown. 400 COULD_NOT_VALIDATE (field name or externalId) when in use,
+   * 400 REFERENCED_ENTITY_NOT_FOUND (field authPolicyId) for an unknown policy.
+   */
+  create(actor: Actor, input: IdentityCreateInput): Promise<Identity>;
+  /** PUT: every field; absent optional fields return to their defaults. */
+  replace(actor: Actor, id: string, input: IdentityFieldsInput): Promise<Identity>;
+  patch(actor: Actor, id: string, input: IdentityPatchInput): Promise<Identity>;
+  /** Deletes with authenticators, API sessions and enrollments. */
+  delete(actor: Actor, id: string): Promise<void>;
+  /** Disables now, for `durationMinutes` (0 = until enabled). */
+  disable(actor: Actor, id: string, durationMinutes: number): Promise<Identity>;
+  enable(actor: Actor, id: string): Promise<Identity>;
+}
+
+export interface IdentityServiceDeps {
+  identities: IdentityRepository;
+  authPolicies: Pick<AuthPolicyRepository, 'findById' | 'namesByIds'>;
+  authenticators: Pick<AuthenticatorRepository, 'listForIdentities'>;
+  enrollments: Pick<EnrollmentService, 'create' | 'pendingForIdentities'>;
+  mfa: Pick<MfaRepository, 'verifiedAmong'>;
+  /** Password lockouts, which `enable` clears. */
+  passwords: Pick<PasswordGuard, 'clear'>;
+  /** Whether identities have live sessions, and how long each kind lives without a new request or token. */
+  sessions: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
+  audit: AuditService;
+  clock: Clock;
+}
+
+const inUse = (field: string, value: string) =>
+  new ApiError('COULD_NOT_VALIDATE', { message: `The ${field} '${value}' is already in use`, cause: { field, reason: 'is already in use', value } });
+
+const invalid = (field: string, reason: string, value: string) =>
+  new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${field} ${reason}`, cause: { field, reason, value } });
+
+/** The name rules (policy/names.ts); a name stored before they existed stays acceptable while it is not changed. */
+function checkName(name: string, currentName?: string): void {
+  const problem = name === currentName ? undefined : nameProblem(name);
+  if (problem) throw invalid('name', problem, name);
+}
+
+const cannotUpdate = (message: string, field: string) => new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { message, cause: { field } });
+
+export function createIdentityService(deps: IdentityServiceDeps): IdentityService {
+  const { identities, authPolicies, authenticators, enrollments, audit, clock } = deps;
+  const filterableFields = Object.keys(IDENTITY_FIELDS);
+
+  async function found(id: string): Promise<Identity> {
+    const identity = await identities.findById(id);
+    if (!identity) throw new ApiError('NOT_FOUND', { message: `No identity has the id '${id}'`, cause: { field: 'id', value: id } });
+    return identity;
+  }
+
+  /** Uniqueness and references of the fields `selfId` (absent on create) is about to have. */
+  async function check(fields: IdentityFields, selfId?: string): Promise<void> {
+    const named = await identities.findByName(fields.name);
+    if (named && named.id !== selfId) throw inUse('name', fields.name);
+    if (fields.externalId !== null) {
+      const other = await identities.findByExternalId(fields.externalId);
+      if (other && other.id !== selfId) throw inUse('externalId', fields.externalId);
+    }
+    if (fields.authPolicyId !== null && !(await authPolicies.findById(fields.authPolicyId))) {
+      throw new ApiError('REFERENCED_ENTITY_NOT_FOUND', {
+        message: `No auth policy has the id '${fields.authPolicyId}'`,
+        cause: { field: 'authPolicyId', reason: 'does not exist', value: fields.authPolicyId },
+      });
+    }
+  }
+
+  /** The details of a page of identities, each part read for the whole page at once. */
+  async function details(items: Identity[]): Promise<IdentityDetail[]> {
+    const ids = items.map((identity) => identity.id);
+    const now = clock.now();
+    const window = {
+      legacyActiveAfter: new Date(now.getTime() - deps.sessions.legacyTimeoutMs),
+      accessIssuedAfter: new Date(now.getTime() - deps.sessions.accessTokenLifetimeMs),
+      now,
+    };
+    const [names, held, pending, live, mfaEnabled] = await Promise.all([
+      authPolicies.namesByIds(items.map(policyIdOf)),
+      authenticators.listForIdentities(ids),
+      enrollments.pendingForIdentities(ids),
+      deps.sessions.presence.withLiveSession(ids, window),
+      deps.mfa.verifiedAmong(ids),
+    ]);
+    const heldBy = byIdentity(held);
+    const pendingBy = byIdentity(pending);
+    return items.map((identity) => ({
+      identity,
+      authPolicy: { id: policyIdOf(identity), name: names.get(policyIdOf(identity)) ?? '' },
+      authenticators: heldBy.get(identity.id) ?? [],
+      enrollments: pendingBy.get(identity.id) ?? [],
+      hasApiSession: live.has(identity.id),
+      isMfaEnabled: mfaEnabled.has(identity.id),
+    }));
+  }
+
+  async function update(actor: Actor, current: Identity, fields: IdentityFields, action: string): Promise<Identity> {
+    if (current.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
+    checkName(fields.name, current.name);
+    await check(fields, current.id);
+    const next: Identity = { ...current, ...fields, updatedAt: clock.now() };
+    await identities.update(next);
+    await audit.record(actor, action, 'identity', next.id, { changes: changedFields(current, next) });
+    return next;
+  }
+
+  async function setDisabled(actor: Actor, current: Identity, disabledUntil: Date | null, disabled: boolean): Promise<Identity> {
+    const now = clock.now();
+    const next: Identity = { ...current, disabled, disabledAt: disabled ? now : null, disabledUntil: disabled ? disabledUntil : null, updatedAt: now };
+    await identities.update(next);
+    // Enabling also ends password lockouts: it is how an administrator lets a locked-out user back in at once.
+    const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : { clearedLockouts: await deps.passwords.clear(next.id) };
+    await audit.record(actor, disabled ? 'disable' : 'enable', 'identity', next.id, details);
+    return next;
+  }
+
+  return {
+    async list(params) {
+      const query = parseListParams(params, IDENTITY_FIELDS);
+      const { items, totalCount } = await identities.list(query);
+      return { items: await details(items), pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields };
+    },
+    async get(id) {
+      const [detail] = await details([await found(id)]);
+      return detail as IdentityDetail;
+    },
+    async create(actor, input) {
+      const fields = identityFields(input);
+      checkName(fields.name);
+      // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.
+      const username = input.enrollment?.updb;
+      const usernameIssue = username === undefined ? undefined : usernameProblem(username);
+      if (username !== undefined && usernameIssue) throw invalid('enrollment.updb', usernameIssue, username);
+      await check(fields);
+      const now = clock.now();
+      const identity: Identity = {
+        id: newEntityId(),
+        ...fields,
+        isDefaultAdmin: false,
+        disabled: false,
+        disabledAt: null,
+        disabledUntil: null,
+        sdkInfo: {},
+        envInfo: {},
+        createdAt: now,
+        updatedAt: now,
+      };
+      await identities.insert(identity);
+      const wanted = requestedEnrollments(input.enrollment);
+      try {
+        for (const request of wanted) {
+          await enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
+        }
+      } catch (error) {
+        // No identity is left behind without the enrollment it was created for (a username lost to a concurrent
+        // create lands here: the enrollment's claim is refused by the store, and this identity goes again).
+        await identities.delete(identity.id);
+        throw error;
+      }
+      await audit.record(actor, 'create', 'identity', identity.id, { ...fields, enrollments: wanted.map((w) => w.method) });
+      return identity;
+    },
+    async replace(actor, id, input) {
+      return update(actor, await found(id), identityFields(input), 'update');
+    },
+    async patch(actor, id, input) {
+      const current = await found(id);
+      return update(actor, current, patchedFields(current, input), 'patch');
+    },
+    async delete(actor, id) {
+      const identity = await found(id);
+      if (identity.isDefaultAdmin) {
+        throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: 'The default admin cannot be deleted', cause: { field: 'id', value: id } });
+      }
+      await identities.delete(id);
+      await audit.record(actor, 'delete', 'identity', id, { name: identity.name });
+    },
+    async disable(actor, id, durationMinutes) {
+      const identity = await found(id);
+      if (identity.isDefaultAdmin) throw cannotUpdate('The default admin cannot be disabled', 'id');
+      const until = durationMinutes > 0 ? new Date(clock.now().getTime() + durationMinutes * 60_000) : null;
+      return setDisabled(actor, identity, until, true);
+    },
+    async enable(actor, id) {
+      return setDisabled(actor, await found(id), null, false);
+    },
+  };
+}
+
+/** Groups records by their identity, keeping their order. */
+function byIdentity<T extends { identityId: string }>(records: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const record of records) {
+    const group = groups.get(record.identityId);
+    if (group) group.push(record);
+    else groups.set(record.identityId, [record]);
+  }
+  return groups;
+}
+
+/** The policy governing an identity: its own, or the system default when it names none. */
+function policyIdOf(identity: Identity): string {
+  return identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID;
+}

@@ -1,0 +1,66 @@
+/**
+ * Access tokens as API credentials (spec: Credential forms; Errors, rules 2 and 3). Signature checks are cached per
+ * token string in a bounded LRU until the token's `exp`; the session's revocation and the identity are read on every
+ * request (two primary-key lookups, as for legacy tokens), so ending a session takes effect at once on every
+ * controller sharing the store.
+ */
+import type { Identity } from '../../domain/identity.js';
+import type { OidcSession } from '../../domain/oidc.js';
+import type { IdentityRepository } from '../../persistence/repositories/identities.js';
+import type { OidcRepository } from '../../persistence/repositories/oidc.js';
+import { isIdentityDisabled } from '../../policy/identity-status.js';
+import type { Clock } from '../../shared/clock.js';
+import { createLru } from '../../shared/lru.js';
+import { isAccessTokenClaims, TokenRejected, type AccessTokenClaims, type OidcTokenSigner } from './oidc-tokens.js';
+
+export interface VerifiedAccessToken {
+  claims: AccessTokenClaims;
+  session: OidcSession;
+  identity: Identity;
+  expiresAt: Date;
+}
+
+export interface AccessTokenVerifier {
+  /** The caller behind an access token; throws TokenRejected (`expired` or `invalid`). */
+  verify(token: string): Promise<VerifiedAccessToken>;
+}
+
+const DEFAULT_CACHE_SIZE = 10_000;
+
+export function createAccessTokenVerifier(deps: {
+  tokens: OidcTokenSigner;
+  oidc: OidcRepository;
+  identities: IdentityRepository;
+  clock: Clock;
+  cacheSize?: number;
+}): AccessTokenVerifier {
+  const { tokens, oidc, identities, clock } = deps;
+  const cache = createLru<string, AccessTokenClaims>(deps.cacheSize ?? DEFAULT_CACHE_SIZE);
+
+  async function claimsOf(token: string, now: Date): Promise<AccessTokenClaims> {
+    const cached = cache.get(token);
+    if (cached) {
+      if (cached.exp * 1000 > now.getTime()) return cached;
+      cache.delete(token);
+      throw new TokenRejected('expired', 'token expired');
+    }
+    const claims = await tokens.verify(token, now);
+    // An ID token (or any other token we signed) is not an API credential (spec: OIDC tokens).
+    if (!isAccessTokenClaims(claims)) throw new TokenRejected('invalid', 'token is not an access token');
+    cache.set(token, claims);
+    return claims;
+  }
+
+  return {
+    async verify(token) {
+      const now = clock.now();
+      const claims = await claimsOf(token, now);
+      const session = await oidc.findSession(claims.z_asid);
+      if (!session || session.revokedAt !== null || session.identityId !== claims.sub) throw new TokenRejected('invalid', 'token is invalid');
+      const identity = await identities.findById(claims.sub);
+      if (!identity) throw new TokenRejected('invalid', 'token is invalid');
+      if (isIdentityDisabled(identity, now)) throw new TokenRejected('invalid', 'the identity is disabled');
+      return { claims, session, identity, expiresAt: new Date(claims.exp * 1000) };
+    },
+  };
+}

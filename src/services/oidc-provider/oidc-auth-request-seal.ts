@@ -1,0 +1,96 @@
+/**
+ * An authorization request that has not logged in yet lives in its own id, not in the store (issue 11, point 10):
+ * `GET /oidc/authorization` needs no credential, so a request stored at that point would let any caller grow the
+ * store by a row per call. The id handed to the user agent (`authRequestID`) is the request itself, sealed with
+ * AES-256-GCM (crypto/secret-box.ts) so that nobody can alter its redirect URI, PKCE challenge or expiry; the store
+ * learns of it only when a primary login succeeds, keyed by the SHA-256 of that id (so two logins racing on one id
+ * meet on one row, and the id itself, a bearer of the login in progress, is not stored).
+ *
+ * Every controller sharing a store must share the secrets key (edge.totp.encryptionKeyFile), as for TOTP secrets,
+ * so that a login may continue at another controller.
+ */
+import type { SecretBox } from '../../crypto/secret-box.js';
+import { hashToken } from '../../crypto/secrets.js';
+import { OIDC_CLIENT_ID, type OidcAuthRequest } from '../../domain/oidc.js';
+
+/** Additional data bound into every seal: a value sealed for another purpose never opens as an auth request. */
+const CONTEXT = 'oidc-auth-request v1';
+
+/** The sealed fields: what `authorize` learned. */
+interface SealedFields {
+  r: string;
+  s: string;
+  st: string | null;
+  n: string | null;
+  cc: string;
+  i: string;
+  a: string;
+  c: number;
+  e: number;
+}
+
+export interface AuthRequestSeal {
+  /** The public id (`authRequestID`) of a request that has not logged in yet (its `id` and `handle` are ignored). */
+  seal(request: OidcAuthRequest): string;
+  /** The started request a public id stands for, or undefined when it is not one of ours (or was altered). */
+  open(handle: string): OidcAuthRequest | undefined;
+}
+
+/** The store key of the request a public id stands for. */
+export const authRequestKey = (handle: string) => hashToken(handle);
+
+const text = (value: unknown): value is string => typeof value === 'string';
+const textOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
+
+export function createAuthRequestSeal(box: SecretBox): AuthRequestSeal {
+  return {
+    seal(request) {
+      const fields: SealedFields = {
+        r: request.redirectUri,
+        s: request.scope,
+        st: request.state,
+        n: request.nonce,
+        cc: request.codeChallenge,
+        i: request.issuer,
+        a: request.apiSessionId,
+        c: request.createdAt.getTime(),
+        e: request.expiresAt.getTime(),
+      };
+      return box.seal(JSON.stringify(fields), CONTEXT);
+    },
+
+    open(handle) {
+      let fields: Partial<SealedFields>;
+      try {
+        fields = JSON.parse(box.open(handle, CONTEXT)) as Partial<SealedFields>;
+      } catch {
+        return undefined;
+      }
+      const { r, s, st, n, cc, i, a, c, e } = fields;
+      if (!text(r) || !text(s) || !textOrNull(st) || !textOrNull(n) || !text(cc) || !text(i) || !text(a)) return undefined;
+      if (typeof c !== 'number' || typeof e !== 'number') return undefined;
+      return {
+        id: authRequestKey(handle),
+        handle,
+        clientId: OIDC_CLIENT_ID,
+        redirectUri: r,
+        scope: s,
+        state: st ?? null,
+        nonce: n ?? null,
+        codeChallenge: cc,
+        method: 'S256',
+        issuer: i,
+        identityId: null,
+        amr: [],
+        status: 'started',
+        outstanding: [],
+        codeExpiresAt: null,
+        apiSessionId: a,
+        authTime: null,
+        configTypes: [],
+        createdAt: new Date(c),
+        expiresAt: new Date(e),
+      };
+    },
+  };
+}

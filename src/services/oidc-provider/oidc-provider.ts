@@ -1,0 +1,435 @@
+/**
+ * The OIDC provider's use cases (spec: OIDC flow, OIDC authorization request states): start an authorization
+ * request, log it in with a primary credential (reusing the legacy credential checks and lockout), redeem the code,
+ * rotate refresh tokens, end sessions and revoke tokens. Throws OAuthError for protocol failures and ApiError
+ * (INVALID_AUTH and friends) for refused credentials. Knows nothing of HTTP.
+ */
+import { createHash } from 'node:crypto';
+import type { RedirectUriPattern } from '../../config/types.js';
+import { hashToken, secretsEqual } from '../../crypto/secrets.js';
+import { OIDC_CLIENT_ID, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
+import type { SecretBox } from '../../crypto/secret-box.js';
+import { OAuthError } from '../../errors/oauth-error.js';
+import type { IdentityRepository } from '../../persistence/repositories/identities.js';
+import type { OidcRepository } from '../../persistence/repositories/oidc.js';
+import { isIdentityDisabled } from '../../policy/identity-status.js';
+import type { OutstandingFactor } from '../../policy/secondary-factors.js';
+import { redirectUriAllowed } from '../../policy/redirect-uri-match.js';
+import type { Clock } from '../../shared/clock.js';
+import { newEntityId, newSecretToken, newUuid } from '../../shared/random.js';
+import type { AuthenticationRequest, AuthenticationService } from '../authentication/authentication.js';
+import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
+import type { OidcTokenSigner } from './oidc-tokens.js';
+
+/** Where a request arrived: its issuer and the binding's registered redirect URIs. */
+export interface OidcBindPoint {
+  issuer: string;
+  redirectUris: readonly RedirectUriPattern[];
+}
+
+export type Params = Record<string, string | undefined>;
+
+export interface TokenResponse {
+  access_token: string;
+  id_token: string;
+  refresh_token?: string;
+  token_type: 'Bearer';
+  expires_in: number;
+  scope: string;
+}
+
+export interface OidcProviderService {
+  /**
+   * RFC 6749 §4.1.1: validates an authorization request and returns its public id (the request, sealed: nothing is
+   * stored before a primary login succeeds) and the login method.
+   */
+  authorize(params: Params, where: OidcBindPoint, hasClientCertificate: boolean): Promise<{ authRequestId: string; login: 'username' | 'cert' | 'ext-jwt' }>;
+  /** A request still waiting for its login (started or partially authenticated); OAuthError otherwise. */
+  pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
+  /**
+   * The controller-hosted callback (`/oidc/authorize/callback?id=`): a request whose factors are all answered gets
+   * its one-time code, and the user agent the redirect to the client (RFC 6749 §4.1.2, RFC 9207 `iss`). Single-use.
+   */
+  callback(id: string | undefined): Promise<string>;
+  /**
+   * Primary login. With nothing outstanding: the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207
+   * `iss`). With a secondary factor outstanding: the request, now partially authenticated, and what it still needs.
+   */
+  login(id: string | undefined, credentials: AuthenticationRequest): Promise<LoginOutcome>;
+  /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). */
+  authorizationCode(params: Params): Promise<TokenResponse>;
+  /** The refresh_token grant with rotation (RFC 6749 §6). */
+  refreshToken(params: Params): Promise<TokenResponse>;
+  /** Ends the session named by an ID token or access token (RP-Initiated Logout 1.0 §2). */
+  endSession(hint: string | undefined): Promise<void>;
+  /** Ends a session by its id (`z_asid`), e.g. on DELETE current-api-session with an access token. */
+  endSessionById(sessionId: string): Promise<void>;
+  /** The JWKS that verifies every token (served at /oidc/keys). */
+  jwks(): ReturnType<OidcTokenSigner['jwks']>;
+  /** RFC 7009 §2.1: revokes the session of a refresh or access token; unknown tokens are ignored. */
+  revoke(token: string | undefined): Promise<void>;
+}
+
+/**
+ * What a login step leads to (spec: OIDC authorization request states). With every factor answered, the user agent
+ * goes to the controller's callback, which issues the code (the reference provider's hop: SDKs follow the first
+ * redirect on the controller and expect a second one carrying the code).
+ */
+export type LoginOutcome =
+  | { readonly kind: 'authenticated'; readonly location: string }
+  | { readonly kind: 'partially_authenticated'; readonly request: OidcAuthRequest; readonly outstanding: readonly OutstandingFactor[] };
+
+const AUTH_REQUEST_TTL_MS = 10 * 60_000;
+/**
+ * Longest accepted values of the free-form authorization parameters. The sealed id carries them, so they bound its
+ * length (it must fit the login endpoints' 8 KiB parameter limit); real clients send a few dozen characters.
+ */
+const MAX_STATE = 1024;
+const MAX_NONCE = 512;
+const MAX_SCOPE = 512;
+const CODE_TTL_MS = 60_000;
+/** Token requests one authorization code may be used in, right or wrong. */
+const MAX_CODE_ATTEMPTS = 3;
+/** How long after a rotation the same refresh token gets the same successor instead of revoking (decision 0012). */
+export const REFRESH_REUSE_GRACE_MS = 2_000;
+// RFC 7636 §4.1 (verifier) and §4.2 (an S256 challenge is always 43 base64url characters).
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
+
+/** RFC 6749 §2.1, §3.2.1: the one public client identifies itself by client_id. */
+function checkClient(params: Params): Params {
+  if (params.client_id !== OIDC_CLIENT_ID) throw new OAuthError('invalid_client', 'unknown client_id');
+  return params;
+}
+
+/** A new one-time authorization code: its value for the client, and the hash and expiry kept in the store. */
+export function newAuthorizationCode(now: Date) {
+  const value = newSecretToken();
+  return { value, hash: hashToken(value), expiresAt: new Date(now.getTime() + CODE_TTL_MS) };
+}
+
+/** Where a fully authenticated request sends the user agent: the callback on the bind point it started at. */
+export function callbackLocation(request: Pick<OidcAuthRequest, 'handle' | 'issuer'>): string {
+  return `${request.issuer}/authorize/callback?id=${encodeURIComponent(request.handle)}`;
+}
+
+/** The redirect back to the client with the code (RFC 6749 §4.1.2, with RFC 9207 `iss`). */
+export function clientRedirect(request: Pick<OidcAuthRequest, 'redirectUri' | 'state' | 'issuer'>, code: string): string {
+  const target = new URL(request.redirectUri);
+  target.searchParams.set('code', code);
+  if (request.state !== null) target.searchParams.set('state', request.state);
+  target.searchParams.set('iss', request.issuer);
+  return target.toString();
+}
+
+const scopes = (scope: string) => scope.split(' ').filter(Boolean);
+
+export function createOidcProviderService(deps: {
+  oidc: OidcRepository;
+  identities: IdentityRepository;
+  authentication: AuthenticationService;
+  tokens: OidcTokenSigner;
+  seal: AuthRequestSeal;
+  /** Seals a rotated refresh token's successor for the grace window. */
+  secrets: SecretBox;
+  clock: Clock;
+  refreshTokenDurationMs: number;
+  accessTokenDurationMs: number;
+}): OidcProviderService {
+  const { oidc, identities, authentication, tokens, seal, clock } = deps;
+
+  /** The request a public id stands for, as the store has it once logged in, else as sealed (started). */
+  async function authRequestOf(handle: string | undefined): Promise<OidcAuthRequest> {
+    const sealed = handle ? seal.open(handle) : undefined;
+    if (!sealed || sealed.expiresAt.getTime() <= clock.now().getTime()) {
+      throw new OAuthError('invalid_request', 'the auth request is unknown or has expired; start again at the authorization endpoint');
+    }
+    const stored = await oidc.findAuthRequest(sealed.id);
+    return stored ? { ...stored, handle: sealed.handle } : sealed;
+  }
+
+  async function pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest> {
+    const request = await authRequestOf(id);
+    if (request.status !== 'started' && request.status !== 'partially_authenticated') {
+      throw new OAuthError('invalid_request', 'the auth request has already been logged in');
+    }
+    return request;
+  }
+
+  async function activeIdentity(identityId: string) {
+    const identity = await identities.findById(identityId);
+    if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('invalid_grant', 'the identity may no longer log in');
+    return identity;
+  }
+
+  /** A new refresh token of `session`: its value for the client and its record (stored by SHA-256 only). */
+  function newRefreshToken(session: OidcSession, now: Date) {
+    const value = newSecretToken();
+    const record: OidcRefreshToken = {
+      id: newEntityId(),
+      sessionId: session.id,
+      status: 'active',
+      createdAt: now,
+      expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs),
+      rotatedAt: null,
+      successorSealed: null,
+    };
+    return { value, record, hash: hashToken(value) };
+  }
+
+  /**
+   * Signs a token set for a session. With offline_access it carries a refresh token: `refresh` when the caller
+   * already stored one (a rotation), else a new one stored here (a code exchange).
+   */
+  async function tokenSet(session: OidcSession, nonce: string | null, refresh?: string): Promise<TokenResponse> {
+    const now = clock.now();
+    const identity = await activeIdentity(session.identityId);
+    const access = await tokens.signAccess({ issuer: session.issuer, identity, session, now });
+    const idToken = await tokens.signId({ issuer: session.issuer, identity, session, nonce, now });
+    const response: TokenResponse = {
+      access_token: access.token,
+      id_token: idToken,
+      token_type: 'Bearer',
+      expires_in: Math.floor(deps.accessTokenDurationMs / 1000),
+      scope: session.scope,
+    };
+    // Spec: OIDC tokens; refresh tokens only with `offline_access` (OpenID Connect Core 1.0 §11).
+    if (scopes(session.scope).includes('offline_access')) {
+      if (refresh === undefined) {
+        const fresh = newRefreshToken(session, now);
+        await oidc.insertRefreshToken(fresh.record, fresh.hash);
+        refresh = fresh.value;
+      }
+      response.refresh_token = refresh;
+    }
+    return response;
+  }
+
+  const successorContext = (token: OidcRefreshToken) => `oidc-refresh-successor:${token.id}`;
+
+  /**
+   * The successor of a token rotated less than the grace window ago, if that successor is still unused (decision
+   * 0012): a duplicate of the same refresh request (two tabs, a retried request) gets the same successor instead of
+   * revoking the family. Anything else is reuse.
+   */
+  async function graceSuccessor(stored: OidcRefreshToken, now: Date): Promise<string | undefined> {
+    if (!stored.rotatedAt || !stored.successorSealed || now.getTime() - stored.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) return undefined;
+    let successor: string;
+    try {
+      successor = deps.secrets.open(stored.successorSealed, successorContext(stored));
+    } catch {
+      return undefined;
+    }
+    const next = await oidc.findRefreshToken(hashToken(successor));
+    return next?.status === 'active' ? successor : undefined;
+  }
+
+  async function authorizationCode(params: Params): Promise<TokenResponse> {
+    const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
+    if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
+    const request = await oidc.findAuthRequestByCodeHash(hashToken(code));
+    if (!request) throw new OAuthError('invalid_grant', 'the code is invalid');
+    const now = clock.now();
+    if (request.status === 'tokens_issued') {
+      // RFC 6749 §4.1.2: a code used twice is refused and the tokens issued with it SHOULD be revoked.
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
+    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
+    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
+    if (!(await oidc.countCodeAttempt(request.id, MAX_CODE_ATTEMPTS))) {
+      throw new OAuthError('invalid_grant', `the code was used in ${MAX_CODE_ATTEMPTS} failed requests and is no longer valid; start again at the authorization endpoint`);
+    }
+    // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
+    if (params.client_id !== request.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+    if (redirectUri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored code_challenge.
+    if (!verifier || !VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is missing or malformed');
+    const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+    if (!secretsEqual(challenge, request.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+    if (!(await oidc.redeemCode(request.id))) {
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    const session: OidcSession = {
+      id: request.apiSessionId,
+      identityId: request.identityId as string,
+      clientId: request.clientId,
+      issuer: request.issuer,
+      scope: request.scope,
+      amr: request.amr,
+      authTime: request.authTime ?? now,
+      configTypes: request.configTypes,
+      revokedAt: null,
+      createdAt: now,
+    };
+    await oidc.insertSession(session);
+    return tokenSet(session, request.nonce);
+  }
+
+  async function refreshToken(params: Params): Promise<TokenResponse> {
+    if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
+    const stored = await oidc.findRefreshToken(hashToken(params.refresh_token));
+    if (!stored) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+    const session = await oidc.findSession(stored.sessionId);
+    const now = clock.now();
+    if (!session) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+    const reuse = async () => {
+      // OAuth 2.0 Security BCP (RFC 9700 §4.14.2): a rotated refresh token presented again means it leaked; the
+      // whole family (the session) is revoked.
+      await oidc.revokeSession(session.id, now);
+      return new OAuthError('invalid_grant', 'the refresh token has already been used; the session is revoked');
+    };
+    if (stored.status === 'rotated') {
+      const successor = await graceSuccessor(stored, now);
+      if (successor === undefined) throw await reuse();
+      return tokenSet(session, null, successor);
+    }
+    if (stored.status === 'revoked' || session.revokedAt !== null) throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
+    if (stored.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the refresh token has expired');
+    if (params.client_id !== session.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+    // RFC 6749 §6: a narrower scope may be asked for, never a wider one; the session keeps its original scope.
+    if (params.scope !== undefined && !scopes(params.scope).every((s) => scopes(session.scope).includes(s))) {
+      throw new OAuthError('invalid_scope', 'the scope exceeds the one originally granted');
+    }
+    const next = newRefreshToken(session, now);
+    const sealed = deps.secrets.seal(next.value, successorContext(stored));
+    if (!(await oidc.rotateRefreshToken(stored.id, now, { token: next.record, tokenHash: next.hash, sealed }))) {
+      // Another request rotated it first: the same request twice within the grace window gets that one's successor.
+      const rotated = await oidc.findRefreshToken(hashToken(params.refresh_token));
+      const successor = rotated ? await graceSuccessor(rotated, now) : undefined;
+      if (successor === undefined) throw await reuse();
+      return tokenSet(session, null, successor);
+    }
+    return tokenSet(session, null, next.value);
+  }
+
+  /** The session a token we signed names: `z_asid` in access tokens, `sid` in ID tokens. */
+  async function sessionOfJwt(token: string): Promise<string | undefined> {
+    const claims = await tokens.verify(token, clock.now(), { allowExpired: true });
+    const id = claims.z_asid ?? claims.sid;
+    return typeof id === 'string' ? id : undefined;
+  }
+
+  return {
+    async authorize(params, where, hasClientCertificate) {
+      // Before the redirect URI is trusted, errors are shown to the user, never redirected (RFC 6749 §4.1.2.1).
+      if (params.client_id !== OIDC_CLIENT_ID) throw new OAuthError('invalid_client', `unknown client_id; the only client is '${OIDC_CLIENT_ID}'`);
+      if (!params.redirect_uri || !redirectUriAllowed(params.redirect_uri, where.redirectUris)) {
+        throw new OAuthError('invalid_request', 'redirect_uri is missing or not registered for this client');
+      }
+      const redirect = { redirect: true };
+      if (params.response_type !== 'code') throw new OAuthError('unsupported_response_type', 'only response_type=code is supported', redirect);
+      const scope = params.scope ?? '';
+      if (!scopes(scope).includes('openid')) throw new OAuthError('invalid_scope', "scope must include 'openid'", redirect);
+      // RFC 7636 §4.4.1 and OAuth 2.0 Security BCP: PKCE is required for this public client, and only S256.
+      if (!params.code_challenge || !CHALLENGE.test(params.code_challenge)) {
+        throw new OAuthError('invalid_request', 'code_challenge (S256, 43 base64url characters) is required', redirect);
+      }
+      if (params.code_challenge_method !== 'S256') throw new OAuthError('invalid_request', 'code_challenge_method must be S256', redirect);
+      const method = params.method ?? (hasClientCertificate ? 'cert' : 'password');
+      if (method !== 'password' && method !== 'cert' && method !== 'ext-jwt') {
+        throw new OAuthError('invalid_request', `login method '${method}' is not supported (password, cert, ext-jwt)`, redirect);
+      }
+      if ((params.state?.length ?? 0) > MAX_STATE) throw new OAuthError('invalid_request', `state is longer than ${MAX_STATE} characters`, redirect);
+      if ((params.nonce?.length ?? 0) > MAX_NONCE) throw new OAuthError('invalid_request', `nonce is longer than ${MAX_NONCE} characters`, redirect);
+      if (scope.length > MAX_SCOPE) throw new OAuthError('invalid_request', `scope is longer than ${MAX_SCOPE} characters`, redirect);
+      const now = clock.now();
+      const handle = seal.seal({
+        id: '',
+        handle: '',
+        clientId: OIDC_CLIENT_ID,
+        redirectUri: params.redirect_uri,
+        scope: scopes(scope).join(' '),
+        state: params.state ?? null,
+        nonce: params.nonce ?? null,
+        codeChallenge: params.code_challenge,
+        method: 'S256',
+        issuer: where.issuer,
+        identityId: null,
+        amr: [],
+        status: 'started',
+        outstanding: [],
+        codeExpiresAt: null,
+        apiSessionId: newUuid(),
+        authTime: null,
+        configTypes: [],
+        createdAt: now,
+        expiresAt: new Date(now.getTime() + AUTH_REQUEST_TTL_MS),
+      });
+      return { authRequestId: handle, login: method === 'password' ? 'username' : method };
+    },
+
+    pendingAuthRequest,
+
+    async login(id, credentials) {
+      const request = await pendingAuthRequest(id);
+      // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
+      const identity = await authentication.verifyPrimary(credentials);
+      const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
+      if (request.status === 'partially_authenticated') {
+        // A primary login never answers a secondary factor: the request stays partial with what it still needs.
+        // Another identity may not take over a request bound to the first one.
+        if (request.identityId !== identity.id) throw new OAuthError('invalid_request', 'the auth request belongs to another identity; start again');
+        return { kind: 'partially_authenticated', request, outstanding: request.outstanding };
+      }
+      const now = clock.now();
+      const outstanding = await authentication.secondaryFactors(identity);
+      const loggedIn: OidcAuthRequest = {
+        ...request,
+        identityId: identity.id,
+        amr: [credentials.method],
+        authTime: now,
+        // TODO(helper-3 adds configTypes to AuthenticationRequest)
+        configTypes: [...((credentials as AuthenticationRequest & { configTypes?: readonly string[] }).configTypes ?? [])],
+        // Spec: started -> partially authenticated while a factor is outstanding (no code exists, so the token
+        // endpoint cannot be reached), else on to the callback.
+        status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',
+        outstanding,
+      };
+      // The first time the request needs state in the store; the expired ones go then, not on every authorize.
+      await oidc.deleteExpiredAuthRequests(now);
+      if (!(await oidc.insertAuthRequest(loggedIn))) throw alreadyLoggedIn();
+      if (outstanding.length > 0) return { kind: 'partially_authenticated', request: loggedIn, outstanding };
+      return { kind: 'authenticated', location: callbackLocation(loggedIn) };
+    },
+
+    async callback(id) {
+      const request = await authRequestOf(id);
+      if (request.status === 'started' || request.status === 'partially_authenticated') {
+        throw new OAuthError('invalid_request', 'the auth request has not completed its login; answer its auth queries first');
+      }
+      const code = newAuthorizationCode(clock.now());
+      if (request.status !== 'authenticated' || !(await oidc.issueCode(request.id, { codeHash: code.hash, codeExpiresAt: code.expiresAt }))) {
+        throw new OAuthError('invalid_request', 'the callback of this auth request has already been used; start again at the authorization endpoint');
+      }
+      return clientRedirect(request, code.value);
+    },
+
+    authorizationCode: (params) => authorizationCode(checkClient(params)),
+    refreshToken: (params) => refreshToken(checkClient(params)),
+
+    async endSession(hint) {
+      if (!hint) return;
+      let sessionId: string | undefined;
+      try {
+        sessionId = await sessionOfJwt(hint);
+      } catch {
+        throw new OAuthError('invalid_request', 'id_token_hint is not a token this provider issued');
+      }
+      if (sessionId) await oidc.revokeSession(sessionId, clock.now());
+    },
+
+    endSessionById: (sessionId) => oidc.revokeSession(sessionId, clock.now()),
+    jwks: () => tokens.jwks(clock.now()),
+
+    async revoke(token) {
+      if (!token) throw new OAuthError('invalid_request', 'token is required');
+      const stored = await oidc.findRefreshToken(hashToken(token));
+      if (stored) return oidc.revokeSession(stored.sessionId, clock.now());
+      const sessionId = await sessionOfJwt(token).catch(() => undefined);
+      if (sessionId) await oidc.revokeSession(sessionId, clock.now());
+    },
+  };
+}
