@@ -11,20 +11,11 @@ import { buildSpecRegistry } from '../http/kit/specs.js';
 import { edgeClientRoutes, EDGE_CLIENT_PREFIX } from '../http/edge-client/routes.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from '../http/edge-management/routes.js';
 import { openDatabase, type Database } from '../persistence/database.js';
-import { createApiSessionRepository } from '../persistence/repositories/api-sessions.js';
-import { createControllerRepository } from '../persistence/repositories/controllers.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
-import { createSessionPresenceRepository } from '../persistence/repositories/session-presence.js';
 import { certificateFingerprint, loadCertificateAuthority, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
-import { createApiSessionService } from '../services/sessions/api-sessions.js';
 import { createAuthenticationService } from '../services/authentication/authentication.js';
-import { createControllerService } from '../services/controllers/controllers.js';
-import { createAuditService } from '../services/audit/audit.js';
-import { createAuditLogRepository } from '../persistence/repositories/audit-log.js';
 import { createRequestAuthenticator } from '../services/authentication/request-auth.js';
-import { createSessionActivity } from '../services/sessions/session-activity.js';
 import { createCredentialRepository } from '../persistence/repositories/credentials.js';
-import { createOwnAuthenticatorService } from '../services/identities/own-authenticators.js';
 import { createAuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
 import { createEnrollmentRepository } from '../persistence/repositories/enrollments.js';
 import { createEnrollService } from '../services/enrollment/enroll.js';
@@ -40,26 +31,22 @@ import { createOidcTokenSigner } from '../services/oidc-provider/oidc-tokens.js'
 import { publishSigningKey } from '../services/oidc-provider/oidc-signing-keys.js';
 import { createSigningKeyRepository } from '../persistence/repositories/signing-keys.js';
 import { oidcIssuer } from '../oidc/issuer.js';
-import { createEnrollmentService } from '../services/enrollment/enrollments.js';
-import { createAuthenticatorRepository } from '../persistence/repositories/authenticators.js';
+import { buildEnrollmentAdministration } from '../services/enrollment/index.js';
+import { buildAuditDomain } from '../services/audit/index.js';
+import { buildControllersDomain } from '../services/controllers/index.js';
+import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
+import { buildIdentitiesDomain } from '../services/identities/index.js';
+import { buildMfaDomain } from '../services/mfa/index.js';
+import { buildSessionsDomain } from '../services/sessions/index.js';
+import { auditedChanges } from '../services/audit/audited-changes.js';
 import { createAuthPolicyService } from '../services/auth-policies/auth-policies.js';
-import { createAuthenticatorService } from '../services/identities/authenticators.js';
-import { createIdentityService } from '../services/identities/identities.js';
 import { createPasswordGuard } from '../services/authentication/password-guard.js';
-import { createSecurityEvents } from '../services/audit/security-events.js';
 import { createPasswordLockoutRepository } from '../persistence/repositories/password-lockouts.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
-import { createExternalJwtVerifier } from '../services/external-jwt/external-jwt.js';
-import { createExtJwtAuthenticator } from '../services/external-jwt/ext-jwt-auth.js';
-import { createExternalJwtSignerService } from '../services/external-jwt/external-jwt-signers.js';
-import { createJwksFetcher } from '../services/external-jwt/jwks-fetcher.js';
-import { createMfaService } from '../services/mfa/mfa.js';
-import { createSessionMfaService } from '../services/mfa/session-mfa.js';
-import { createMfaRepository } from '../persistence/repositories/mfa.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
-import { buildVersionInfo, httpsOrigin, type BuildInfo } from '../services/controllers/version.js';
+import { httpsOrigin, type BuildInfo } from '../services/controllers/version.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { newEntityId, newUuid } from '../shared/random.js';
 import { readBuildInfo } from './build-info.js';
@@ -69,6 +56,8 @@ export interface RunningController {
   readonly urls: ReadonlyArray<{ listener: string; interfaceUrl: string; publicUrl: string }>;
   readonly database: Database;
   readonly services: Services;
+  /** The app of every bind point (by listener name and bind point address), listening or not (`listen: false`). */
+  readonly apps: ReadonlyArray<{ listener: string; bindPoint: string; app: FastifyInstance }>;
   close(): Promise<void>;
 }
 
@@ -115,6 +104,11 @@ export async function startController(
     build?: BuildInfo;
     /** Bounds on concurrent login work (default DEFAULT_AUTHENTICATION_LIMITS). */
     authenticationLimits?: WorkLimiterOptions;
+    /**
+     * False builds every listener's app without opening a socket, for requests through `app.inject()` (the
+     * in-process test tier): no TLS, no ports, the same routes and services.
+     */
+    listen?: boolean;
   },
 ): Promise<RunningController> {
   const clock = options.clock ?? systemClock;
@@ -131,13 +125,8 @@ export async function startController(
     onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open another'),
   });
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
-  const apiSessions = createApiSessionRepository(database);
-  // Activity is written in batches far more often than sessions can time out (see services/sessions/session-activity.ts).
-  const activity = createSessionActivity({
-    apiSessions,
-    flushIntervalMs: Math.min(10_000, Math.floor(sessionTimeoutMs / 10)),
-    onError: (error) => logger.error({ err: error }, 'could not record session activity; will retry'),
-  });
+  const sessions = buildSessionsDomain(database, { clock, log: logger, sessionTimeoutMs, accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0 });
+  const { activity } = sessions;
 
   // Everything after the store is open runs in assemble(): if any step fails (publishing the signing key,
   // registering this controller, listening), what is already open is closed again before the error propagates.
@@ -151,32 +140,22 @@ export async function startController(
 
   async function assemble(): Promise<RunningController> {
     const identities = createIdentityRepository(database);
-    const controllers = createControllerRepository(database);
+    const controllersDomain = buildControllersDomain(database, { config, build: options.build ?? readBuildInfo() });
+    const { version } = controllersDomain;
+    const controllers = controllersDomain.records;
+    const apiSessions = sessions.records;
+    const apiSessionService = sessions.service;
     const authPolicyRecords = createAuthPolicyRepository(database);
-    const authenticatorRecords = createAuthenticatorRepository(database);
     const caPems = trustedCas(config, identity);
-    // External JWT signers (issue 6): their JWKS are fetched on the terms of edge.externalJwt, trusting the system
-    // roots and the controller's own CAs.
-    const externalJwtConfig = config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT;
-    const signerRecords = createExternalJwtSignerRepository(database);
-    const jwksFetcher = createJwksFetcher({ config: externalJwtConfig, clock, caPems, log: logger });
-    const externalJwt = createExternalJwtVerifier({ signers: signerRecords, identities, fetcher: jwksFetcher, clock });
-    const extJwtAuth = createExtJwtAuthenticator({ verifier: externalJwt, signers: signerRecords, clock });
-    const version = buildVersionInfo(config, options.build ?? readBuildInfo());
-    const apiSessionService = createApiSessionService({ apiSessions, activity, clock });
-    const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
-    const events = createSecurityEvents({ log: logger, audit });
+    const { audit, events } = buildAuditDomain(database, { clock, log: logger });
+    const externalJwtDomain = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events });
+    const externalJwt = externalJwtDomain.verifier;
+    const extJwtAuth = externalJwtDomain.authenticator;
     const passwords = createPasswordGuard({ lockouts: createPasswordLockoutRepository(database), events, clock });
     const enrollmentRecords = createEnrollmentRepository(database);
     const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
-    const enrollments = createEnrollmentService({
-      enrollments: enrollmentRecords,
-      identities,
-      audit,
-      clock,
-      jwt: enrollmentJwt,
-      edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
-    });
+    const enrollmentSettings = { clock, jwt: enrollmentJwt, edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0 };
+    const enrollments = buildEnrollmentAdministration(database, audit, enrollmentSettings);
     const enroll = createEnrollService({
       enrollments: enrollmentRecords,
       identities,
@@ -188,7 +167,16 @@ export async function startController(
     });
     const credentials = createCredentialRepository(database);
     const secretBox = createSecretBox(secretsKey(config, identity));
-    const mfaRecords = createMfaRepository(database, secretBox);
+    const mfaDomain = buildMfaDomain(database, {
+      secrets: secretBox,
+      clock,
+      audit,
+      events,
+      apiSessions: apiSessionService,
+      totp: config.edge ? { hostname: config.edge.totp.hostname, maxAttempts: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : undefined,
+    });
+    const mfaRecords = mfaDomain.records;
+    const { mfa } = mfaDomain;
     const authentication = limitAuthentication(
       createAuthenticationService({
         mfa: mfaRecords,
@@ -237,21 +225,15 @@ export async function startController(
             refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
           })
         : undefined;
-    const mfa = createMfaService({
-      mfa: mfaRecords,
-      identities,
+    const identityDomain = buildIdentitiesDomain(database, {
+      ...enrollmentSettings,
+      log: logger,
       audit,
-      clock,
-      issuer: config.edge?.totp.hostname ?? 'svc',
-      events,
-      ...(config.edge ? { maxFailedCodes: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : {}),
+      enrollments,
+      mfa: mfaRecords,
+      sessions: sessions.presence,
+      passwords,
     });
-    // What the identity detail's `hasApiSession` needs; without an edge section no access token can be live.
-    const sessions = {
-      presence: createSessionPresenceRepository(database),
-      legacyTimeoutMs: sessionTimeoutMs,
-      accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
-    };
     const services: Services = {
       config,
       clock,
@@ -268,31 +250,22 @@ export async function startController(
       apiSessions: apiSessionService,
       authentication,
       ...(oidc && accessTokens ? { oidc, accessTokens, oidcFactors: createOidcFactorService({ provider: oidc, extJwt: extJwtAuth, oidc: oidcRecords, identities, mfa, clock }) } : {}),
-      controllers: createControllerService({ controllers }),
+      controllers: controllersDomain.service,
       audit,
       events,
       enrollments,
       enroll,
-      identities: createIdentityService({ identities, authPolicies: authPolicyRecords, authenticators: authenticatorRecords, enrollments, mfa: mfaRecords, passwords, sessions, audit, clock }),
-      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: signerRecords, audit, clock }),
-      authenticators: createAuthenticatorService({ authenticators: authenticatorRecords, identities, audit }),
+      identities: identityDomain.identities,
+      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: createExternalJwtSignerRepository(database), changes: auditedChanges(database, clock, createAuthPolicyRepository), clock }),
+      authenticators: identityDomain.authenticators,
       mfa,
-      sessionMfa: createSessionMfaService({ mfa, apiSessions: apiSessionService }),
-      ownAuthenticators: createOwnAuthenticatorService({ authenticators: authenticatorRecords, credentials, authPolicies: authPolicyRecords, passwords, clock }),
+      sessionMfa: mfaDomain.sessionMfa,
+      ownAuthenticators: identityDomain.ownAuthenticators,
       caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
       instanceId: newUuid(),
       caPems,
       externalJwt,
-      externalJwtSigners: createExternalJwtSignerService({
-        signers: signerRecords,
-        authPolicies: authPolicyRecords,
-        verifier: externalJwt,
-        fetcher: jwksFetcher,
-        audit,
-        events,
-        clock,
-        allowHttpJwks: externalJwtConfig.allowHttpJwks,
-      }),
+      externalJwtSigners: externalJwtDomain.signers,
     };
 
     const startedAt = clock.now();
@@ -319,7 +292,7 @@ export async function startController(
       startedAt,
     );
 
-    const apps: FastifyInstance[] = [];
+    const apps: Array<{ listener: string; bindPoint: string; app: FastifyInstance }> = [];
     const urls: Array<{ listener: string; interfaceUrl: string; publicUrl: string }> = [];
     try {
       for (const listener of config.web) {
@@ -333,23 +306,25 @@ export async function startController(
             logger,
             tls: { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems },
           });
-          apps.push(app);
-          await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
+          apps.push({ listener: listener.name, bindPoint: bindPoint.address.text, app });
+          if (options.listen === false) await app.ready();
+          else await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
           urls.push({ listener: listener.name, interfaceUrl: httpsOrigin(bindPoint.interface), publicUrl: httpsOrigin(bindPoint.address) });
         }
       }
     } catch (error) {
-      await Promise.allSettled(apps.map((app) => app.close()));
+      await Promise.allSettled(apps.map(({ app }) => app.close()));
       throw error;
     }
-    logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
+    if (options.listen !== false) logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
 
     return {
       urls,
       database,
       services,
+      apps,
       async close() {
-        await Promise.allSettled(apps.map((app) => app.close()));
+        await Promise.allSettled(apps.map(({ app }) => app.close()));
         await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
         await activity.close();
         await database.close();

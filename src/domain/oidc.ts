@@ -70,3 +70,8 @@ export interface OidcRefreshToken {
   /** The token it was rotated to, sealed, for a duplicate request within the grace window. */
   successorSealed: string | null;
 }
+
+/** The scope values of a space-separated `scope` parameter (RFC 6749 §3.3). */
+export function scopeList(scope: string): string[] {
+  return scope.split(' ').filter(Boolean);
+}

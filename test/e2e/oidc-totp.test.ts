@@ -17,7 +17,7 @@ import { testDialect } from '../helpers/database.js';
 import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 import { caFetch, discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
 import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
-import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/oidc-provider.js';
+import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/grants/refresh-token.js';
 import { totpCode, wrongTotpCode } from '../helpers/totp.js';
 
 const STEP_MS = 30_000;

@@ -1,7 +1,9 @@
 /**
  * An in-process controller for one test file, listening on loopback ports over real TLS, on the dialect under
  * test. The config is written as YAML and loaded through the real loader; `modify` adjusts it first.
- * Fixture builders here return values and never assert.
+ * With `inProcess: true` (the fast tier for route behaviour) nothing listens: requests go through Fastify's
+ * `inject()`, and SQLite runs in memory; use the listening tier for what needs TLS, client certificates, sockets or
+ * real client libraries. Fixture builders here return values and never assert.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
@@ -16,8 +18,8 @@ import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
 import { ensureDefaultAdmin } from '../../src/services/identities/default-admin.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import type { WorkLimiterOptions } from '../../src/services/authentication/work-limiter.js';
-import { newDatabaseTarget } from './database.js';
-import { request, type TestRequestOptions, type TestResponse } from './https.js';
+import { newDatabaseTarget, testDialect } from './database.js';
+import { injected, request, type TestRequestOptions, type TestResponse } from './https.js';
 import { freePort } from './ports.js';
 
 export interface TestController {
@@ -53,6 +55,8 @@ export interface TestControllerOptions {
   ports?: number[];
   /** Receives the controller's log lines (JSON, level info and up) instead of discarding them. */
   logLines?: string[];
+  /** No sockets: requests through `inject()` on the first bind point's app, SQLite in memory. */
+  inProcess?: boolean;
 }
 
 let pkiCache: { dir: string; paths: PkiPaths } | undefined;
@@ -77,8 +81,14 @@ export async function startTestController(options: TestControllerOptions = {}): 
   const pki = await sharedPki();
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
   const ports: number[] = [...(options.ports ?? [])];
-  if (ports.length === 0) for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(await freePort());
-  const { db, drop } = options.databaseTarget !== undefined ? { db: options.databaseTarget, drop: async () => {} } : await ownDatabase(dir);
+  // In process nothing listens, so any port number will do as the address the config and the URLs name.
+  if (ports.length === 0) for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(options.inProcess ? 1280 + i : await freePort());
+  const inMemory = options.inProcess && testDialect === 'sqlite' && options.databaseTarget === undefined;
+  const { db, drop } = inMemory
+    ? { db: ':memory:', drop: async () => {} }
+    : options.databaseTarget !== undefined
+      ? { db: options.databaseTarget, drop: async () => {} }
+      : await ownDatabase(dir);
   const address = `127.0.0.1:${ports[0]}`;
   const config: ConfigObject = {
     v: 3,
@@ -100,6 +110,7 @@ export async function startTestController(options: TestControllerOptions = {}): 
     logger: options.logLines ? pino({ level: 'info' }, { write: (line: string) => void options.logLines?.push(line) }) : pino({ level: 'silent' }),
     clock: options.clock ?? systemClock,
     ...(options.authenticationLimits ? { authenticationLimits: options.authenticationLimits } : {}),
+    ...(options.inProcess ? { listen: false } : {}),
   });
   const ca = readFileSync(pki.caBundle, 'utf8');
   const baseUrl = `https://${address}`;
@@ -111,7 +122,10 @@ export async function startTestController(options: TestControllerOptions = {}): 
     pki,
     dir,
     running,
-    fetch: (path, requestOptions = {}) => request(path.startsWith('https://') ? path : `${baseUrl}${path}`, { ...requestOptions, ca }),
+    fetch: (path, requestOptions = {}) =>
+      options.inProcess
+        ? injected(running.apps[0]!.app, path.startsWith('https://') ? path.slice(new URL(path).origin.length) : path, requestOptions)
+        : request(path.startsWith('https://') ? path : `${baseUrl}${path}`, { ...requestOptions, ca }),
     async adminToken() {
       if (!adminToken) {
         const identities = createIdentityRepository(running.database);

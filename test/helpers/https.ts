@@ -2,6 +2,7 @@
  * A small HTTPS client for tests: real TLS against the controller's CA, every response header kept
  * (including repeated WWW-Authenticate), optional client certificate.
  */
+import type { FastifyInstance } from 'fastify';
 import { request as httpsRequest } from 'node:https';
 
 export interface TestResponse {
@@ -69,4 +70,31 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
     if (payload !== undefined) req.write(payload);
     req.end();
   });
+}
+
+/**
+ * The same request through Fastify's `inject()` (the in-process tier): no socket, no TLS, the client address
+ * 127.0.0.1. Client certificates cannot be presented this way.
+ */
+export async function injected(app: FastifyInstance, path: string, options: Omit<TestRequestOptions, 'ca'>): Promise<TestResponse> {
+  if (options.cert || options.localAddress) throw new Error('client certificates and source addresses need the listening tier');
+  const { body } = options;
+  const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
+  const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
+  if (body !== undefined && typeof body === 'object' && !Buffer.isBuffer(body) && !headers['content-type']) headers['content-type'] = 'application/json';
+  const res = await app.inject({ method: (options.method ?? 'GET') as any, url: path, headers, ...(payload === undefined ? {} : { payload }) });
+  const bytes = res.rawPayload;
+  const text = bytes.toString('utf8');
+  const headerValues = (name: string) => {
+    const value = res.headers[name.toLowerCase()];
+    return value === undefined ? [] : Array.isArray(value) ? value.map(String) : [String(value)];
+  };
+  return {
+    status: res.statusCode,
+    headers: res.headers as Record<string, string | string[] | undefined>,
+    headerValues,
+    text,
+    body: bytes,
+    json: () => JSON.parse(text),
+  };
 }

@@ -3,11 +3,14 @@
  * `GET /enroll/jwks`, `POST /enroll?method=ott|updb&token=`, `POST /enroll/ott?token=`, `POST /enroll/updb?token=`.
  * An `ott` body is the PEM CSR itself (Content-Type application/x-pem-file, application/pkcs10 or text/plain);
  * the answer is JSON `{data: {cert}}`, or the bare PEM chain when Accept prefers application/x-pem-file.
+ * The methods themselves live in services/enrollment/methods/; what is here is each method's wire form
+ * (ENROLL_WIRE: body and media types), looked up by name like the methods (decision 0018).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { EnrollmentMethod } from '../../domain/enrollment.js';
 import { Type } from 'typebox';
 import { ApiError } from '../../errors/api-error.js';
-import { ENROLL_METHODS } from '../../services/enrollment/enroll.js';
+import { ENROLL_METHODS, isEnrollMethod } from '../../services/enrollment/enroll.js';
 import { ApiErrorBody, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import type { ApiContext } from '../kit/api-context.js';
@@ -40,10 +43,17 @@ function acceptedOrThrow(request: FastifyRequest, offered: string[]): string {
   return media;
 }
 
-async function enrollOtt(api: ApiContext, request: FastifyRequest, reply: FastifyReply, token: string, body: unknown) {
+/** What the enroll handlers of every method are given. */
+interface EnrollCall {
+  api: ApiContext;
+  request: FastifyRequest;
+  reply: FastifyReply;
+}
+
+async function enrollOtt({ api, request, reply }: EnrollCall, token: string, body: unknown) {
   // Negotiated first, so a request whose answer could not be read changes nothing.
   const media = acceptedOrThrow(request, [JSON_TYPE, PEM_TYPE]);
-  const { certChainPem } = await api.services.enroll.enrollOtt({ token, csrPem: typeof body === 'string' ? body : undefined });
+  const { certChainPem } = await api.services.enroll.enroll('ott', token, { csrPem: typeof body === 'string' ? body : undefined });
   if (media === PEM_TYPE) {
     reply.code(200).type(PEM_TYPE).send(certChainPem);
     return undefined;
@@ -51,9 +61,9 @@ async function enrollOtt(api: ApiContext, request: FastifyRequest, reply: Fastif
   return envelope({ cert: certChainPem });
 }
 
-async function enrollUpdb(api: ApiContext, request: FastifyRequest, token: string, body: { username?: string; password: string }) {
+async function enrollUpdb({ api, request }: EnrollCall, token: string, body: { username?: string; password: string }) {
   acceptedOrThrow(request, [JSON_TYPE]);
-  const { username } = await api.services.enroll.enrollUpdb({ token, username: body.username, password: body.password });
+  const { username } = await api.services.enroll.enroll('updb', token, { username: body.username, password: body.password });
   return envelope({ username });
 }
 
@@ -67,6 +77,29 @@ function updbBody(body: unknown): { username?: string; password: string } {
   if (typeof fields.password !== 'string') throw invalid('password', fields.password === undefined ? 'is required' : 'must be string');
   if (fields.username !== undefined && typeof fields.username !== 'string') throw invalid('username', 'must be string');
   return { password: fields.password, ...(fields.username === undefined ? {} : { username: fields.username as string }) };
+}
+
+/**
+ * The wire form of each enrollment method for `POST /enroll?method=`, whose body is whatever the method reads:
+ * one entry per registered method (the type makes a missing one a compile error).
+ */
+const ENROLL_WIRE: { readonly [M in EnrollmentMethod]: (call: EnrollCall, token: string, body: unknown) => Promise<unknown> } = {
+  ott: enrollOtt,
+  updb: (call, token, body) => enrollUpdb(call, token, updbBody(body)),
+};
+
+/** `POST /enroll?method=&token=`: the method is checked first, then the token, then the method's wire form answers. */
+async function enrollWith(call: EnrollCall, method: string, token: string | undefined, body: unknown): Promise<unknown> {
+  if (!isEnrollMethod(method)) {
+    throw new ApiError('INVALID_ENROLL_METHOD', {
+      message: `The enrollment method '${method}' is not supported; supported methods: ${ENROLL_METHODS.join(', ')}`,
+      cause: { field: 'method', value: method },
+    });
+  }
+  if (token === undefined) {
+    throw new ApiError('COULD_NOT_VALIDATE', { message: 'The request is invalid: query.token is required', cause: { field: 'token', reason: 'is required' } });
+  }
+  return ENROLL_WIRE[method](call, token, body);
 }
 
 export const enrollRoutes = [
@@ -94,20 +127,7 @@ export const enrollRoutes = [
     produces: [PEM_TYPE],
     consumes: [PEM_TYPE, 'application/pkcs10', 'text/plain'],
     schema: { querystring: EnrollQuery, response: { 200: Envelope(Type.Object({ cert: Type.Optional(Type.String()), username: Type.Optional(Type.String()) })), ...errors } },
-    handler: async ({ api, query, request, reply }) => {
-      const method = query.method ?? 'ott';
-      if (!(ENROLL_METHODS as readonly string[]).includes(method)) {
-        throw new ApiError('INVALID_ENROLL_METHOD', {
-          message: `The enrollment method '${method}' is not supported; supported methods: ${ENROLL_METHODS.join(', ')}`,
-          cause: { field: 'method', value: method },
-        });
-      }
-      if (query.token === undefined) {
-        throw new ApiError('COULD_NOT_VALIDATE', { message: 'The request is invalid: query.token is required', cause: { field: 'token', reason: 'is required' } });
-      }
-      if (method === 'ott') return enrollOtt(api, request, reply, query.token, request.body);
-      return enrollUpdb(api, request, query.token, updbBody(request.body));
-    },
+    handler: ({ api, query, request, reply }) => enrollWith({ api, request, reply }, query.method ?? 'ott', query.token, request.body),
   }),
   defineRoute({
     method: 'POST',
@@ -119,7 +139,7 @@ export const enrollRoutes = [
     produces: [PEM_TYPE],
     consumes: [PEM_TYPE, 'application/pkcs10', 'text/plain'],
     schema: { querystring: TokenQuery, response: { 200: CertsEnvelope, ...errors } },
-    handler: ({ api, query, request, reply }) => enrollOtt(api, request, reply, query.token, request.body),
+    handler: ({ api, query, request, reply }) => enrollOtt({ api, request, reply }, query.token, request.body),
   }),
   defineRoute({
     method: 'POST',
@@ -129,6 +149,6 @@ export const enrollRoutes = [
     tags,
     access: 'none',
     schema: { querystring: TokenQuery, body: UpdbBody, response: { 200: UpdbEnvelope, ...errors } },
-    handler: ({ api, query, body, request }) => enrollUpdb(api, request, query.token, body),
+    handler: ({ api, query, body, request, reply }) => enrollUpdb({ api, request, reply }, query.token, body),
   }),
 ];

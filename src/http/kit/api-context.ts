@@ -4,7 +4,7 @@
  */
 import type { ApiBindingName, BindPoint } from '../../config/types.js';
 import type { Services } from '../../services/services.js';
-import type { SpecRegistry } from './specs.js';
+import type { SpecRegistry } from './spec-registry.js';
 
 export interface ApiContext {
   readonly binding: ApiBindingName;

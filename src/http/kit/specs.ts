@@ -4,15 +4,9 @@
  */
 import type { RouteDef } from './route.js';
 import { buildOpenApiDocument } from './openapi.js';
+import type { SpecEntry, SpecRegistry } from './spec-registry.js';
 
-export interface SpecEntry {
-  id: string;
-  name: string;
-  document: Record<string, unknown>;
-  createdAt: Date;
-}
-
-export type SpecRegistry = ReadonlyMap<string, SpecEntry>;
+export type { SpecEntry, SpecRegistry } from './spec-registry.js';
 
 export function buildSpecRegistry(
   apis: { id: string; title: string; prefix: string; serverUrls: string[]; routes: readonly RouteDef[] }[],

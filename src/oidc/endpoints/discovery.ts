@@ -2,6 +2,7 @@
  * The discovery document (OpenID Connect Discovery 1.0 §3, RFC 8414 §2) for the issuer of this bind point.
  */
 import type { OidcEndpoint } from '../context.js';
+import { GRANT_TYPES } from '../grants/index.js';
 
 export const discovery: OidcEndpoint = {
   method: 'GET',
@@ -19,7 +20,8 @@ export const discovery: OidcEndpoint = {
       scopes_supported: ['openid', 'offline_access'],
       response_types_supported: ['code'],
       response_modes_supported: ['query'],
-      grant_types_supported: ['authorization_code', 'refresh_token'],
+      // From the grant registry, so the document names exactly what the token endpoint answers.
+      grant_types_supported: [...GRANT_TYPES],
       subject_types_supported: ['public'],
       id_token_signing_alg_values_supported: provider.jwks().keys.map((k) => k.alg),
       token_endpoint_auth_methods_supported: ['none'],

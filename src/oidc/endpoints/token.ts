@@ -1,18 +1,11 @@
 /**
  * The token endpoint (RFC 6749 §3.2): form-encoded, client `svc` without a secret (RFC 6749 §2.1 public client).
- * The grants are in grants/; the answer is never cached (RFC 6749 §5.1).
+ * The grants are found in the registry grants/index.ts; the answer is never cached (RFC 6749 §5.1).
  */
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { OidcEndpoint } from '../context.js';
-import { authorizationCodeGrant } from '../grants/authorization-code.js';
-import { refreshTokenGrant } from '../grants/refresh-token.js';
-import type { OidcGrant } from '../grants/grant.js';
+import { grantFor } from '../grants/index.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
-
-const GRANTS: Record<string, OidcGrant> = {
-  [authorizationCodeGrant.grantType]: authorizationCodeGrant,
-  [refreshTokenGrant.grantType]: refreshTokenGrant,
-};
 
 export const token: OidcEndpoint = {
   method: 'POST',
@@ -22,7 +15,7 @@ export const token: OidcEndpoint = {
       throw new OAuthError('invalid_request', 'the token request must be application/x-www-form-urlencoded (RFC 6749 §3.2)');
     }
     const params = readParams(request.body, MAX_TOKEN_PARAM);
-    const grant = params.grant_type ? GRANTS[params.grant_type] : undefined;
+    const grant = params.grant_type ? grantFor(params.grant_type) : undefined;
     if (!params.grant_type) throw new OAuthError('invalid_request', 'grant_type is required');
     if (!grant) throw new OAuthError('unsupported_grant_type', `grant_type '${params.grant_type}' is not supported`);
     for (const name of grant.parameters) {

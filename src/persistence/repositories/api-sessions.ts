@@ -1,6 +1,7 @@
 /**
  * Legacy API sessions in the store. Looked up by the SHA-256 of their token; the token itself is never stored.
  */
+import { atomically } from '../unit-of-work.js';
 import type { Selectable } from 'kysely';
 import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
@@ -70,7 +71,7 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
       await db.updateTable('api_sessions').set({ last_activity_at: toIso(at) }).where('id', '=', id).execute();
     },
     async touchMany(entries) {
-      await db.transaction().execute(async (trx) => {
+      await atomically(db, async (trx) => {
         for (const { id, at } of entries) {
           await trx
             .updateTable('api_sessions')

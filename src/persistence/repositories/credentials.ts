@@ -2,6 +2,7 @@
  * The credential look-ups primary authentication needs: a password authenticator by username, a certificate
  * authenticator by fingerprint. Failed attempts and lockout live in password-lockouts.ts.
  */
+import { atomically } from '../unit-of-work.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import { toIso } from './row-values.js';
@@ -50,7 +51,7 @@ export function createCredentialRepository({ db }: Database): CredentialReposito
     usernameTaken: (username, exceptId) => usernameHeld(db, username, exceptId),
     async updatePassword(authenticatorId, { username, passwordHash, at }) {
       try {
-        await db.transaction().execute(async (trx) => {
+        await atomically(db, async (trx) => {
           await trx
             .updateTable('authenticators')
             .set({ username, username_key: usernameKey(username), password_hash: passwordHash, updated_at: toIso(at) })

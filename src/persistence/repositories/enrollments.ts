@@ -6,6 +6,7 @@
  * A updb enrollment holds its username's claim (usernames.ts) from creation, and completing it hands the claim to
  * the new authenticator in the same transaction, so no other request can take the username in between.
  */
+import { atomically } from '../unit-of-work.js';
 import type { Enrollment, EnrollmentMethod } from '../../domain/enrollment.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
@@ -86,7 +87,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
   const { db } = database;
 
   function consumeIn(enrollment: Pick<Enrollment, 'id' | 'token'>, a: NewAuthenticator): Promise<ConsumeOutcome> {
-    return db.transaction().execute(async (trx) => {
+    return atomically(db, async (trx) => {
       // The conditional delete is the lock: on PostgreSQL a second transaction deleting the same row waits for the
       // first to commit and then finds nothing; on SQLite transactions run one at a time. Exactly one caller wins.
       const deleted = await trx.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
@@ -116,7 +117,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
   return {
     async insert(e) {
       try {
-        await db.transaction().execute(async (trx) => {
+        await atomically(db, async (trx) => {
           await trx
             .insertInto('enrollments')
             .values({

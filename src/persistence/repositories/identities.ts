@@ -3,6 +3,7 @@
  * authenticator happens in one transaction so that a half-made admin can never exist; deleting one removes
  * what hangs off it (authenticators, API sessions, enrollments) in one transaction too.
  */
+import { atomically } from '../unit-of-work.js';
 import type { Insertable, Selectable } from 'kysely';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { ClientInfo, Identity } from '../../domain/identity.js';
@@ -113,7 +114,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
       return row && fromRow(row);
     },
     async insertWithPassword(identity, authenticator) {
-      await db.transaction().execute(async (trx) => {
+      await atomically(db, async (trx) => {
         await trx.insertInto('identities').values(toNewRow(identity)).execute();
         await trx
           .insertInto('authenticators')
@@ -163,7 +164,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
     },
     async delete(id) {
       // The foreign keys cascade too; deleting explicitly keeps the outcome independent of how they are declared.
-      return db.transaction().execute(async (trx) => {
+      return atomically(db, async (trx) => {
         await trx.deleteFrom('enrollments').where('identity_id', '=', id).execute();
         await trx.deleteFrom('authenticators').where('identity_id', '=', id).execute();
         await trx.deleteFrom('api_sessions').where('identity_id', '=', id).execute();

@@ -3,6 +3,7 @@
  * looked up by their SHA-256; the secrets themselves are never stored. State changes that must happen once (a code
  * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
  */
+import { atomically } from '../unit-of-work.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
@@ -32,6 +33,11 @@ export interface OidcRepository {
   countCodeAttempt(id: string, max: number): Promise<boolean>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
   redeemCode(id: string): Promise<boolean>;
+  /**
+   * The code exchange's writes as one unit of work (issue 13, point 3): redeems the code, stores the session and,
+   * with offline_access, its first refresh token; false, writing nothing, when the code was already redeemed.
+   */
+  exchangeCode(id: string, session: OidcSession, refresh?: { record: OidcRefreshToken; hash: string }): Promise<boolean>;
   /** Removes requests that expired before `before` and never led to tokens. */
   deleteExpiredAuthRequests(before: Date): Promise<void>;
 
@@ -101,8 +107,18 @@ function refreshFromRow(row: OidcRefreshTokensTable): OidcRefreshToken {
   };
 }
 
-export function createOidcRepository({ db }: Database): OidcRepository {
+export function createOidcRepository(database: Database): OidcRepository {
+  const { db } = database;
   return {
+    exchangeCode(id, session, refresh) {
+      return atomically(db, async (trx) => {
+        const store = createOidcRepository({ ...database, db: trx });
+        if (!(await store.redeemCode(id))) return false;
+        await store.insertSession(session);
+        if (refresh) await store.insertRefreshToken(refresh.record, refresh.hash);
+        return true;
+      });
+    },
     async insertAuthRequest(r) {
       if (r.status === 'started') throw new Error('a started auth request lives in its sealed id, not in the store');
       const result = await db
@@ -211,7 +227,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
       return row && sessionFromRow(row);
     },
     async revokeSession(id, at) {
-      await db.transaction().execute(async (trx) => {
+      await atomically(db, async (trx) => {
         await trx.updateTable('oidc_sessions').set({ revoked_at: toIso(at) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
         await trx.updateTable('oidc_refresh_tokens').set({ status: 'revoked' }).where('session_id', '=', id).execute();
       });
@@ -225,7 +241,7 @@ export function createOidcRepository({ db }: Database): OidcRepository {
       return row && refreshFromRow(row);
     },
     async rotateRefreshToken(id, at, successor) {
-      return db.transaction().execute(async (trx) => {
+      return atomically(db, async (trx) => {
         const result = await trx
           .updateTable('oidc_refresh_tokens')
           .set({ status: 'rotated', rotated_at: toIso(at), successor_sealed: successor.sealed })

@@ -2,6 +2,7 @@
  * The keys the OIDC provider has signed with (migration 0004): the current one (`retired_at` null) and retired
  * ones, which stay published until `publish_until`. No rules here: the service decides how long a key stays.
  */
+import { atomically } from '../unit-of-work.js';
 import type { JWK } from 'jose';
 import type { Database } from '../database.js';
 import { parseJson, toDate, toDateOrNull, toIso } from './row-values.js';
@@ -25,7 +26,7 @@ export interface SigningKeyRepository {
 export function createSigningKeyRepository({ db }: Database): SigningKeyRepository {
   return {
     async makeCurrent(current, now, publishUntil) {
-      return db.transaction().execute(async (trx) => {
+      return atomically(db, async (trx) => {
         await trx
           .updateTable('oidc_signing_keys')
           .set({ retired_at: toIso(now), publish_until: toIso(publishUntil) })

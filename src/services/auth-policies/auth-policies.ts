@@ -14,8 +14,8 @@ import type { IdentityRepository } from '../../persistence/repositories/identiti
 import { nameProblem } from '../../policy/names.js';
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
-import type { AuditService } from '../audit/audit.js';
 import type { ListPage } from '../list-page.js';
+import type { AuditedChanges } from '../audit/audited-changes.js';
 
 type Tags = AuthPolicy['tags'];
 type Primary = AuthPolicyBody['primary'];
@@ -95,10 +95,11 @@ export function createAuthPolicyService(deps: {
   identities: Pick<IdentityRepository, 'countUsingAuthPolicy'>;
   /** To refuse policies naming external JWT signers that do not exist. */
   signers: Pick<ExternalJwtSignerRepository, 'existingIds'>;
-  audit: AuditService;
+  /** A policy's change and its audit entry, in one transaction. */
+  changes: AuditedChanges<Pick<AuthPolicyRepository, 'insert' | 'update' | 'delete'>>;
   clock: Clock;
 }): AuthPolicyService {
-  const { authPolicies, identities, signers, audit, clock } = deps;
+  const { authPolicies, identities, signers, clock } = deps;
   const filterableFields = Object.keys(AUTH_POLICY_FIELDS);
 
   async function found(id: string): Promise<AuthPolicy> {
@@ -140,8 +141,10 @@ export function createAuthPolicyService(deps: {
     await checkName(input.name, current);
     await requireKnownSigners(input, current);
     const next: AuthPolicy = { ...current, ...body(input), name: input.name, tags: input.tags ?? {}, updatedAt: clock.now() };
-    await authPolicies.update(next);
-    await audit.record(actor, action, 'auth-policy', next.id, auditDetails(next));
+    await deps.changes(async ({ records, audit }) => {
+      await records.update(next);
+      await audit.record(actor, action, 'auth-policy', next.id, auditDetails(next));
+    });
     return next;
   }
 
@@ -158,8 +161,10 @@ export function createAuthPolicyService(deps: {
       await requireKnownSigners(input);
       const now = clock.now();
       const policy: AuthPolicy = { id: newEntityId(), name: input.name, isSystem: false, ...body(input), tags: input.tags ?? {}, createdAt: now, updatedAt: now };
-      await authPolicies.insert(policy);
-      await audit.record(actor, 'create', 'auth-policy', policy.id, auditDetails(policy));
+      await deps.changes(async ({ records, audit }) => {
+        await records.insert(policy);
+        await audit.record(actor, 'create', 'auth-policy', policy.id, auditDetails(policy));
+      });
       return policy;
     },
     async replace(actor, id, input) {
@@ -181,8 +186,10 @@ export function createAuthPolicyService(deps: {
           cause: { field: 'id', value: id, referencedBy: 'identities', count: users },
         });
       }
-      await authPolicies.delete(id);
-      await audit.record(actor, 'delete', 'auth-policy', id, { name: policy.name });
+      await deps.changes(async ({ records, audit }) => {
+        await records.delete(id);
+        await audit.record(actor, 'delete', 'auth-policy', id, { name: policy.name });
+      });
     },
   };
 }

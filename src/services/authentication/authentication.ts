@@ -1,7 +1,8 @@
 /**
  * Primary authentication of the legacy flow (spec: Legacy flow; reference facts §7): verifies the presented
  * credential with the chosen method, applies the identity's auth policy (method allowed, lockout), and opens an
- * API session. Methods are strategies keyed by name; `ext-jwt` joins them with the external signers (issue 6).
+ * API session. Methods are strategy modules in methods/, one file each, found by name in the registry
+ * methods/index.ts (decision 0018); `ext-jwt` joins them with the external signers (issue 6).
  *
  * Every refusal of a credential is the same 401 INVALID_AUTH, whether the user is unknown, the password wrong, the
  * method disallowed or the identity disabled, so that answers do not tell an attacker which usernames exist.
@@ -10,11 +11,10 @@
  * identity (reference facts §7: authentication updates them), where the identity's detail shows them.
  */
 import { ApiError } from '../../errors/api-error.js';
-import { hashPassword, verifyPassword } from '../../crypto/passwords.js';
 import { isApiError } from '../../errors/api-error.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../../domain/auth-policy.js';
 import type { ApiSession, ClientInfo, Identity } from '../../domain/identity.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
+import { createPrincipalLoader } from './principal.js';
 import type { AuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import type { CredentialRepository } from '../../persistence/repositories/credentials.js';
 import type { PasswordGuard } from './password-guard.js';
@@ -25,6 +25,8 @@ import type { ApiSessionService } from '../sessions/api-sessions.js';
 import type { MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import { outstandingFactors, type OutstandingFactor } from '../../policy/secondary-factors.js';
+import { createPrimaryMethods, type PrimaryOutcome } from './methods/index.js';
+import { refusalOf } from './methods/refusal.js';
 
 /** What the TLS layer established about the client certificate (extracted by the HTTP adapter). */
 export interface PresentedClientCertificate {
@@ -72,25 +74,6 @@ export interface AuthenticationService {
   secondaryFactors(identity: Identity): Promise<OutstandingFactor[]>;
 }
 
-/** Who a credential proved, and with which authenticator (the session's `authenticatorId`). */
-interface PrimaryOutcome {
-  identity: Identity;
-  authenticatorId: string;
-}
-
-type PrimaryMethod = (request: AuthenticationRequest) => Promise<PrimaryOutcome>;
-
-/** Why a login was refused, kept beside the error for the security log; the client is never told. */
-const REFUSAL_REASON = Symbol('refusal reason');
-const REFUSAL_IDENTITY = Symbol('refused identity');
-
-/** The one answer to every refused credential, remembering the reason and identity for the security log. */
-function refuse(reason: string, identityId?: string): ApiError {
-  const error = new ApiError('INVALID_AUTH', { message: 'The authentication request failed' });
-  Object.assign(error, { [REFUSAL_REASON]: reason, [REFUSAL_IDENTITY]: identityId });
-  return error;
-}
-
 export interface AuthenticationDeps {
   identities: IdentityRepository;
   credentials: CredentialRepository;
@@ -109,8 +92,6 @@ export interface AuthenticationDeps {
 
 export function createAuthenticationService(deps: AuthenticationDeps): AuthenticationService {
   const { identities, credentials, authPolicies, clock } = deps;
-  // Verifying against a real hash when the username is unknown keeps the response time the same either way.
-  const decoyHash = hashPassword('decoy-password-for-unknown-users');
 
   async function policyOf(identity: Identity): Promise<AuthPolicy> {
     const policy = await authPolicies.findById(identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID);
@@ -120,83 +101,26 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
 
   /** The identity behind a credential, if it exists and may log in now; the reason in words when it may not. */
   async function usableIdentity(identityId: string): Promise<Identity | string> {
-    const identity = await identities.findById(identityId);
-    if (!identity) return 'the identity of the credential no longer exists';
-    return isIdentityDisabled(identity, clock.now()) ? 'the identity is disabled' : identity;
+    // The one principal check (decision 0019); a refusal becomes the log reason of an INVALID_AUTH.
+    const principal = await createPrincipalLoader({ identities, clock }).load(identityId);
+    if (principal.ok) return principal.identity;
+    return principal.reason === 'missing' ? 'the identity of the credential no longer exists' : principal.description;
   }
 
-  const password: PrimaryMethod = async ({ username, password: secret, ipAddress }) => {
-    if (username === undefined || secret === undefined) {
-      throw new ApiError('COULD_NOT_VALIDATE', {
-        message: 'method password needs both username and password in the body',
-        cause: { field: username === undefined ? 'username' : 'password', reason: 'is required for method password' },
-      });
-    }
-    const credential = await credentials.findPassword(username);
-    const identity = credential ? await usableIdentity(credential.identityId) : 'no password authenticator has this username';
-    const policy = typeof identity === 'string' ? undefined : await policyOf(identity);
-    if (typeof identity === 'string' || !credential || !policy?.primary.updb.allowed) {
-      // A refusal before the password is looked at still verifies a hash, so it takes as long as a wrong password.
-      await verifyPassword(await decoyHash, secret);
-      throw typeof identity === 'string' ? refuse(identity) : refuse('the auth policy does not allow password logins', identity.id);
-    }
-    const verdict = await deps.passwords.check({
-      identity,
-      authenticatorId: credential.authenticatorId,
-      passwordHash: credential.passwordHash,
-      secret,
-      rules: policy.primary.updb,
-      clientAddress: ipAddress,
-    });
-    if (!verdict.ok) throw refuse(verdict.lockedUntil ? `password logins are locked out until ${verdict.lockedUntil.toISOString()}` : 'wrong password', identity.id);
-    return { identity, authenticatorId: credential.authenticatorId };
-  };
-
-  const cert: PrimaryMethod = async ({ clientCertificate }) => {
-    if (!clientCertificate) {
-      throw new ApiError('INVALID_AUTH', { message: 'method cert needs a client certificate presented in the TLS handshake' });
-    }
-    const credential = await credentials.findCert(clientCertificate.fingerprint);
-    if (!credential) throw refuse('no certificate authenticator has this certificate');
-    const identity = await usableIdentity(credential.identityId);
-    if (typeof identity === 'string') throw refuse(identity);
-    const policy = await policyOf(identity);
-    if (!policy.primary.cert.allowed) throw refuse('the auth policy does not allow certificate logins', identity.id);
-    // The chain must lead to the controller's CAs; an expired certificate passes only where the policy allows it.
-    const expiredButAllowed = clientCertificate.verificationError === 'CERT_HAS_EXPIRED' && policy.primary.cert.allowExpiredCerts;
-    if (!clientCertificate.verified && !expiredButAllowed) throw refuse(`the certificate chain did not verify (${clientCertificate.verificationError ?? 'unknown reason'})`, identity.id);
-    return { identity, authenticatorId: credential.authenticatorId };
-  };
-
-  const extJwt: PrimaryMethod = async ({ bearerTokens }) => {
-    const { identity, signer } = await (deps.extJwt as ExtJwtAuthenticator).primary(bearerTokens ?? []);
-    const { allowed, allowedSigners } = (await policyOf(identity)).primary.extJwt;
-    // Spec: the policy must allow ext-jwt and, when it lists signers, this one. An administrator needs the signer
-    // listed by name: "any signer" (an empty list, as in the default policy) would let whoever controls any
-    // enabled signer mint an admin login from the admin's id (decision 0015). Same realm as a refused token.
-    const listed = allowedSigners.includes(signer.id);
-    if (!allowed || (allowedSigners.length > 0 && !listed) || (identity.isAdmin && !listed)) {
-      // One wording for both cases, so the answer does not tell a token holder that the identity is an admin.
-      throw (deps.extJwt as ExtJwtAuthenticator).refused('svc-primary-ext-jwt', [signer], `the auth policy of the identity does not allow logins with signer ${signer.id}`);
-    }
-    // No stored authenticator stands for an external JWT; the reference names the signer this way instead.
-    return { identity, authenticatorId: `extJwtId:${signer.id}` };
-  };
-
-  const methods: Record<string, PrimaryMethod> = { password, cert, ...(deps.extJwt ? { 'ext-jwt': extJwt } : {}) };
+  const methods = createPrimaryMethods({ credentials, passwords: deps.passwords, extJwt: deps.extJwt, policyOf, usableIdentity });
 
   /** The primary credential checked by its method, then the client info of the request recorded on the identity. */
   async function primary(request: AuthenticationRequest): Promise<PrimaryOutcome> {
-    const method = methods[request.method];
+    const method = methods.get(request.method);
     if (!method) {
       throw new ApiError('INVALID_AUTH_METHOD', {
-        message: `authentication method '${request.method}' is not enabled on this controller (enabled: ${Object.keys(methods).join(', ')})`,
+        message: `authentication method '${request.method}' is not enabled on this controller (enabled: ${[...methods.keys()].join(', ')})`,
         cause: { field: 'method', reason: 'is not an enabled authentication method', value: request.method },
       });
     }
     let outcome: PrimaryOutcome;
     try {
-      outcome = await method(request);
+      outcome = await method.authenticate(request);
     } catch (error) {
       if (isApiError(error) && error.status === 401) reportRefusal(request, error);
       throw error;
@@ -205,13 +129,8 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
   }
 
   function reportRefusal(request: AuthenticationRequest, error: ApiError): void {
-    const marked = error as ApiError & { [REFUSAL_REASON]?: string; [REFUSAL_IDENTITY]?: string };
-    deps.events.loginRefused({
-      method: request.method,
-      reason: marked[REFUSAL_REASON] ?? error.message,
-      ipAddress: request.ipAddress,
-      ...(marked[REFUSAL_IDENTITY] ? { identityId: marked[REFUSAL_IDENTITY] } : {}),
-    });
+    const { reason, identityId } = refusalOf(error);
+    deps.events.loginRefused({ method: request.method, reason, ipAddress: request.ipAddress, ...(identityId ? { identityId } : {}) });
   }
 
   /** Writes the `sdkInfo`/`envInfo` a login carried, when they differ from what is stored (most logins repeat them). */

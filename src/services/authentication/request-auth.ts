@@ -9,11 +9,11 @@ import type { ApiSession, Identity } from '../../domain/identity.js';
 import type { ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { Clock } from '../../shared/clock.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
 import type { AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
 import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
+import { createPrincipalLoader } from './principal.js';
 
 /**
  * Who is calling. A legacy session token and an OIDC access token both yield an API session view: for OIDC the
@@ -73,6 +73,7 @@ export function createRequestAuthenticator(deps: {
   };
 }): RequestAuthenticator {
   const { apiSessions, identities, activity, clock, sessionTimeoutMs, accessTokens } = deps;
+  const principals = createPrincipalLoader({ identities, clock });
 
   /** Every request re-checks the secondary JWT, so one that expires stops the next call (issue 6). */
   async function withSecondary(context: AuthContext, otherBearerTokens: string[]): Promise<AuthContext> {
@@ -89,15 +90,16 @@ export function createRequestAuthenticator(deps: {
     const now = clock.now();
     const remembered = activity.pending(session.id);
     const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
-    if (lastActivity.getTime() + sessionTimeoutMs <= now.getTime()) {
+    const principal = await principals.load(session.identityId, { session: { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) }, now });
+    if (!principal.ok && principal.reason === 'expired') {
       activity.forget(session.id);
       await apiSessions.delete(session.id);
       throw unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'expired', description: 'token expired' });
     }
-    const identity = await identities.findById(session.identityId);
-    if (!identity) throw invalidToken();
-    // A disabled identity's sessions stop working at once (they resume if it is enabled before they time out).
-    if (isIdentityDisabled(identity, now)) throw invalidToken('the identity is disabled');
+    // A disabled identity's sessions stop working at once (they resume if it is enabled before they time out); a
+    // session whose identity is gone is simply invalid.
+    if (!principal.ok) throw invalidToken(principal.reason === 'disabled' ? principal.description : undefined);
+    const { identity } = principal;
     activity.seen(session.id, now);
     session.lastActivityAt = now;
     return { kind: 'legacy', token, session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };

@@ -9,6 +9,8 @@
  * - `updb` needs a username that follows the username rules (policy/names.ts) and whose key no other password
  *   authenticator or pending enrollment holds: `Alice` is taken when `alice` is (docs/decisions/0016). The check
  *   before signing answers most requests; the claim written with the enrollment settles a race.
+ * What differs by method (the authenticator it creates, whether it takes a username) comes from the method's
+ * module in methods/ (decision 0018).
  */
 import type { Enrollment } from '../../domain/enrollment.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -20,6 +22,7 @@ import type { Clock } from '../../shared/clock.js';
 import { newEntityId, newUuid } from '../../shared/random.js';
 import type { AuditService } from '../audit/audit.js';
 import type { EnrollmentJwtSigner } from './enrollment-jwt.js';
+import { enrollMethod } from './methods/index.js';
 import type { CreateEnrollmentInput, EnrollmentService } from './enrollment-service.js';
 
 export interface EnrollmentServiceDeps {
@@ -73,7 +76,7 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
 
   async function checkUsername(input: CreateEnrollmentInput): Promise<string | null> {
     const field = input.usernameField ?? 'username';
-    if (input.method !== 'updb') {
+    if (!enrollMethod(input.method).takesUsername) {
       if (input.username !== undefined) throw invalidField(field, 'is only used by updb enrollments');
       return null;
     }
@@ -106,8 +109,9 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
       const exists = (reason: string) => new ApiError('ENROLLMENT_EXISTS', { message: reason, cause: { field: 'method', value: input.method } });
       const pendingExists = () => exists(`The identity already has a pending ${input.method} enrollment; refresh or delete it instead`);
       if ((await enrollments.listForIdentity(identity.id)).some((e) => e.method === input.method)) throw pendingExists();
-      if (await enrollments.hasAuthenticator(identity.id, input.method === 'ott' ? 'cert' : 'updb')) {
-        const kind = input.method === 'ott' ? 'certificate' : 'password';
+      const { authenticator } = enrollMethod(input.method);
+      if (await enrollments.hasAuthenticator(identity.id, authenticator.method)) {
+        const { kind } = authenticator;
         throw exists(`The identity already has a ${kind} authenticator; delete it before creating a ${input.method} enrollment`);
       }
       const username = await checkUsername(input);

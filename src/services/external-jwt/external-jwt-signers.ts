@@ -18,7 +18,6 @@ import {
 import { nameProblem } from '../../policy/names.js';
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
-import type { AuditService } from '../audit/audit.js';
 import type { ExtJwtCheck, ExternalJwtVerifier } from './external-jwt.js';
 import {
   checkSignerFields,
@@ -32,6 +31,7 @@ import {
 import type { JwksFetcher } from './jwks-fetcher.js';
 import type { ListPage } from '../list-page.js';
 import type { SecurityEvents } from '../audit/security-events.js';
+import type { AuditedChanges } from '../audit/audited-changes.js';
 
 export type { ExternalJwtSignerInput, ExternalJwtSignerPatch } from './external-jwt-signer-input.js';
 
@@ -67,7 +67,8 @@ export interface ExternalJwtSignerServiceDeps {
   authPolicies: Pick<AuthPolicyRepository, 'findReferencingSigner'>;
   verifier: Pick<ExternalJwtVerifier, 'check'>;
   fetcher: Pick<JwksFetcher, 'forget'>;
-  audit: AuditService;
+  /** A signer's change and its audit entry, in one transaction. */
+  changes: AuditedChanges<Pick<ExternalJwtSignerRepository, 'insert' | 'update' | 'delete'>>;
   /** Signer changes are trust changes: each also leaves a log line. */
   events: Pick<SecurityEvents, 'trustChanged'>;
   clock: Clock;
@@ -76,7 +77,7 @@ export interface ExternalJwtSignerServiceDeps {
 }
 
 export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDeps): ExternalJwtSignerService {
-  const { signers, authPolicies, verifier, fetcher, audit, clock } = deps;
+  const { signers, authPolicies, verifier, fetcher, clock } = deps;
 
   async function found(id: string): Promise<ExternalJwtSigner> {
     const signer = await signers.findById(id);
@@ -98,9 +99,11 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
   async function update(actor: Actor, current: ExternalJwtSigner, fields: ExternalJwtSignerFields, action: 'update' | 'patch'): Promise<ExternalJwtSigner> {
     await check(fields, current);
     const next: ExternalJwtSigner = { ...current, ...fields, updatedAt: clock.now() };
-    await signers.update(next);
+    await deps.changes(async ({ records, audit }) => {
+      await records.update(next);
+      await audit.record(actor, action, 'external-jwt-signer', next.id, signerAuditDetails(next));
+    });
     fetcher.forget(next.id);
-    await audit.record(actor, action, 'external-jwt-signer', next.id, signerAuditDetails(next));
     deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: next.id, action });
     return next;
   }
@@ -121,8 +124,10 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
       await check(fields);
       const now = clock.now();
       const signer: ExternalJwtSigner = { id: newEntityId(), ...fields, createdAt: now, updatedAt: now };
-      await signers.insert(signer);
-      await audit.record(actor, 'create', 'external-jwt-signer', signer.id, signerAuditDetails(signer));
+      await deps.changes(async ({ records, audit }) => {
+        await records.insert(signer);
+        await audit.record(actor, 'create', 'external-jwt-signer', signer.id, signerAuditDetails(signer));
+      });
       deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: signer.id, action: 'create' });
       return signer;
     },
@@ -143,9 +148,11 @@ export function createExternalJwtSignerService(deps: ExternalJwtSignerServiceDep
           cause: { field: 'id', value: id, referencedBy: 'auth-policies', policies: users.map((policy) => ({ id: policy.id, name: policy.name })) },
         });
       }
-      await signers.delete(id);
+      await deps.changes(async ({ records, audit }) => {
+        await records.delete(id);
+        await audit.record(actor, 'delete', 'external-jwt-signer', id, { name: signer.name });
+      });
       fetcher.forget(id);
-      await audit.record(actor, 'delete', 'external-jwt-signer', id, { name: signer.name });
       deps.events.trustChanged({ actor, entityType: 'external-jwt-signer', entityId: id, action: 'delete' });
     },
     async check(id, token) {

@@ -16,7 +16,7 @@ import type { Identity } from '../../domain/identity.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ExternalJwtSignerRepository } from '../../persistence/repositories/external-jwt-signers.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
+import { decidePrincipal } from '../../policy/principal.js';
 import type { Clock } from '../../shared/clock.js';
 import { JwksFetchError, type JwksFetcher } from './jwks-fetcher.js';
 
@@ -233,7 +233,8 @@ export function createExternalJwtVerifier(deps: ExternalJwtVerifierDeps): Extern
     const field = signer.useExternalId ? 'externalId' : 'id';
     const identity = signer.useExternalId ? await identities.findByExternalId(value) : await identities.findById(value);
     if (!identity) return { failure: failure('no-identity', `no identity has the ${field} ${JSON.stringify(value)} (claim ${signer.claimsProperty})`) };
-    if (isIdentityDisabled(identity, clock.now())) return { failure: failure('identity-disabled', `the identity ${identity.name} (${identity.id}) is disabled`) };
+    // The one principal check (decision 0019), with this verifier's own failure kind and words.
+    if (!decidePrincipal({ identity }, clock.now()).ok) return { failure: failure('identity-disabled', `the identity ${identity.name} (${identity.id}) is disabled`) };
     return { identity };
   }
 

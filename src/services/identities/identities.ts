@@ -27,6 +27,7 @@ import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
 import { changedFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
 import type { ListPage } from '../list-page.js';
+import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 
 export type { IdentityCreateInput, IdentityFieldsInput, IdentityPatchInput, IdentityTypeName } from './identity-input.js';
 
@@ -52,8 +53,8 @@ export interface IdentityService {
   /** 404 NOT_FOUND when `id` is unknown (as for every operation on one identity). */
   get(id: string): Promise<IdentityDetail>;
   /**
-   * Creates the identity, then the enrollments it asks for; if an enrollment fails the identity is deleted
-   * again and the enrollment's error is thrown. 400 COULD_NOT_VALIDATE (field name or externalId) when in use,
+   * Creates the identity and the enrollments it asks for in one unit of work: if an enrollment fails nothing is
+   * written and the enrollment's error is thrown. 400 COULD_NOT_VALIDATE (field name or externalId) when in use,
    * 400 REFERENCED_ENTITY_NOT_FOUND (field authPolicyId) for an unknown policy.
    */
   create(actor: Actor, input: IdentityCreateInput): Promise<Identity>;
@@ -67,17 +68,25 @@ export interface IdentityService {
   enable(actor: Actor, id: string): Promise<Identity>;
 }
 
+/** What a change of an identity writes, all bound to one transaction. */
+export interface IdentityChangeScope {
+  identities: Pick<IdentityRepository, 'insert' | 'update' | 'delete'>;
+  enrollments: Pick<EnrollmentService, 'create'>;
+  audit: Pick<AuditService, 'record'>;
+  /** Password lockouts, which `enable` clears. */
+  passwords: Pick<PasswordGuard, 'clear'>;
+}
+
 export interface IdentityServiceDeps {
   identities: IdentityRepository;
   authPolicies: Pick<AuthPolicyRepository, 'findById' | 'namesByIds'>;
   authenticators: Pick<AuthenticatorRepository, 'listForIdentities'>;
-  enrollments: Pick<EnrollmentService, 'create' | 'pendingForIdentities'>;
+  enrollments: Pick<EnrollmentService, 'pendingForIdentities'>;
   mfa: Pick<MfaRepository, 'verifiedAmong'>;
-  /** Password lockouts, which `enable` clears. */
-  passwords: Pick<PasswordGuard, 'clear'>;
+  /** Runs a change with its audit entry (and its enrollments, its cleared lockouts) in one transaction. */
+  work: UnitOfWork<IdentityChangeScope>;
   /** Whether identities have live sessions, and how long each kind lives without a new request or token. */
   sessions: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
-  audit: AuditService;
   clock: Clock;
 }
 
@@ -96,7 +105,7 @@ function checkName(name: string, currentName?: string): void {
 const cannotUpdate = (message: string, field: string) => new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { message, cause: { field } });
 
 export function createIdentityService(deps: IdentityServiceDeps): IdentityService {
-  const { identities, authPolicies, authenticators, enrollments, audit, clock } = deps;
+  const { identities, authPolicies, authenticators, enrollments, clock } = deps;
   const filterableFields = Object.keys(IDENTITY_FIELDS);
 
   async function found(id: string): Promise<Identity> {
@@ -154,18 +163,22 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     checkName(fields.name, current.name);
     await check(fields, current.id);
     const next: Identity = { ...current, ...fields, updatedAt: clock.now() };
-    await identities.update(next);
-    await audit.record(actor, action, 'identity', next.id, { changes: changedFields(current, next) });
+    await deps.work(async (scope) => {
+      await scope.identities.update(next);
+      await scope.audit.record(actor, action, 'identity', next.id, { changes: changedFields(current, next) });
+    });
     return next;
   }
 
   async function setDisabled(actor: Actor, current: Identity, disabledUntil: Date | null, disabled: boolean): Promise<Identity> {
     const now = clock.now();
     const next: Identity = { ...current, disabled, disabledAt: disabled ? now : null, disabledUntil: disabled ? disabledUntil : null, updatedAt: now };
-    await identities.update(next);
-    // Enabling also ends password lockouts: it is how an administrator lets a locked-out user back in at once.
-    const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : { clearedLockouts: await deps.passwords.clear(next.id) };
-    await audit.record(actor, disabled ? 'disable' : 'enable', 'identity', next.id, details);
+    await deps.work(async (scope) => {
+      await scope.identities.update(next);
+      // Enabling also ends password lockouts: it is how an administrator lets a locked-out user back in at once.
+      const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : { clearedLockouts: await scope.passwords.clear(next.id) };
+      await scope.audit.record(actor, disabled ? 'disable' : 'enable', 'identity', next.id, details);
+    });
     return next;
   }
 
@@ -200,19 +213,17 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
         createdAt: now,
         updatedAt: now,
       };
-      await identities.insert(identity);
       const wanted = requestedEnrollments(input.enrollment);
-      try {
+      // One unit of work: no identity is left without the enrollment it was created for (a username lost to a
+      // concurrent create fails its claim in the store, and the whole create rolls back), and none without its
+      // audit entry.
+      await deps.work(async (scope) => {
+        await scope.identities.insert(identity);
         for (const request of wanted) {
-          await enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
+          await scope.enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
         }
-      } catch (error) {
-        // No identity is left behind without the enrollment it was created for (a username lost to a concurrent
-        // create lands here: the enrollment's claim is refused by the store, and this identity goes again).
-        await identities.delete(identity.id);
-        throw error;
-      }
-      await audit.record(actor, 'create', 'identity', identity.id, { ...fields, enrollments: wanted.map((w) => w.method) });
+        await scope.audit.record(actor, 'create', 'identity', identity.id, { ...fields, enrollments: wanted.map((w) => w.method) });
+      });
       return identity;
     },
     async replace(actor, id, input) {
@@ -227,8 +238,10 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       if (identity.isDefaultAdmin) {
         throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: 'The default admin cannot be deleted', cause: { field: 'id', value: id } });
       }
-      await identities.delete(id);
-      await audit.record(actor, 'delete', 'identity', id, { name: identity.name });
+      await deps.work(async (scope) => {
+        await scope.identities.delete(id);
+        await scope.audit.record(actor, 'delete', 'identity', id, { name: identity.name });
+      });
     },
     async disable(actor, id, durationMinutes) {
       const identity = await found(id);

@@ -8,9 +8,9 @@ import type { Identity } from '../../domain/identity.js';
 import type { OidcSession } from '../../domain/oidc.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
 import type { Clock } from '../../shared/clock.js';
 import { createLru } from '../../shared/lru.js';
+import { createPrincipalLoader } from '../authentication/principal.js';
 import { isAccessTokenClaims, TokenRejected, type AccessTokenClaims, type OidcTokenSigner } from './oidc-tokens.js';
 
 export interface VerifiedAccessToken {
@@ -36,6 +36,7 @@ export function createAccessTokenVerifier(deps: {
 }): AccessTokenVerifier {
   const { tokens, oidc, identities, clock } = deps;
   const cache = createLru<string, AccessTokenClaims>(deps.cacheSize ?? DEFAULT_CACHE_SIZE);
+  const principals = createPrincipalLoader({ identities, clock });
 
   async function claimsOf(token: string, now: Date): Promise<AccessTokenClaims> {
     const cached = cache.get(token);
@@ -56,11 +57,12 @@ export function createAccessTokenVerifier(deps: {
       const now = clock.now();
       const claims = await claimsOf(token, now);
       const session = await oidc.findSession(claims.z_asid);
-      if (!session || session.revokedAt !== null || session.identityId !== claims.sub) throw new TokenRejected('invalid', 'token is invalid');
-      const identity = await identities.findById(claims.sub);
-      if (!identity) throw new TokenRejected('invalid', 'token is invalid');
-      if (isIdentityDisabled(identity, now)) throw new TokenRejected('invalid', 'the identity is disabled');
-      return { claims, session, identity, expiresAt: new Date(claims.exp * 1000) };
+      const facts = session ? { revoked: session.revokedAt !== null, ownedByIdentity: session.identityId === claims.sub } : null;
+      const principal = await principals.load(claims.sub, { session: facts, now });
+      // Realm svc-oidc, rule 3: a disabled identity says so; any other refusal is just an invalid token.
+      if (!principal.ok) throw new TokenRejected('invalid', principal.reason === 'disabled' ? principal.description : 'token is invalid');
+      // The decision refuses a session that does not exist, so here there is one.
+      return { claims, session: session as OidcSession, identity: principal.identity, expiresAt: new Date(claims.exp * 1000) };
     },
   };
 }

@@ -11,9 +11,9 @@ import { OAuthError } from '../../errors/oauth-error.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthenticationRequest } from '../authentication/authentication.js';
+import { createPrincipalLoader } from '../authentication/principal.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import type { MfaService, MfaStatus } from '../mfa/mfa.js';
 import { callbackLocation, type LoginOutcome, type OidcProviderService } from './oidc-provider.js';
@@ -50,6 +50,7 @@ export function createOidcFactorService(deps: {
   clock: Clock;
 }): OidcFactorService {
   const { oidc, mfa, clock } = deps;
+  const principals = createPrincipalLoader({ identities: deps.identities, clock });
 
   /** The partially authenticated request and its (still active) identity. */
   async function partial(authRequestId: string | undefined): Promise<{ request: OidcAuthRequest; identity: Identity }> {
@@ -62,9 +63,10 @@ export function createOidcFactorService(deps: {
 
   /** The identity a partially authenticated request belongs to, if it may still log in. */
   async function activeIdentityOf(request: OidcAuthRequest): Promise<Identity> {
-    const identity = await deps.identities.findById(request.identityId as string);
-    if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('access_denied', 'the identity may no longer log in');
-    return identity;
+    const principal = await principals.load(request.identityId as string);
+    // A partial login whose identity went away or was disabled meanwhile ends here (RFC 6749 §4.1.2.1: access_denied).
+    if (!principal.ok) throw new OAuthError('access_denied', 'the identity may no longer log in');
+    return principal.identity;
   }
 
   async function answered(request: OidcAuthRequest, kind: OutstandingFactor['kind'], amrValue: string): Promise<LoginOutcome> {

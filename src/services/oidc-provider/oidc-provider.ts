@@ -2,22 +2,24 @@
  * The OIDC provider's use cases (spec: OIDC flow, OIDC authorization request states): start an authorization
  * request, log it in with a primary credential (reusing the legacy credential checks and lockout), redeem the code,
  * rotate refresh tokens, end sessions and revoke tokens. Throws OAuthError for protocol failures and ApiError
- * (INVALID_AUTH and friends) for refused credentials. Knows nothing of HTTP.
+ * (INVALID_AUTH and friends) for refused credentials. Knows nothing of HTTP. The token grants' own rules are in
+ * grants/, one file per grant (decision 0018); this file issues the tokens they share.
  */
-import { createHash } from 'node:crypto';
 import type { RedirectUriPattern } from '../../config/types.js';
-import { hashToken, secretsEqual } from '../../crypto/secrets.js';
-import { OIDC_CLIENT_ID, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
+import { hashToken } from '../../crypto/secrets.js';
+import { OIDC_CLIENT_ID, scopeList, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
-import { isIdentityDisabled } from '../../policy/identity-status.js';
 import type { OutstandingFactor } from '../../policy/secondary-factors.js';
 import { redirectUriAllowed } from '../../policy/redirect-uri-match.js';
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId, newSecretToken, newUuid } from '../../shared/random.js';
 import type { AuthenticationRequest, AuthenticationService } from '../authentication/authentication.js';
+import { createPrincipalLoader } from '../authentication/principal.js';
+import { createAuthorizationCodeGrant } from './grants/authorization-code.js';
+import { createRefreshTokenGrant } from './grants/refresh-token.js';
 import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
 import type { OidcTokenSigner } from './oidc-tokens.js';
 
@@ -88,12 +90,7 @@ const MAX_STATE = 1024;
 const MAX_NONCE = 512;
 const MAX_SCOPE = 512;
 const CODE_TTL_MS = 60_000;
-/** Token requests one authorization code may be used in, right or wrong. */
-const MAX_CODE_ATTEMPTS = 3;
-/** How long after a rotation the same refresh token gets the same successor instead of revoking (decision 0012). */
-export const REFRESH_REUSE_GRACE_MS = 2_000;
-// RFC 7636 §4.1 (verifier) and §4.2 (an S256 challenge is always 43 base64url characters).
-const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+// RFC 7636 §4.2: an S256 challenge is always 43 base64url characters.
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
 /** RFC 6749 §2.1, §3.2.1: the one public client identifies itself by client_id. */
@@ -122,7 +119,7 @@ export function clientRedirect(request: Pick<OidcAuthRequest, 'redirectUri' | 's
   return target.toString();
 }
 
-const scopes = (scope: string) => scope.split(' ').filter(Boolean);
+const scopes = scopeList;
 
 export function createOidcProviderService(deps: {
   oidc: OidcRepository;
@@ -137,6 +134,7 @@ export function createOidcProviderService(deps: {
   accessTokenDurationMs: number;
 }): OidcProviderService {
   const { oidc, identities, authentication, tokens, seal, clock } = deps;
+  const principals = createPrincipalLoader({ identities, clock });
 
   /** The request a public id stands for, as the store has it once logged in, else as sealed (started). */
   async function authRequestOf(handle: string | undefined): Promise<OidcAuthRequest> {
@@ -156,10 +154,11 @@ export function createOidcProviderService(deps: {
     return request;
   }
 
+  /** The identity a code exchange or a refresh issues tokens to, if it may still act (RFC 6749 §5.2: invalid_grant). */
   async function activeIdentity(identityId: string) {
-    const identity = await identities.findById(identityId);
-    if (!identity || isIdentityDisabled(identity, clock.now())) throw new OAuthError('invalid_grant', 'the identity may no longer log in');
-    return identity;
+    const principal = await principals.load(identityId);
+    if (!principal.ok) throw new OAuthError('invalid_grant', 'the identity may no longer log in');
+    return principal.identity;
   }
 
   /** A new refresh token of `session`: its value for the client and its record (stored by SHA-256 only). */
@@ -205,105 +204,10 @@ export function createOidcProviderService(deps: {
     return response;
   }
 
-  const successorContext = (token: OidcRefreshToken) => `oidc-refresh-successor:${token.id}`;
-
-  /**
-   * The successor of a token rotated less than the grace window ago, if that successor is still unused (decision
-   * 0012): a duplicate of the same refresh request (two tabs, a retried request) gets the same successor instead of
-   * revoking the family. Anything else is reuse.
-   */
-  async function graceSuccessor(stored: OidcRefreshToken, now: Date): Promise<string | undefined> {
-    if (!stored.rotatedAt || !stored.successorSealed || now.getTime() - stored.rotatedAt.getTime() > REFRESH_REUSE_GRACE_MS) return undefined;
-    let successor: string;
-    try {
-      successor = deps.secrets.open(stored.successorSealed, successorContext(stored));
-    } catch {
-      return undefined;
-    }
-    const next = await oidc.findRefreshToken(hashToken(successor));
-    return next?.status === 'active' ? successor : undefined;
-  }
-
-  async function authorizationCode(params: Params): Promise<TokenResponse> {
-    const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
-    if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
-    const request = await oidc.findAuthRequestByCodeHash(hashToken(code));
-    if (!request) throw new OAuthError('invalid_grant', 'the code is invalid');
-    const now = clock.now();
-    if (request.status === 'tokens_issued') {
-      // RFC 6749 §4.1.2: a code used twice is refused and the tokens issued with it SHOULD be revoked.
-      await oidc.revokeSession(request.apiSessionId, now);
-      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
-    }
-    if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
-    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
-    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
-    if (!(await oidc.countCodeAttempt(request.id, MAX_CODE_ATTEMPTS))) {
-      throw new OAuthError('invalid_grant', `the code was used in ${MAX_CODE_ATTEMPTS} failed requests and is no longer valid; start again at the authorization endpoint`);
-    }
-    // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
-    if (params.client_id !== request.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
-    if (redirectUri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
-    // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored code_challenge.
-    if (!verifier || !VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is missing or malformed');
-    const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
-    if (!secretsEqual(challenge, request.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
-    if (!(await oidc.redeemCode(request.id))) {
-      await oidc.revokeSession(request.apiSessionId, now);
-      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
-    }
-    const session: OidcSession = {
-      id: request.apiSessionId,
-      identityId: request.identityId as string,
-      clientId: request.clientId,
-      issuer: request.issuer,
-      scope: request.scope,
-      amr: request.amr,
-      authTime: request.authTime ?? now,
-      configTypes: request.configTypes,
-      revokedAt: null,
-      createdAt: now,
-    };
-    await oidc.insertSession(session);
-    return tokenSet(session, request.nonce);
-  }
-
-  async function refreshToken(params: Params): Promise<TokenResponse> {
-    if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
-    const stored = await oidc.findRefreshToken(hashToken(params.refresh_token));
-    if (!stored) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
-    const session = await oidc.findSession(stored.sessionId);
-    const now = clock.now();
-    if (!session) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
-    const reuse = async () => {
-      // OAuth 2.0 Security BCP (RFC 9700 §4.14.2): a rotated refresh token presented again means it leaked; the
-      // whole family (the session) is revoked.
-      await oidc.revokeSession(session.id, now);
-      return new OAuthError('invalid_grant', 'the refresh token has already been used; the session is revoked');
-    };
-    if (stored.status === 'rotated') {
-      const successor = await graceSuccessor(stored, now);
-      if (successor === undefined) throw await reuse();
-      return tokenSet(session, null, successor);
-    }
-    if (stored.status === 'revoked' || session.revokedAt !== null) throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
-    if (stored.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the refresh token has expired');
-    if (params.client_id !== session.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
-    // RFC 6749 §6: a narrower scope may be asked for, never a wider one; the session keeps its original scope.
-    if (params.scope !== undefined && !scopes(params.scope).every((s) => scopes(session.scope).includes(s))) {
-      throw new OAuthError('invalid_scope', 'the scope exceeds the one originally granted');
-    }
-    const next = newRefreshToken(session, now);
-    const sealed = deps.secrets.seal(next.value, successorContext(stored));
-    if (!(await oidc.rotateRefreshToken(stored.id, now, { token: next.record, tokenHash: next.hash, sealed }))) {
-      // Another request rotated it first: the same request twice within the grace window gets that one's successor.
-      const rotated = await oidc.findRefreshToken(hashToken(params.refresh_token));
-      const successor = rotated ? await graceSuccessor(rotated, now) : undefined;
-      if (successor === undefined) throw await reuse();
-      return tokenSet(session, null, successor);
-    }
-    return tokenSet(session, null, next.value);
-  }
+  // The grants' logic (grants/): what a code or a refresh token is worth, checked before tokenSet issues.
+  const grantDeps = { oidc, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
+  const authorizationCode = createAuthorizationCodeGrant(grantDeps);
+  const refreshToken = createRefreshTokenGrant(grantDeps);
 
   /** The session a token we signed names: `z_asid` in access tokens, `sid` in ID tokens. */
   async function sessionOfJwt(token: string): Promise<string | undefined> {

@@ -17,7 +17,7 @@ describe(`enrollment management (${testDialect})`, () => {
   let ctl: TestController;
   let admin: Record<string, string>;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
     admin = { 'svc-session': await ctl.adminToken() };
   });
   after(async () => ctl.close());

@@ -19,7 +19,7 @@ describe(`MFA enrollment on the client API (${testDialect})`, () => {
   let ctl: TestController;
   let adminToken: string;
   before(async () => {
-    ctl = await startTestController({ clock });
+    ctl = await startTestController({ clock, inProcess: true });
     adminToken = await ctl.adminToken();
   });
   after(async () => ctl.close());

@@ -24,7 +24,7 @@ describe(`management API validation (${testDialect})`, () => {
   let admin: ManagementClient;
   let existingId: string;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
     admin = managementClient(ctl, await ctl.adminToken());
     existingId = (await admin.post('/identities', { name: 'existing', type: 'User', isAdmin: false, externalId: 'ext-existing' })).json().data.id;
     await admin.post('/auth-policies', authPolicyBody('existing-policy'));

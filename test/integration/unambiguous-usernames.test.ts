@@ -21,7 +21,7 @@ describe(`unambiguous usernames and names (${testDialect})`, () => {
   let admin: ManagementClient;
   let pendingIdentityId: string;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
     admin = managementClient(ctl, await ctl.adminToken());
     await createIdentity(ctl.running.database, { name: 'alice', password: 'alice-password' });
     await createIdentity(ctl.running.database, { name: 'dave', password: 'dave-password' });

@@ -10,7 +10,7 @@ import { testDialect } from '../helpers/database.js';
 describe(`API conventions (${testDialect})`, () => {
   let ctl: TestController;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
   });
   after(async () => ctl.close());
 

@@ -12,7 +12,7 @@ describe(`listing controllers (${testDialect})`, () => {
   let ctl: TestController;
   let token: string;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
     token = await ctl.adminToken();
     const repo = createControllerRepository(ctl.running.database);
     for (let i = 1; i <= 12; i++) {

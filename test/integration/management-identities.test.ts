@@ -18,7 +18,7 @@ describe(`identity management (${testDialect})`, () => {
   let admin: ManagementClient;
   let adminId: string;
   before(async () => {
-    ctl = await startTestController({ clock });
+    ctl = await startTestController({ clock, inProcess: true });
     admin = managementClient(ctl, await ctl.adminToken());
     adminId = (await admin.get('/identities?filter=isDefaultAdmin%20%3D%20true')).json().data[0].id;
   });

@@ -13,7 +13,7 @@ describe(`auth policy management (${testDialect})`, () => {
   let ctl: TestController;
   let admin: ManagementClient;
   before(async () => {
-    ctl = await startTestController();
+    ctl = await startTestController({ inProcess: true });
     admin = managementClient(ctl, await ctl.adminToken());
   });
   after(async () => ctl.close());

@@ -1,0 +1,41 @@
+/**
+ * The one interface every primary login method implements (password, cert, ext-jwt, …), and what the
+ * authentication service lends them. A method only proves who the credential belongs to; the flow around it
+ * (method lookup, refusal reporting, client info, sessions) stays in ../authentication.ts, so every method gets it
+ * the same way.
+ */
+import type { AuthPolicy } from '../../../domain/auth-policy.js';
+import type { Identity } from '../../../domain/identity.js';
+import type { CredentialRepository } from '../../../persistence/repositories/credentials.js';
+import type { ExtJwtAuthenticator } from '../../external-jwt/ext-jwt-auth.js';
+import type { AuthenticationRequest } from '../authentication.js';
+import type { PasswordGuard } from '../password-guard.js';
+
+/** Who a credential proved, and with which authenticator (the session's `authenticatorId`). */
+export interface PrimaryOutcome {
+  identity: Identity;
+  authenticatorId: string;
+}
+
+/** A primary login method: the `method` name a client asks for, and the check of the credential it presented. */
+export interface PrimaryMethod {
+  readonly name: string;
+  /** The identity the credential proves; throws `refuse(…)` (401 INVALID_AUTH) or another ApiError otherwise. */
+  authenticate(request: AuthenticationRequest): Promise<PrimaryOutcome>;
+}
+
+/** What methods may use: stores and checks, and the two identity rules every method applies alike. */
+export interface PrimaryMethodDeps {
+  credentials: CredentialRepository;
+  /** Counts password attempts against the policy's lockout. */
+  passwords: PasswordGuard;
+  /** Primary external JWT checks; absent when no signer support is configured. */
+  extJwt?: ExtJwtAuthenticator;
+  /** The auth policy an identity is governed by (its own, else the system `default`). */
+  policyOf(identity: Identity): Promise<AuthPolicy>;
+  /** The identity behind a credential, if it exists and may log in now; the reason in words when it may not. */
+  usableIdentity(identityId: string): Promise<Identity | string>;
+}
+
+/** Builds a method from the shared deps, or returns undefined when what it needs is not configured. */
+export type PrimaryMethodFactory = (deps: PrimaryMethodDeps) => PrimaryMethod | undefined;

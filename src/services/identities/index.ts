@@ -1,0 +1,73 @@
+/**
+ * The identities domain's builder: identity administration, the authenticators administrators manage and those an
+ * identity manages itself; and its unit of work, everything a change of an identity writes (the identity, the
+ * enrollments it is created with, the lockouts `enable` clears, the audit entry), built on one transaction's store.
+ */
+import type { Database } from '../../persistence/database.js';
+import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createPasswordLockoutRepository } from '../../persistence/repositories/password-lockouts.js';
+import { unitOfWork, type UnitOfWork } from '../../persistence/unit-of-work.js';
+import { buildAuditDomain } from '../audit/index.js';
+import type { EventLog } from '../audit/security-events.js';
+import { createPasswordGuard } from '../authentication/password-guard.js';
+import { buildEnrollmentAdministration, type EnrollmentSettings } from '../enrollment/index.js';
+import { createAuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
+import { createAuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
+import { createCredentialRepository } from '../../persistence/repositories/credentials.js';
+import type { MfaRepository } from '../../persistence/repositories/mfa.js';
+import type { AuditService } from '../audit/audit.js';
+import type { PasswordGuard } from '../authentication/password-guard.js';
+import type { EnrollmentService } from '../enrollment/enrollment-service.js';
+import type { SessionsDomain } from '../sessions/index.js';
+import { createAuthenticatorService, type AuthenticatorService } from './authenticators.js';
+import { createIdentityService, type IdentityChangeScope, type IdentityService } from './identities.js';
+import { createOwnAuthenticatorService, type OwnAuthenticatorService } from './own-authenticators.js';
+
+export function identityChanges(database: Database, deps: EnrollmentSettings & { log: EventLog }): UnitOfWork<IdentityChangeScope> {
+  return unitOfWork(database, (store) => {
+    const { audit, events } = buildAuditDomain(store, deps);
+    return {
+      identities: createIdentityRepository(store),
+      enrollments: buildEnrollmentAdministration(store, audit, deps),
+      audit,
+      passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: deps.clock }),
+    };
+  });
+}
+
+export interface IdentitiesDomain {
+  identities: IdentityService;
+  authenticators: AuthenticatorService;
+  ownAuthenticators: OwnAuthenticatorService;
+}
+
+export function buildIdentitiesDomain(
+  database: Database,
+  deps: EnrollmentSettings & {
+    log: EventLog;
+    audit: AuditService;
+    enrollments: Pick<EnrollmentService, 'pendingForIdentities'>;
+    mfa: Pick<MfaRepository, 'verifiedAmong'>;
+    sessions: SessionsDomain['presence'];
+    passwords: PasswordGuard;
+  },
+): IdentitiesDomain {
+  const { clock } = deps;
+  const records = createIdentityRepository(database);
+  const authenticators = createAuthenticatorRepository(database);
+  const authPolicies = createAuthPolicyRepository(database);
+  return {
+    identities: createIdentityService({
+      identities: records,
+      authPolicies,
+      authenticators,
+      enrollments: deps.enrollments,
+      mfa: deps.mfa,
+      sessions: deps.sessions,
+      clock,
+      work: identityChanges(database, deps),
+    }),
+    authenticators: createAuthenticatorService({ authenticators, identities: records, audit: deps.audit }),
+    ownAuthenticators: createOwnAuthenticatorService({ authenticators, credentials: createCredentialRepository(database), authPolicies, passwords: deps.passwords, clock }),
+  };
+}

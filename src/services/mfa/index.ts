@@ -1,0 +1,46 @@
+/**
+ * The MFA domain's builder (issue 5): TOTP enrollments sealed at rest under the secrets key, the MFA service with the
+ * lockout of `edge.totp`, and answering a legacy session's TOTP auth query.
+ */
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { Database } from '../../persistence/database.js';
+import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createMfaRepository, type MfaRepository } from '../../persistence/repositories/mfa.js';
+import type { Clock } from '../../shared/clock.js';
+import type { AuditService } from '../audit/audit.js';
+import type { SecurityEvents } from '../audit/security-events.js';
+import type { ApiSessionService } from '../sessions/api-sessions.js';
+import { createMfaService, type MfaService } from './mfa.js';
+import { createSessionMfaService, type SessionMfaService } from './session-mfa.js';
+
+export interface MfaDomain {
+  records: MfaRepository;
+  mfa: MfaService;
+  sessionMfa: SessionMfaService;
+}
+
+export function buildMfaDomain(
+  database: Database,
+  deps: {
+    secrets: SecretBox;
+    clock: Clock;
+    audit: AuditService;
+    events: Pick<SecurityEvents, 'totpLocked'>;
+    apiSessions: ApiSessionService;
+    /** `edge.totp`; absent without an edge section (the defaults apply). */
+    totp: { hostname: string; maxAttempts: number; lockoutMs: number } | undefined;
+  },
+): MfaDomain {
+  const records = createMfaRepository(database, deps.secrets);
+  const { totp } = deps;
+  const mfa = createMfaService({
+    mfa: records,
+    identities: createIdentityRepository(database),
+    audit: deps.audit,
+    clock: deps.clock,
+    issuer: totp?.hostname ?? 'svc',
+    events: deps.events,
+    ...(totp ? { maxFailedCodes: totp.maxAttempts, lockoutMs: totp.lockoutMs } : {}),
+  });
+  return { records, mfa, sessionMfa: createSessionMfaService({ mfa, apiSessions: deps.apiSessions }) };
+}

@@ -1,0 +1,63 @@
+/**
+ * The authorization_code grant (RFC 6749 §4.1.3, PKCE per RFC 7636 §4.6): a one-time code, bound to the client,
+ * the redirect URI and the code challenge of its authorization request, is exchanged for the session's tokens.
+ */
+import { createHash } from 'node:crypto';
+import { hashToken, secretsEqual } from '../../../crypto/secrets.js';
+import { scopeList, type OidcSession } from '../../../domain/oidc.js';
+import { OAuthError } from '../../../errors/oauth-error.js';
+import type { TokenGrantDeps, TokenGrantHandler } from './grant.js';
+
+/** Token requests one authorization code may be used in, right or wrong. */
+const MAX_CODE_ATTEMPTS = 3;
+// RFC 7636 §4.1: the verifier's alphabet and length.
+const VERIFIER = /^[A-Za-z0-9._~-]{43,128}$/;
+
+/** Builds the authorization_code grant. @example const exchange = createAuthorizationCodeGrant(deps); await exchange(params); */
+export function createAuthorizationCodeGrant({ oidc, clock, tokenSet, newRefreshToken }: TokenGrantDeps): TokenGrantHandler {
+  return async function authorizationCode(params) {
+    const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
+    if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
+    const request = await oidc.findAuthRequestByCodeHash(hashToken(code));
+    if (!request) throw new OAuthError('invalid_grant', 'the code is invalid');
+    const now = clock.now();
+    if (request.status === 'tokens_issued') {
+      // RFC 6749 §4.1.2: a code used twice is refused and the tokens issued with it SHOULD be revoked.
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
+    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
+    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
+    if (!(await oidc.countCodeAttempt(request.id, MAX_CODE_ATTEMPTS))) {
+      throw new OAuthError('invalid_grant', `the code was used in ${MAX_CODE_ATTEMPTS} failed requests and is no longer valid; start again at the authorization endpoint`);
+    }
+    // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
+    if (params.client_id !== request.clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client');
+    if (redirectUri !== request.redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri differs from the authorization request');
+    // RFC 7636 §4.6: BASE64URL(SHA256(code_verifier)) must equal the stored code_challenge.
+    if (!verifier || !VERIFIER.test(verifier)) throw new OAuthError('invalid_grant', 'code_verifier is missing or malformed');
+    const challenge = createHash('sha256').update(verifier, 'ascii').digest('base64url');
+    if (!secretsEqual(challenge, request.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code challenge');
+    const session: OidcSession = {
+      id: request.apiSessionId,
+      identityId: request.identityId as string,
+      clientId: request.clientId,
+      issuer: request.issuer,
+      scope: request.scope,
+      amr: request.amr,
+      authTime: request.authTime ?? now,
+      configTypes: request.configTypes,
+      revokedAt: null,
+      createdAt: now,
+    };
+    // Redeeming the code, storing the session and its first refresh token are one unit of work: a failure between
+    // them leaves the code unspent and nothing stored (decision 0020). Tokens are signed after, from what was stored.
+    const refresh = scopeList(session.scope).includes('offline_access') ? newRefreshToken(session, now) : undefined;
+    if (!(await oidc.exchangeCode(request.id, session, refresh && { record: refresh.record, hash: refresh.hash }))) {
+      await oidc.revokeSession(request.apiSessionId, now);
+      throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
+    }
+    return tokenSet(session, request.nonce, refresh?.value);
+  };
+}

@@ -1,0 +1,37 @@
+/**
+ * The sessions domain's builder: legacy API sessions in the store, their activity kept in memory and written in
+ * batches far more often than a session can time out, and whether identities have a live session of either kind.
+ */
+import type { Database } from '../../persistence/database.js';
+import { createApiSessionRepository, type ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
+import { createSessionPresenceRepository, type SessionPresenceRepository } from '../../persistence/repositories/session-presence.js';
+import type { Clock } from '../../shared/clock.js';
+import type { EventLog } from '../audit/security-events.js';
+import { createApiSessionService, type ApiSessionService } from './api-sessions.js';
+import { createSessionActivity, type SessionActivity } from './session-activity.js';
+
+export interface SessionsDomain {
+  records: ApiSessionRepository;
+  activity: SessionActivity;
+  service: ApiSessionService;
+  /** What an identity's `hasApiSession` is decided from (decision 0010). */
+  presence: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
+}
+
+export function buildSessionsDomain(
+  database: Database,
+  deps: { clock: Clock; log: EventLog; sessionTimeoutMs: number; accessTokenLifetimeMs: number },
+): SessionsDomain {
+  const records = createApiSessionRepository(database);
+  const activity = createSessionActivity({
+    apiSessions: records,
+    flushIntervalMs: Math.min(10_000, Math.floor(deps.sessionTimeoutMs / 10)),
+    onError: (error) => deps.log.error({ err: error }, 'could not record session activity; will retry'),
+  });
+  return {
+    records,
+    activity,
+    service: createApiSessionService({ apiSessions: records, activity, clock: deps.clock }),
+    presence: { presence: createSessionPresenceRepository(database), legacyTimeoutMs: deps.sessionTimeoutMs, accessTokenLifetimeMs: deps.accessTokenLifetimeMs },
+  };
+}

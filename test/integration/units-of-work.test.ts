@@ -1,0 +1,186 @@
+/**
+ * Units of work (issue 13, point 3): a change of an identity, the enrollments it is created with, the lockouts it
+ * clears and its audit entry commit together or not at all. Each test injects a failure between two steps of the
+ * real services over the real store and finds nothing half-written; a repository's own transaction joins the unit
+ * of work it runs in.
+ */
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { SYSTEM_ACTOR } from '../../src/domain/audit.js';
+import type { Database } from '../../src/persistence/database.js';
+import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
+import { createAuthenticatorRepository } from '../../src/persistence/repositories/authenticators.js';
+import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
+import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
+import { newEntityId, newUuid } from '../../src/shared/random.js';
+import { createMfaRepository } from '../../src/persistence/repositories/mfa.js';
+import { createSessionPresenceRepository } from '../../src/persistence/repositories/session-presence.js';
+import { atomically, unitOfWork } from '../../src/persistence/unit-of-work.js';
+import { createControllerPki, loadIdentity } from '../../src/pki/index.js';
+import { createSecretBox, newSecretsKeyText, parseSecretsKey } from '../../src/crypto/secret-box.js';
+import { buildAuditDomain } from '../../src/services/audit/index.js';
+import { auditedChanges } from '../../src/services/audit/audited-changes.js';
+import { buildEnrollmentAdministration, type EnrollmentSettings } from '../../src/services/enrollment/index.js';
+import { createEnrollmentJwtSigner } from '../../src/services/enrollment/enrollment-jwt.js';
+import { createPasswordGuard } from '../../src/services/authentication/password-guard.js';
+import { createPasswordLockoutRepository } from '../../src/persistence/repositories/password-lockouts.js';
+import { createIdentityService, type IdentityChangeScope, type IdentityService } from '../../src/services/identities/identities.js';
+import { systemClock } from '../../src/shared/clock.js';
+import { openTestDatabase, testDialect } from '../helpers/database.js';
+
+const silent = { info() {}, warn() {}, error() {} };
+const injected = () => new Error('injected failure between two steps');
+
+describe(`units of work (${testDialect})`, () => {
+  let database: Database;
+  let settings: EnrollmentSettings;
+  const pkiDir = mkdtempSync(join(tmpdir(), 'svc-uow-pki-'));
+
+  before(async () => {
+    database = await openTestDatabase();
+    const pki = await createControllerPki(pkiDir, { hosts: ['127.0.0.1'] });
+    const identity = await loadIdentity({ cert: pki.clientCert, key: pki.clientKey, serverCert: pki.serverCert, serverKey: pki.serverKey, ca: pki.caBundle });
+    settings = { clock: systemClock, jwt: createEnrollmentJwtSigner({ identity, issuer: 'https://127.0.0.1:1280' }), edgeIdentityDurationMs: 3_600_000 };
+  });
+  after(async () => {
+    await database.close();
+    rmSync(pkiDir, { recursive: true, force: true });
+  });
+
+  /** The identity service over the store, its unit of work's scope changed by `inject` (where a failure goes in). */
+  function identityService(inject: (scope: IdentityChangeScope) => IdentityChangeScope = (scope) => scope): IdentityService {
+    const work = unitOfWork(database, (store) => {
+      const { audit, events } = buildAuditDomain(store, { clock: systemClock, log: silent });
+      return inject({
+        identities: createIdentityRepository(store),
+        enrollments: buildEnrollmentAdministration(store, audit, settings),
+        audit,
+        passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: systemClock }),
+      });
+    });
+    const { audit } = buildAuditDomain(database, { clock: systemClock, log: silent });
+    return createIdentityService({
+      identities: createIdentityRepository(database),
+      authPolicies: createAuthPolicyRepository(database),
+      authenticators: createAuthenticatorRepository(database),
+      enrollments: buildEnrollmentAdministration(database, audit, settings),
+      mfa: createMfaRepository(database, createSecretBox(parseSecretsKey(newSecretsKeyText()))),
+      sessions: { presence: createSessionPresenceRepository(database), legacyTimeoutMs: 1_800_000, accessTokenLifetimeMs: 1_800_000 },
+      clock: systemClock,
+      work,
+    });
+  }
+  const failingAudit = (scope: IdentityChangeScope): IdentityChangeScope => ({ ...scope, audit: { record: async () => Promise.reject(injected()) } });
+  const count = async (table: 'identities' | 'enrollments' | 'usernames' | 'audit_log', where?: [string, string]) => {
+    let query = database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
+    if (where) query = query.where(where[0] as any, '=', where[1]);
+    return Number((await query.executeTakeFirstOrThrow()).n);
+  };
+  const input = (name: string, enrollment?: { ott?: boolean; updb?: string }) => ({ name, type: 'User', isAdmin: false, ...(enrollment ? { enrollment } : {}) });
+
+  it('commits an identity with its enrollments, the username claim and the audit entry together', async () => {
+    const auditBefore = await count('audit_log');
+    const created = await identityService().create(SYSTEM_ACTOR, input('whole', { ott: true, updb: 'whole-user' }) as any);
+    assert.equal(await count('enrollments', ['identity_id', created.id]), 2);
+    assert.equal(await count('usernames', ['username_key', 'whole-user']), 1);
+    assert.equal(await count('audit_log', ['entity_id', created.id]), 1, 'the identity entry');
+    assert.equal((await count('audit_log')) - auditBefore, 3, 'and one entry per enrollment');
+  });
+
+  it('writes nothing of a create when the audit entry fails after the identity and its enrollments', async () => {
+    const before = { identities: await count('identities'), enrollments: await count('enrollments'), audit: await count('audit_log') };
+    await assert.rejects(identityService(failingAudit).create(SYSTEM_ACTOR, input('half-audited', { ott: true, updb: 'half-user' }) as any), /injected/);
+    assert.equal(await count('identities', ['name', 'half-audited']), 0);
+    assert.deepEqual({ identities: await count('identities'), enrollments: await count('enrollments'), audit: await count('audit_log') }, before);
+    assert.equal(await count('usernames', ['username_key', 'half-user']), 0, 'the username is not held by a ghost');
+  });
+
+  it('rolls back the identity and its first enrollment when the second enrollment fails, instead of deleting afterwards', async () => {
+    let calls = 0;
+    const secondFails = (scope: IdentityChangeScope): IdentityChangeScope => ({
+      ...scope,
+      enrollments: {
+        create: async (actor, request) => {
+          if (++calls === 2) throw injected();
+          return scope.enrollments.create(actor, request);
+        },
+      },
+    });
+    const before = { identities: await count('identities'), enrollments: await count('enrollments'), audit: await count('audit_log') };
+    await assert.rejects(identityService(secondFails).create(SYSTEM_ACTOR, input('half-enrolled', { ott: true, updb: 'half-enrolled' }) as any), /injected/);
+    assert.equal(calls, 2, 'the first enrollment was written before the failure');
+    assert.deepEqual({ identities: await count('identities'), enrollments: await count('enrollments'), audit: await count('audit_log') }, before);
+  });
+
+  it('keeps an identity as it was when the audit entry of its update or delete fails', async () => {
+    const created = await identityService().create(SYSTEM_ACTOR, input('steady') as any);
+    await assert.rejects(identityService(failingAudit).replace(SYSTEM_ACTOR, created.id, input('renamed') as any), /injected/);
+    assert.equal((await createIdentityRepository(database).findById(created.id))?.name, 'steady');
+    await assert.rejects(identityService(failingAudit).delete(SYSTEM_ACTOR, created.id), /injected/);
+    assert.ok(await createIdentityRepository(database).findById(created.id), 'still there');
+    await assert.rejects(identityService(failingAudit).disable(SYSTEM_ACTOR, created.id, 0), /injected/);
+    assert.equal((await createIdentityRepository(database).findById(created.id))?.disabled, false);
+  });
+
+  it("joins a repository's own transaction to the transaction around it, so both roll back", async () => {
+    const created = await identityService().create(SYSTEM_ACTOR, input('nested') as any);
+    await assert.rejects(
+      atomically(database.db, async (trx) => {
+        // IdentityRepository.delete is several statements in a transaction of its own; here it joins the outer one.
+        assert.equal(await createIdentityRepository({ ...database, db: trx }).delete(created.id), true);
+        throw injected();
+      }),
+      /injected/,
+    );
+    assert.ok(await createIdentityRepository(database).findById(created.id), 'the delete rolled back with the outer transaction');
+  });
+
+  it('leaves no auth policy behind when the work fails after inserting it and before its audit entry', async () => {
+    const changes = auditedChanges(database, systemClock, createAuthPolicyRepository);
+    const policy = { ...(await createAuthPolicyRepository(database).findById('default'))!, id: 'uow-policy', name: 'uow-policy', isSystem: false };
+    await assert.rejects(
+      changes(async ({ records }) => {
+        await records.insert(policy);
+        throw injected(); // before the audit entry
+      }),
+      /injected/,
+    );
+    assert.equal(await createAuthPolicyRepository(database).findById('uow-policy'), undefined);
+    await changes(async ({ records, audit }) => {
+      await records.insert(policy);
+      await audit.record(SYSTEM_ACTOR, 'create', 'auth-policy', policy.id, {});
+    });
+    assert.ok(await createAuthPolicyRepository(database).findById('uow-policy'));
+    assert.equal(await count('audit_log', ['entity_id', 'uow-policy']), 1);
+  });
+
+  it('leaves an authorization code unspent and no session when the exchange fails before its refresh token is stored', async () => {
+    const oidc = createOidcRepository(database);
+    const owner = await identityService().create(SYSTEM_ACTOR, input('code-owner') as any);
+    const now = new Date();
+    const requestId = newUuid();
+    const sessionId = newEntityId();
+    await oidc.insertAuthRequest({
+      id: requestId, handle: '', clientId: 'svc', redirectUri: 'http://localhost:1234/auth/callback', scope: 'openid offline_access', state: null, nonce: null,
+      codeChallenge: 'x'.repeat(43), method: 'S256', issuer: 'https://127.0.0.1:1280/oidc', identityId: owner.id, amr: ['pwd'], status: 'authenticated',
+      outstanding: [], codeExpiresAt: null, apiSessionId: sessionId, authTime: now, configTypes: [], createdAt: now, expiresAt: new Date(now.getTime() + 600_000),
+    });
+    assert.equal(await oidc.issueCode(requestId, { codeHash: 'code-hash-uow', codeExpiresAt: new Date(now.getTime() + 60_000) }), true);
+    const session = { id: sessionId, identityId: owner.id, clientId: 'svc', issuer: 'https://127.0.0.1:1280/oidc', scope: 'openid offline_access', amr: ['pwd'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
+    const refresh = (id: string) => ({ record: { id, sessionId, status: 'active' as const, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), rotatedAt: null, successorSealed: null }, hash: `hash-${id}` });
+    // The injected failure: a refresh token whose id is already taken fails its insert, the exchange's last step.
+    const other = await identityService().create(SYSTEM_ACTOR, input('code-other') as any);
+    const otherSession = { ...session, id: newEntityId(), identityId: other.id };
+    await oidc.insertSession(otherSession);
+    await oidc.insertRefreshToken({ ...refresh('taken-id').record, sessionId: otherSession.id }, 'hash-other');
+    await assert.rejects(oidc.exchangeCode(requestId, session, refresh('taken-id')));
+    assert.equal((await oidc.findAuthRequestByCodeHash('code-hash-uow'))?.status, 'code_issued', 'the code is still unspent');
+    assert.equal(await oidc.findSession(sessionId), undefined, 'and no session was stored');
+    assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), true, 'the exchange then succeeds once');
+    assert.ok(await oidc.findSession(sessionId));
+    assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), false, 'and never twice');
+  });
+});
