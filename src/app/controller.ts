@@ -11,39 +11,21 @@ import { buildSpecRegistry } from '../http/kit/specs.js';
 import { edgeClientRoutes, EDGE_CLIENT_PREFIX } from '../http/edge-client/routes.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from '../http/edge-management/routes.js';
 import { openDatabase, type Database } from '../persistence/database.js';
-import { createIdentityRepository } from '../persistence/repositories/identities.js';
 import { certificateFingerprint, loadCertificateAuthority, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
-import { createAuthenticationService } from '../services/authentication/authentication.js';
-import { createRequestAuthenticator } from '../services/authentication/request-auth.js';
-import { createCredentialRepository } from '../persistence/repositories/credentials.js';
-import { createAuthPolicyRepository } from '../persistence/repositories/auth-policies.js';
-import { createEnrollmentRepository } from '../persistence/repositories/enrollments.js';
-import { createEnrollService } from '../services/enrollment/enroll.js';
-import { createEnrollmentJwtSigner, serverSigningKey } from '../services/enrollment/enrollment-jwt.js';
-import { createOidcRepository } from '../persistence/repositories/oidc.js';
-import { createAccessTokenVerifier } from '../services/oidc-provider/oidc-access-tokens.js';
-import { createOidcProviderService } from '../services/oidc-provider/oidc-provider.js';
-import { createAuthRequestSeal } from '../services/oidc-provider/oidc-auth-request-seal.js';
-import { limitAuthentication } from '../services/authentication/limited-authentication.js';
-import { createWorkLimiter, DEFAULT_AUTHENTICATION_LIMITS, type WorkLimiterOptions } from '../services/authentication/work-limiter.js';
-import { createOidcFactorService } from '../services/oidc-provider/oidc-factors.js';
-import { createOidcTokenSigner } from '../services/oidc-provider/oidc-tokens.js';
-import { publishSigningKey } from '../services/oidc-provider/oidc-signing-keys.js';
-import { createSigningKeyRepository } from '../persistence/repositories/signing-keys.js';
+import { createEnrollmentJwtSigner } from '../services/enrollment/enrollment-jwt.js';
+import { DEFAULT_AUTHENTICATION_LIMITS, type WorkLimiterOptions } from '../services/authentication/work-limiter.js';
 import { oidcIssuer } from '../oidc/issuer.js';
-import { buildEnrollmentAdministration } from '../services/enrollment/index.js';
+import { buildEnrollmentAdministration, buildEnrollService } from '../services/enrollment/index.js';
+import { buildAuthenticationDomain, buildRequestAuthenticator } from '../services/authentication/index.js';
+import { buildOidcDomain } from '../services/oidc-provider/index.js';
+import { buildAuthPolicyService } from '../services/auth-policies/index.js';
 import { buildAuditDomain } from '../services/audit/index.js';
 import { buildControllersDomain } from '../services/controllers/index.js';
 import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
 import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildSessionsDomain } from '../services/sessions/index.js';
-import { auditedChanges } from '../services/audit/audited-changes.js';
-import { createAuthPolicyService } from '../services/auth-policies/auth-policies.js';
-import { createPasswordGuard } from '../services/authentication/password-guard.js';
-import { createPasswordLockoutRepository } from '../persistence/repositories/password-lockouts.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
-import { createExternalJwtSignerRepository } from '../persistence/repositories/external-jwt-signers.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
 import { httpsOrigin, type BuildInfo } from '../services/controllers/version.js';
@@ -139,134 +121,75 @@ export async function startController(
   }
 
   async function assemble(): Promise<RunningController> {
-    const identities = createIdentityRepository(database);
+    const caPems = trustedCas(config, identity);
+    const secrets = createSecretBox(secretsKey(config, identity));
     const controllersDomain = buildControllersDomain(database, { config, build: options.build ?? readBuildInfo() });
     const { version } = controllersDomain;
-    const controllers = controllersDomain.records;
-    const apiSessions = sessions.records;
-    const apiSessionService = sessions.service;
-    const authPolicyRecords = createAuthPolicyRepository(database);
-    const caPems = trustedCas(config, identity);
     const { audit, events } = buildAuditDomain(database, { clock, log: logger });
-    const externalJwtDomain = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events });
-    const externalJwt = externalJwtDomain.verifier;
-    const extJwtAuth = externalJwtDomain.authenticator;
-    const passwords = createPasswordGuard({ lockouts: createPasswordLockoutRepository(database), events, clock });
-    const enrollmentRecords = createEnrollmentRepository(database);
-    const enrollmentJwt = config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined;
-    const enrollmentSettings = { clock, jwt: enrollmentJwt, edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0 };
-    const enrollments = buildEnrollmentAdministration(database, audit, enrollmentSettings);
-    const enroll = createEnrollService({
-      enrollments: enrollmentRecords,
-      identities,
-      authPolicies: authPolicyRecords,
-      audit,
+    const externalJwt = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events });
+    const enrollmentSettings = {
       clock,
-      jwt: enrollmentJwt,
-      signingCa,
-    });
-    const credentials = createCredentialRepository(database);
-    const secretBox = createSecretBox(secretsKey(config, identity));
-    const mfaDomain = buildMfaDomain(database, {
-      secrets: secretBox,
+      jwt: config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined,
+      edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
+    };
+    const enrollments = buildEnrollmentAdministration(database, audit, enrollmentSettings);
+    const totp = config.edge?.totp;
+    const mfa = buildMfaDomain(database, {
+      secrets,
       clock,
       audit,
       events,
-      apiSessions: apiSessionService,
-      totp: config.edge ? { hostname: config.edge.totp.hostname, maxAttempts: config.edge.totp.maxAttempts, lockoutMs: config.edge.totp.lockoutMs } : undefined,
+      apiSessions: sessions.service,
+      totp: totp ? { hostname: totp.hostname, maxAttempts: totp.maxAttempts, lockoutMs: totp.lockoutMs } : undefined,
     });
-    const mfaRecords = mfaDomain.records;
-    const { mfa } = mfaDomain;
-    const authentication = limitAuthentication(
-      createAuthenticationService({
-        mfa: mfaRecords,
-        extJwt: extJwtAuth,
-        identities,
-        credentials,
-        authPolicies: authPolicyRecords,
-        apiSessions: apiSessionService,
-        passwords,
-        events,
-        clock,
-        sessionTimeoutMs,
-      }),
-      createWorkLimiter(options.authenticationLimits ?? authenticationLimits(config)),
-    );
-    // The OIDC provider: tokens are signed with the server key; every bind point hosting edge-oidc is an issuer.
-    // Keys of earlier server certificates stay published (and verify) until the tokens they signed have expired.
-    const oidcRecords = createOidcRepository(database);
-    const signingKey = serverSigningKey(identity);
-    const oidcTokens = config.edge
-      ? createOidcTokenSigner({
-          signingKey,
+    const { authentication, passwords } = buildAuthenticationDomain(database, {
+      clock,
+      events,
+      sessions,
+      sessionTimeoutMs,
+      mfa: mfa.records,
+      extJwt: externalJwt.authenticator,
+      limits: options.authenticationLimits ?? authenticationLimits(config),
+    });
+    const oidc = config.edge
+      ? await buildOidcDomain(database, {
+          identity,
           issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
-          accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
-          idTokenDurationMs: config.edge.oidc.idTokenDurationMs,
-          retiredKeys: await publishSigningKey({
-            keys: createSigningKeyRepository(database),
-            signingKey,
-            now: clock.now(),
-            longestTokenLifetimeMs: Math.max(config.edge.oidc.accessTokenDurationMs, config.edge.oidc.idTokenDurationMs),
-          }),
+          lifetimes: config.edge.oidc,
+          secrets,
+          clock,
+          authentication,
+          extJwt: externalJwt.authenticator,
+          mfa: mfa.mfa,
         })
       : undefined;
-    const accessTokens = oidcTokens ? createAccessTokenVerifier({ tokens: oidcTokens, oidc: oidcRecords, identities, clock }) : undefined;
-    const oidc =
-      oidcTokens && config.edge
-        ? createOidcProviderService({
-            oidc: oidcRecords,
-            identities,
-            authentication,
-            tokens: oidcTokens,
-            seal: createAuthRequestSeal(secretBox),
-            secrets: secretBox,
-            clock,
-            accessTokenDurationMs: config.edge.oidc.accessTokenDurationMs,
-            refreshTokenDurationMs: config.edge.oidc.refreshTokenDurationMs,
-          })
-        : undefined;
-    const identityDomain = buildIdentitiesDomain(database, {
-      ...enrollmentSettings,
-      log: logger,
-      audit,
-      enrollments,
-      mfa: mfaRecords,
-      sessions: sessions.presence,
-      passwords,
-    });
+    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, audit, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords });
     const services: Services = {
       config,
       clock,
       version,
-      auth: createRequestAuthenticator({
-        apiSessions,
-        identities,
-        activity,
-        clock,
-        sessionTimeoutMs,
-        ...(accessTokens ? { accessTokens } : {}),
-        secondary: { requiredSigner: async (who) => (await authentication.policyOf(who)).secondary.requireExtJwt, check: extJwtAuth.secondary },
-      }),
-      apiSessions: apiSessionService,
+      auth: buildRequestAuthenticator(database, { clock, sessions, sessionTimeoutMs, authentication, extJwt: externalJwt.authenticator, accessTokens: oidc?.accessTokens }),
+      apiSessions: sessions.service,
       authentication,
-      ...(oidc && accessTokens ? { oidc, accessTokens, oidcFactors: createOidcFactorService({ provider: oidc, extJwt: extJwtAuth, oidc: oidcRecords, identities, mfa, clock }) } : {}),
+      ...(oidc ? { oidc: oidc.provider, accessTokens: oidc.accessTokens, oidcFactors: oidc.factors } : {}),
       controllers: controllersDomain.service,
       audit,
       events,
       enrollments,
-      enroll,
-      identities: identityDomain.identities,
-      authPolicies: createAuthPolicyService({ authPolicies: authPolicyRecords, identities, signers: createExternalJwtSignerRepository(database), changes: auditedChanges(database, clock, createAuthPolicyRepository), clock }),
-      authenticators: identityDomain.authenticators,
-      mfa,
-      sessionMfa: mfaDomain.sessionMfa,
-      ownAuthenticators: identityDomain.ownAuthenticators,
+      enroll: buildEnrollService(database, audit, { ...enrollmentSettings, signingCa }),
+      identities: identities.identities,
+      authPolicies: buildAuthPolicyService(database, { clock }),
+      authenticators: identities.authenticators,
+      mfa: mfa.mfa,
+      sessionMfa: mfa.sessionMfa,
+      ownAuthenticators: identities.ownAuthenticators,
       caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
       instanceId: newUuid(),
       caPems,
-      externalJwt,
-      externalJwtSigners: externalJwtDomain.signers,
+      externalJwt: externalJwt.verifier,
+      externalJwtSigners: externalJwt.signers,
     };
+    const controllers = controllersDomain.records;
 
     const startedAt = clock.now();
     const controllerId = await controllers.upsert({

@@ -1,0 +1,77 @@
+/**
+ * The OIDC provider domain's builder (issue 4): tokens signed with the controller's server key for every issuer
+ * (one per bind point hosting edge-oidc); keys of earlier server certificates stay published, and verify, until the
+ * tokens they signed have expired; the provider (authorization, logins, grants), the access-token verifier both Edge
+ * APIs use, and the secondary factors of a login. Asynchronous: it publishes the signing key in the store first.
+ */
+import type { SecretBox } from '../../crypto/secret-box.js';
+import type { LoadedIdentity } from '../../pki/index.js';
+import type { Database } from '../../persistence/database.js';
+import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
+import type { Clock } from '../../shared/clock.js';
+import type { AuthenticationService } from '../authentication/authentication.js';
+import { serverSigningKey } from '../enrollment/enrollment-jwt.js';
+import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
+import type { MfaService } from '../mfa/mfa.js';
+import { createAccessTokenVerifier, type AccessTokenVerifier } from './oidc-access-tokens.js';
+import { createAuthRequestSeal } from './oidc-auth-request-seal.js';
+import { createOidcFactorService, type OidcFactorService } from './oidc-factors.js';
+import { createOidcProviderService, type OidcProviderService } from './oidc-provider.js';
+import { publishSigningKey } from './oidc-signing-keys.js';
+import { createOidcTokenSigner } from './oidc-tokens.js';
+
+export interface OidcDomain {
+  provider: OidcProviderService;
+  accessTokens: AccessTokenVerifier;
+  factors: OidcFactorService;
+}
+
+export async function buildOidcDomain(
+  database: Database,
+  deps: {
+    identity: Pick<LoadedIdentity, 'serverLeaf' | 'serverKey'>;
+    /** `https://<bind point>/oidc` of every bind point hosting edge-oidc. */
+    issuers: string[];
+    lifetimes: { accessTokenDurationMs: number; idTokenDurationMs: number; refreshTokenDurationMs: number };
+    secrets: SecretBox;
+    clock: Clock;
+    authentication: AuthenticationService;
+    extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
+    mfa: MfaService;
+  },
+): Promise<OidcDomain> {
+  const { clock, lifetimes } = deps;
+  const oidc = createOidcRepository(database);
+  const identities = createIdentityRepository(database);
+  const signingKey = serverSigningKey(deps.identity);
+  const tokens = createOidcTokenSigner({
+    signingKey,
+    issuers: deps.issuers,
+    accessTokenDurationMs: lifetimes.accessTokenDurationMs,
+    idTokenDurationMs: lifetimes.idTokenDurationMs,
+    retiredKeys: await publishSigningKey({
+      keys: createSigningKeyRepository(database),
+      signingKey,
+      now: clock.now(),
+      longestTokenLifetimeMs: Math.max(lifetimes.accessTokenDurationMs, lifetimes.idTokenDurationMs),
+    }),
+  });
+  const provider = createOidcProviderService({
+    oidc,
+    identities,
+    authentication: deps.authentication,
+    tokens,
+    seal: createAuthRequestSeal(deps.secrets),
+    secrets: deps.secrets,
+    clock,
+    accessTokenDurationMs: lifetimes.accessTokenDurationMs,
+    refreshTokenDurationMs: lifetimes.refreshTokenDurationMs,
+  });
+  return {
+    provider,
+    accessTokens: createAccessTokenVerifier({ tokens, oidc, identities, clock }),
+    factors: createOidcFactorService({ provider, extJwt: deps.extJwt, oidc, identities, mfa: deps.mfa, clock }),
+  };
+}
