@@ -30,6 +30,24 @@ export interface Identity {
   updatedAt: Date;
 }
 
+/** The fields an administrator (or the bootstrap) sets; everything else starts the same for every new identity. */
+export type NewIdentityFields = Pick<Identity, 'id' | 'name' | 'typeId' | 'isAdmin' | 'roleAttributes' | 'authPolicyId' | 'externalId' | 'tags'>;
+
+/** A new identity: enabled, no client info yet, created and updated `now`. */
+export function newIdentity(fields: NewIdentityFields, now: Date, options: { isDefaultAdmin?: boolean } = {}): Identity {
+  return {
+    ...fields,
+    isDefaultAdmin: options.isDefaultAdmin ?? false,
+    disabled: false,
+    disabledAt: null,
+    disabledUntil: null,
+    sdkInfo: {},
+    envInfo: {},
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
 /** A legacy API session: what the `svc-session` token stands for. */
 export interface ApiSession {
   id: string;

@@ -3,7 +3,7 @@
  * authenticator so an operator can log in and set the rest up.
  */
 import { hashPassword } from '../../crypto/passwords.js';
-import type { Identity } from '../../domain/identity.js';
+import { newIdentity, type Identity } from '../../domain/identity.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import { usernameProblem } from '../../policy/names.js';
 import type { Clock } from '../../shared/clock.js';
@@ -31,25 +31,8 @@ export async function ensureDefaultAdmin(
   if (problem) throw new Error(problem);
   const existing = await deps.identities.findDefaultAdmin();
   if (existing) return { created: false, identity: existing };
-  const now = deps.clock.now();
-  const identity: Identity = {
-    id: newEntityId(),
-    name: credentials.username,
-    typeId: 'Default',
-    isAdmin: true,
-    isDefaultAdmin: true,
-    authPolicyId: null,
-    externalId: null,
-    roleAttributes: [],
-    tags: {},
-    disabled: false,
-    disabledAt: null,
-    disabledUntil: null,
-    sdkInfo: {},
-    envInfo: {},
-    createdAt: now,
-    updatedAt: now,
-  };
+  const fields = { id: newEntityId(), name: credentials.username, typeId: 'Default' as const, isAdmin: true, authPolicyId: null, externalId: null, roleAttributes: [], tags: {} };
+  const identity = newIdentity(fields, deps.clock.now(), { isDefaultAdmin: true });
   await deps.identities.insertWithPassword(identity, {
     id: newEntityId(),
     username: credentials.username,

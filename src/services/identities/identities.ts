@@ -12,7 +12,7 @@ import type { Actor } from '../../domain/audit.js';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
-import type { Identity } from '../../domain/identity.js';
+import { newIdentity, type Identity } from '../../domain/identity.js';
 import { parseListParams, type RawListParams } from '../../persistence/query/list-query.js';
 import type { AuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import type { AuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
@@ -200,19 +200,7 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       const usernameIssue = username === undefined ? undefined : usernameProblem(username);
       if (username !== undefined && usernameIssue) throw invalid('enrollment.updb', usernameIssue, username);
       await check(fields);
-      const now = clock.now();
-      const identity: Identity = {
-        id: newEntityId(),
-        ...fields,
-        isDefaultAdmin: false,
-        disabled: false,
-        disabledAt: null,
-        disabledUntil: null,
-        sdkInfo: {},
-        envInfo: {},
-        createdAt: now,
-        updatedAt: now,
-      };
+      const identity = newIdentity({ id: newEntityId(), ...fields }, clock.now());
       const wanted = requestedEnrollments(input.enrollment);
       // One unit of work: no identity is left without the enrollment it was created for (a username lost to a
       // concurrent create fails its claim in the store, and the whole create rolls back), and none without its
