@@ -1,14 +1,13 @@
 /**
- * What every OIDC endpoint is given: the provider services and where the request arrived (issuer, redirect URIs).
+ * What every OIDC endpoint is given: the OIDC domain's services (and nothing else of the composition root) and where
+ * the request arrived (issuer, redirect URIs).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenVerifier } from '../services/oidc-provider/oidc-access-tokens.js';
 import type { OidcBindPoint, OidcProviderService } from '../services/oidc-provider/oidc-provider.js';
 import type { OidcFactorService } from '../services/oidc-provider/oidc-factors.js';
-import type { Services } from '../services/services.js';
 
 export interface OidcContext {
-  readonly services: Services;
   readonly provider: OidcProviderService;
   readonly accessTokens: AccessTokenVerifier;
   readonly factors: OidcFactorService;

@@ -27,7 +27,6 @@ export async function registerOidc(app: FastifyInstance, options: OidcPluginOpti
   const { services, bindPoint, redirectUris } = options;
   if (!services.oidc || !services.accessTokens || !services.oidcFactors) throw new Error('the edge-oidc binding needs the edge section (OIDC provider)');
   const context: OidcContext = {
-    services,
     provider: services.oidc,
     accessTokens: services.accessTokens,
     factors: services.oidcFactors,

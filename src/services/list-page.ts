@@ -4,3 +4,6 @@ export interface ListPage<T> {
   pagination: { limit: number; offset: number; totalCount: number };
   filterableFields: string[];
 }
+
+/** The list parameters as a request gives them, for adapters that must not reach into persistence. */
+export type { RawListParams } from '../persistence/query/list-query.js';

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { createIdentity, updatePolicyBody } from '../helpers/fixtures.js';
+import { addCertAuthenticator, createIdentity, issueClientCertificate, updatePolicyBody } from '../helpers/fixtures.js';
 
 describe(`the current identity (${testDialect})`, () => {
   let ctl: TestController;
@@ -101,10 +101,9 @@ describe(`the current identity (${testDialect})`, () => {
 
   it('answers 409 for a certificate authenticator, which has no password to change', async () => {
     const identity = await createIdentity(ctl.running.database, { name: 'david', password: 'dave-password' });
-    const now = new Date().toISOString();
-    await ctl.running.database.db.insertInto('authenticators').values({ id: 'dave-cert', identity_id: identity.id, method: 'cert', username: null, password_hash: null, cert_fingerprint: 'ab'.repeat(20), cert_pem: 'pem', is_issued_by_network: true, created_at: now, updated_at: now }).execute();
+    const certId = await addCertAuthenticator(ctl.running.database, identity.id, (await issueClientCertificate(ctl.pki, identity.id)).leafPem);
     const dave = await loginAs('david', 'dave-password');
-    const res = await call('/current-identity/authenticators/dave-cert', { method: 'PATCH', body: { password: 'new-password', currentPassword: 'dave-password' } }, dave);
+    const res = await call(`/current-identity/authenticators/${certId}`, { method: 'PATCH', body: { password: 'new-password', currentPassword: 'dave-password' } }, dave);
     assert.equal(res.status, 409);
     assert.equal(res.json().error.code, 'CAN_NOT_UPDATE_AUTHENTICATOR');
   });

@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { authenticatorsOf, createEnrollment, isPending } from '../helpers/enrollment.js';
-import { createIdentity } from '../helpers/fixtures.js';
+import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 
 const STRICT_POLICY = {
   primary: {
@@ -20,13 +20,10 @@ const STRICT_POLICY = {
 
 describe(`updb enrollment (${testDialect})`, () => {
   let ctl: TestController;
+  let strict: string;
   before(async () => {
     ctl = await startTestController();
-    const now = new Date().toISOString();
-    await ctl.running.database.db
-      .insertInto('auth_policies')
-      .values({ id: 'strict', name: 'Strict', is_system: false, body: JSON.stringify(STRICT_POLICY), tags: '{}', created_at: now, updated_at: now })
-      .execute();
+    strict = await createAuthPolicy(ctl.running.database, (body) => Object.assign(body, structuredClone(STRICT_POLICY)));
   });
   after(async () => ctl.close());
 
@@ -71,7 +68,7 @@ describe(`updb enrollment (${testDialect})`, () => {
   });
 
   it('refuses passwords that break the identity policy with 400 INVALID_PASSWORD listing every problem, and changes nothing', async () => {
-    const { identity, enrollment } = await newUpdb('carol', 'strict');
+    const { identity, enrollment } = await newUpdb('carol', strict);
     const res = await enrollUpdb(enrollment.token, { password: 'short' });
     assert.equal(res.status, 400);
     const { error } = res.json();

@@ -11,7 +11,7 @@ import { createControllerPki } from '../../src/pki/index.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { addCertAuthenticator, createIdentity, issueClientCertificate, updatePolicyBody } from '../helpers/fixtures.js';
+import { addCertAuthenticator, createAuthPolicy, createIdentity, issueClientCertificate, updatePolicyBody } from '../helpers/fixtures.js';
 
 const MINUTE = 60_000;
 
@@ -77,16 +77,19 @@ describe(`legacy sessions (${testDialect})`, () => {
   });
 
   it('refuses a method the identity policy disallows, with the same answer as a wrong password', async () => {
-    await db().db.insertInto('auth_policies').values({ id: 'no-updb', name: 'No passwords', is_system: false, body: JSON.stringify({ primary: { cert: { allowed: true, allowExpiredCerts: true }, updb: { allowed: false, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 0, lockoutDurationMinutes: 0 }, extJwt: { allowed: true, allowedSigners: [] } }, secondary: { requireTotp: false, requireExtJwt: null } }), tags: '{}', created_at: clock.now().toISOString(), updated_at: clock.now().toISOString() }).execute();
-    await createIdentity(db(), { name: 'cert-only', password: 'right-password', authPolicyId: 'no-updb' });
+    const noUpdb = await createAuthPolicy(db(), (body) => {
+      body.primary.cert.allowExpiredCerts = true;
+      body.primary.updb.allowed = false;
+    });
+    await createIdentity(db(), { name: 'cert-only', password: 'right-password', authPolicyId: noUpdb });
     const res = await login('cert-only', 'right-password');
     assert.equal(res.status, 401);
     assert.deepEqual(res.json().error.code, 'INVALID_AUTH');
   });
 
   it('locks an identity out after the policy number of failed passwords, for the policy duration', async () => {
-    await db().db.insertInto('auth_policies').values({ id: 'strict', name: 'Strict', is_system: false, body: JSON.stringify({ primary: { cert: { allowed: true, allowExpiredCerts: false }, updb: { allowed: true, minPasswordLength: 5, requireSpecialChar: false, requireNumberChar: false, requireMixedCase: false, maxAttempts: 3, lockoutDurationMinutes: 5 }, extJwt: { allowed: true, allowedSigners: [] } }, secondary: { requireTotp: false, requireExtJwt: null } }), tags: '{}', created_at: clock.now().toISOString(), updated_at: clock.now().toISOString() }).execute();
-    await createIdentity(db(), { name: 'guessed', password: 'right-password', authPolicyId: 'strict' });
+    const strict = await createAuthPolicy(db(), (body) => Object.assign(body.primary.updb, { minPasswordLength: 5, maxAttempts: 3, lockoutDurationMinutes: 5 }));
+    await createIdentity(db(), { name: 'guessed', password: 'right-password', authPolicyId: strict });
     assert.equal((await login('guessed', 'wrong-1')).status, 401);
     assert.equal((await login('guessed', 'right-password')).status, 200, 'a success resets the count');
     for (const attempt of ['wrong-1', 'wrong-2', 'wrong-3']) assert.equal((await login('guessed', attempt)).status, 401);

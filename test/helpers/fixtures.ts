@@ -1,11 +1,14 @@
 /**
  * Fixture builders for tests that need identities and credentials before (or without) the management API:
- * they write through the store and return values; they never assert.
+ * they write through the repositories the controller uses (not raw rows) and return values; they never assert.
  */
 import { readFileSync } from 'node:fs';
 import { hashPassword } from '../../src/crypto/passwords.js';
+import { DEFAULT_AUTH_POLICY_ID } from '../../src/domain/auth-policy.js';
+import { newIdentity } from '../../src/domain/identity.js';
 import type { Database } from '../../src/persistence/database.js';
-import { usernameKey } from '../../src/policy/names.js';
+import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
+import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { certificateFingerprint, generateKeyPair, issueCertificate, loadCertificateAuthority, privateKeyToPem, type PkiPaths } from '../../src/pki/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -15,27 +18,25 @@ export interface IdentityFixture {
   name: string;
 }
 
-/** Inserts an identity (optionally with a password authenticator) and returns it. */
+/**
+ * Creates an identity (optionally with a password authenticator) through the identity repository, as the default
+ * admin's bootstrap does: the same rows, the same username claim (decision 0016), no raw table writes.
+ */
 export async function createIdentity(
   database: Database,
   options: { name?: string; isAdmin?: boolean; username?: string; password?: string; authPolicyId?: string } = {},
 ): Promise<IdentityFixture> {
-  const now = new Date().toISOString();
   const id = newEntityId();
   const name = options.name ?? `identity-${id}`;
-  await database.db
-    .insertInto('identities')
-    .values({ id, name, type_id: 'Default', is_admin: options.isAdmin ?? false, is_default_admin: false, auth_policy_id: options.authPolicyId ?? null, external_id: null, role_attributes: '[]', tags: '{}', disabled: false, disabled_at: null, disabled_until: null, created_at: now, updated_at: now })
-    .execute();
+  const identity = newIdentity(
+    { id, name, typeId: 'Default', isAdmin: options.isAdmin ?? false, roleAttributes: [], authPolicyId: options.authPolicyId ?? null, externalId: null, tags: {} },
+    new Date(),
+  );
+  const identities = createIdentityRepository(database);
   if (options.password) {
-    const username = options.username ?? name;
-    const authenticatorId = newEntityId();
-    await database.db
-      .insertInto('authenticators')
-      .values({ id: authenticatorId, identity_id: id, method: 'updb', username, username_key: usernameKey(username), password_hash: await hashPassword(options.password), cert_fingerprint: null, cert_pem: null, is_issued_by_network: false, created_at: now, updated_at: now })
-      .execute();
-    // The username's claim, as the repositories write it with every password authenticator (decision 0016).
-    await database.db.insertInto('usernames').values({ username_key: usernameKey(username), authenticator_id: authenticatorId, enrollment_id: null, created_at: now }).execute();
+    await identities.insertWithPassword(identity, { id: newEntityId(), username: options.username ?? name, passwordHash: await hashPassword(options.password) });
+  } else {
+    await identities.insert(identity);
   }
   return { id, name };
 }
@@ -56,13 +57,19 @@ export async function issueClientCertificate(pki: PkiPaths, commonName: string, 
   return { certPem, leafPem: leaf.toString('pem'), keyPem: await privateKeyToPem(keys.privateKey), fingerprint: certificateFingerprint(leaf.toString('pem')) };
 }
 
-/** Registers a certificate as an identity's cert authenticator. */
-export async function addCertAuthenticator(database: Database, identityId: string, leafPem: string): Promise<void> {
+/**
+ * Registers a certificate as an identity's cert authenticator, as a finished ott enrollment leaves it; returns the
+ * authenticator's id. (Certificate authenticators are written only by enrollment, which needs a token; this is the
+ * one fixture that writes its row directly.)
+ */
+export async function addCertAuthenticator(database: Database, identityId: string, leafPem: string): Promise<string> {
+  const id = newEntityId();
   const now = new Date().toISOString();
   await database.db
     .insertInto('authenticators')
-    .values({ id: newEntityId(), identity_id: identityId, method: 'cert', username: null, password_hash: null, cert_fingerprint: certificateFingerprint(leafPem), cert_pem: leafPem, is_issued_by_network: true, created_at: now, updated_at: now })
+    .values({ id, identity_id: identityId, method: 'cert', username: null, password_hash: null, cert_fingerprint: certificateFingerprint(leafPem), cert_pem: leafPem, is_issued_by_network: true, created_at: now, updated_at: now })
     .execute();
+  return id;
 }
 
 /** Replaces parts of an auth policy's body directly in the store. */
@@ -73,16 +80,15 @@ export async function updatePolicyBody(database: Database, policyId: string, cha
   await database.db.updateTable('auth_policies').set({ body: JSON.stringify(body) }).where('id', '=', policyId).execute();
 }
 
-/** Inserts an auth policy: the system default's body changed by `change`; returns its id. */
+/** Creates an auth policy through its repository: the system default's settings changed by `change`; returns its id. */
 export async function createAuthPolicy(database: Database, change: (body: any) => void = () => {}): Promise<string> {
-  const row = await database.db.selectFrom('auth_policies').select('body').where('id', '=', 'default').executeTakeFirstOrThrow();
-  const body = JSON.parse(row.body);
+  const policies = createAuthPolicyRepository(database);
+  const base = await policies.findById(DEFAULT_AUTH_POLICY_ID);
+  if (!base) throw new Error('the system auth policy is missing');
+  const body = structuredClone({ primary: base.primary, secondary: base.secondary });
   change(body);
   const id = newEntityId();
-  const now = new Date().toISOString();
-  await database.db
-    .insertInto('auth_policies')
-    .values({ id, name: `policy-${id}`, is_system: false, body: JSON.stringify(body), tags: '{}', created_at: now, updated_at: now })
-    .execute();
+  const now = new Date();
+  await policies.insert({ id, name: `policy-${id}`, isSystem: false, ...body, tags: {}, createdAt: now, updatedAt: now });
   return id;
 }

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createControllerRepository } from '../../src/persistence/repositories/controllers.js';
+import { createIdentity } from '../helpers/fixtures.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 
@@ -79,10 +80,8 @@ describe(`listing controllers (${testDialect})`, () => {
   });
 
   it('refuses the management list to a session that is not an administrator', async () => {
-    const identities = ctl.running.database.db;
-    const now = new Date().toISOString();
-    await identities.insertInto('identities').values({ id: 'plain', name: 'plain-user', type_id: 'Default', is_admin: false, is_default_admin: false, auth_policy_id: null, external_id: null, role_attributes: '[]', tags: '{}', disabled: false, disabled_at: null, disabled_until: null, created_at: now, updated_at: now }).execute();
-    const { token: plain } = await ctl.running.services.apiSessions.start('plain', 'password', null);
+    const plainUser = await createIdentity(ctl.running.database, { name: 'plain-user' });
+    const { token: plain } = await ctl.running.services.apiSessions.start(plainUser.id, 'password', null);
     const res = await ctl.fetch('/edge/management/v1/controllers', { headers: { 'svc-session': plain } });
     assert.equal(res.status, 403);
     assert.equal(res.json().error.code, 'FORBIDDEN');

@@ -55,7 +55,7 @@ describe(`units of work (${testDialect})`, () => {
     const work = unitOfWork(database, (store) => {
       const { audit, events } = buildAuditDomain(store, { clock: systemClock, log: silent });
       return inject({
-        identities: createIdentityRepository(store),
+        records: createIdentityRepository(store),
         enrollments: buildEnrollmentAdministration(store, audit, settings),
         audit,
         passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: systemClock }),

@@ -34,13 +34,14 @@ export const authenticateRoute = defineRoute({
   summary: 'Authenticates with primary credentials and returns a legacy API session (deprecated: prefer OIDC)',
   tags: ['Authentication'],
   access: 'none',
+  uses: ['authentication', 'clock'],
   schema: {
     querystring: AuthenticateQuery,
     body: AuthenticateBody,
     response: { 200: Envelope(CurrentApiSessionDetail), 400: ApiErrorBody, 401: ApiErrorBody },
   },
-  handler: async ({ api, query, body, request, reply }) => {
-    const result = await api.services.authentication.authenticate({
+  handler: async ({ domains, api, query, body, request, reply }) => {
+    const result = await domains.authentication.authenticate({
       method: query.method,
       username: body.username,
       password: body.password,
@@ -51,7 +52,7 @@ export const authenticateRoute = defineRoute({
       ...(body.envInfo ? { envInfo: body.envInfo } : {}),
       ...(body.configTypes ? { configTypes: body.configTypes } : {}),
     });
-    const now = api.services.clock.now();
+    const now = domains.clock.now();
     const view = currentApiSessionView(result, now, api.prefix);
     reply.header('svc-session', result.token);
     if (totpRequired(result.session.outstanding)) reply.header('totp-required', 'true');
@@ -69,9 +70,10 @@ export const authenticateMfaRoute = defineRoute({
   summary: 'Answers the TOTP auth query of the session with a TOTP or recovery code; the same token continues fully authenticated',
   tags: ['Authentication', 'MFA'],
   access: 'partial',
+  uses: ['sessionMfa'],
   schema: { body: MfaCodeBody, response: { 200: EmptyEnvelope, 400: ApiErrorBody, 401: ApiErrorBody, 409: ApiErrorBody, 429: ApiErrorBody } },
-  handler: async ({ api, auth, body }) => {
-    await api.services.sessionMfa.answer(auth!, body.code);
+  handler: async ({ domains, auth, body }) => {
+    await domains.sessionMfa.answer(auth!, body.code);
     return envelope({});
   },
 });

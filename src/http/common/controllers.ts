@@ -33,9 +33,10 @@ export const listControllersRoute = defineRoute({
   summary: 'Lists the controllers of the network',
   tags: ['Controllers'],
   access: 'session',
+  uses: ['controllers'],
   schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(Controller), 400: ApiErrorBody, 401: ApiErrorBody } },
-  handler: async ({ api, query }) => {
-    const page = await api.services.controllers.list(query);
+  handler: async ({ domains, query }) => {
+    const page = await domains.controllers.list(query);
     return listEnvelope(page.items.map(controllerView), page.pagination, page.filterableFields);
   },
 });

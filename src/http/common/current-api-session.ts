@@ -58,8 +58,9 @@ export const currentApiSessionRoutes = [
     summary: 'Returns the API session used for this request',
     tags,
     access: 'partial',
+    uses: ['clock'],
     schema: { response: { 200: Envelope(CurrentApiSessionDetail), 401: ApiErrorBody } },
-    handler: ({ auth, api }) => envelope(currentApiSessionView(auth!, api.services.clock.now(), api.prefix)),
+    handler: ({ domains, auth, api }) => envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix)),
   }),
   defineRoute({
     method: 'DELETE',
@@ -69,11 +70,12 @@ export const currentApiSessionRoutes = [
     tags,
     // Spec rule 6: a partially authenticated session may only answer, enroll and read itself; it cannot log out.
     access: 'session',
+    uses: ['apiSessions', 'oidc'],
     schema: { response: { 200: EmptyEnvelope, 401: ApiErrorBody } },
-    handler: async ({ auth, api }) => {
+    handler: async ({ auth, domains }) => {
       // An OIDC session ends as at /oidc/end_session: its access tokens stop and its refresh family is revoked.
-      if (auth!.kind === 'oidc') await api.services.oidc?.endSessionById(auth!.session.id);
-      else await api.services.apiSessions.end(auth!.session.id);
+      if (auth!.kind === 'oidc') await domains.oidc?.endSessionById(auth!.session.id);
+      else await domains.apiSessions.end(auth!.session.id);
       return envelope({});
     },
   }),

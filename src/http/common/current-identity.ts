@@ -36,8 +36,9 @@ export const currentIdentityRoutes = [
     summary: 'Returns the identity of the session',
     tags,
     access: 'session',
+    uses: ['identities'],
     schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
-    handler: async ({ api, auth }) => envelope(identityDetailView(await api.services.identities.get(auth!.identity.id))),
+    handler: async ({ domains, auth }) => envelope(identityDetailView(await domains.identities.get(auth!.identity.id))),
   }),
   defineRoute({
     method: 'GET',
@@ -46,9 +47,10 @@ export const currentIdentityRoutes = [
     summary: "Lists the session identity's authenticators",
     tags,
     access: 'session',
+    uses: ['ownAuthenticators'],
     schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuthenticatorView), 400: ApiErrorBody, 401: ApiErrorBody } },
-    handler: async ({ api, auth, query }) => {
-      const page = await api.services.ownAuthenticators.list(auth!.identity, query);
+    handler: async ({ domains, auth, query }) => {
+      const page = await domains.ownAuthenticators.list(auth!.identity, query);
       return listEnvelope(page.items.map(authenticatorView), page.pagination, page.filterableFields);
     },
   }),
@@ -59,8 +61,9 @@ export const currentIdentityRoutes = [
     summary: "Returns one of the session identity's authenticators",
     tags,
     access: 'session',
+    uses: ['ownAuthenticators'],
     schema: { params: IdParams, response: { 200: Envelope(AuthenticatorView), 401: ApiErrorBody, 404: ApiErrorBody } },
-    handler: async ({ api, auth, params }) => envelope(authenticatorView(await api.services.ownAuthenticators.get(auth!.identity, params.id))),
+    handler: async ({ domains, auth, params }) => envelope(authenticatorView(await domains.ownAuthenticators.get(auth!.identity, params.id))),
   }),
   defineRoute({
     method: 'PUT',
@@ -69,9 +72,10 @@ export const currentIdentityRoutes = [
     summary: 'Sets the username and password of an own username/password authenticator',
     tags,
     access: 'session',
+    uses: ['ownAuthenticators'],
     schema: { params: IdParams, body: AuthenticatorPut, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, params, body, request }) => {
-      await api.services.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
+    handler: async ({ domains, auth, params, body, request }) => {
+      await domains.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
       return envelope({});
     },
   }),
@@ -82,9 +86,10 @@ export const currentIdentityRoutes = [
     summary: 'Changes the username and/or password of an own username/password authenticator',
     tags,
     access: 'session',
+    uses: ['ownAuthenticators'],
     schema: { params: IdParams, body: AuthenticatorPatch, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, params, body, request }) => {
-      await api.services.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
+    handler: async ({ domains, auth, params, body, request }) => {
+      await domains.ownAuthenticators.update(auth!.identity, params.id, body, request.ip);
       return envelope({});
     },
   }),

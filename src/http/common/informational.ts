@@ -32,8 +32,9 @@ const versionRoute = (operationId: string, url: string) =>
     summary: 'Returns version information',
     tags,
     access: 'none',
+    uses: ['version'],
     schema: { response: { 200: Envelope(Version) } },
-    handler: ({ api }) => envelope(api.services.version),
+    handler: ({ domains }) => envelope(domains.version),
   });
 
 export function informationalRoutes(): RouteDef[] {
@@ -47,6 +48,7 @@ export function informationalRoutes(): RouteDef[] {
       summary: 'Lists every capability the controller knows, enabled or not',
       tags,
       access: 'none',
+      uses: [],
       schema: { response: { 200: Envelope(Capabilities) } },
       handler: () => envelope([...KNOWN_CAPABILITIES]),
     }),
@@ -57,9 +59,10 @@ export function informationalRoutes(): RouteDef[] {
       summary: 'Lists the listening edge protocols',
       tags,
       access: 'none',
+      uses: ['config'],
       schema: { response: { 200: Envelope(Protocols) } },
-      handler: ({ api }) => {
-        const address = api.services.config.edge?.api.address.text;
+      handler: ({ domains }) => {
+        const address = domains.config.edge?.api.address.text;
         return envelope(address ? { https: { address } } : {});
       },
     }),
@@ -70,6 +73,7 @@ export function informationalRoutes(): RouteDef[] {
       summary: 'Lists the API specifications this controller serves',
       tags,
       access: 'none',
+      uses: [],
       schema: { response: { 200: ListEnvelope(Spec) } },
       handler: ({ api }) => {
         const specs = [...api.specs.values()].map(specView);
@@ -83,6 +87,7 @@ export function informationalRoutes(): RouteDef[] {
       summary: 'Returns one API specification resource',
       tags,
       access: 'none',
+      uses: [],
       schema: { params: IdParams, response: { 200: Envelope(Spec), 404: ApiErrorBody } },
       handler: ({ api, params }) => envelope(specView(findSpec(api.specs, params.id))),
     }),
@@ -93,6 +98,7 @@ export function informationalRoutes(): RouteDef[] {
       summary: 'Returns the body of one API specification (OpenAPI 3 JSON)',
       tags,
       access: 'none',
+      uses: [],
       schema: { params: IdParams, response: { 200: Envelope(SpecBody), 404: ApiErrorBody } },
       handler: ({ api, params }) => envelope(findSpec(api.specs, params.id).document),
     }),

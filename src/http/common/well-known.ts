@@ -12,10 +12,11 @@ export const wellKnownCaCertsRoute = defineRoute({
   summary: 'Returns the CA certificate store (base64 PKCS#7) used to bootstrap trust during enrollment',
   tags: ['Well Known'],
   access: 'none',
+  uses: ['caBundlePkcs7'],
   produces: ['application/pkcs7-mime'],
   schema: { response: { 200: Type.String() } },
-  handler: ({ api, reply }) => {
-    reply.code(200).header('content-type', 'application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(api.services.caBundlePkcs7);
+  handler: ({ domains, reply }) => {
+    reply.code(200).header('content-type', 'application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(domains.caBundlePkcs7);
     return undefined;
   },
 });

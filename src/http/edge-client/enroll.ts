@@ -13,7 +13,7 @@ import { ApiError } from '../../errors/api-error.js';
 import { ENROLL_METHODS, isEnrollMethod } from '../../services/enrollment/enroll.js';
 import { ApiErrorBody, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
-import type { ApiContext } from '../kit/api-context.js';
+import type { Services } from '../../services/services.js';
 import { defineRoute } from '../kit/route.js';
 import { JSON_TYPE, PEM_TYPE, preferredMediaType } from './media-types.js';
 
@@ -45,15 +45,15 @@ function acceptedOrThrow(request: FastifyRequest, offered: string[]): string {
 
 /** What the enroll handlers of every method are given. */
 interface EnrollCall {
-  api: ApiContext;
+  domains: Pick<Services, 'enroll'>;
   request: FastifyRequest;
   reply: FastifyReply;
 }
 
-async function enrollOtt({ api, request, reply }: EnrollCall, token: string, body: unknown) {
+async function enrollOtt({ domains, request, reply }: EnrollCall, token: string, body: unknown) {
   // Negotiated first, so a request whose answer could not be read changes nothing.
   const media = acceptedOrThrow(request, [JSON_TYPE, PEM_TYPE]);
-  const { certChainPem } = await api.services.enroll.enroll('ott', token, { csrPem: typeof body === 'string' ? body : undefined });
+  const { certChainPem } = await domains.enroll.enroll('ott', token, { csrPem: typeof body === 'string' ? body : undefined });
   if (media === PEM_TYPE) {
     reply.code(200).type(PEM_TYPE).send(certChainPem);
     return undefined;
@@ -61,9 +61,9 @@ async function enrollOtt({ api, request, reply }: EnrollCall, token: string, bod
   return envelope({ cert: certChainPem });
 }
 
-async function enrollUpdb({ api, request }: EnrollCall, token: string, body: { username?: string; password: string }) {
+async function enrollUpdb({ domains, request }: EnrollCall, token: string, body: { username?: string; password: string }) {
   acceptedOrThrow(request, [JSON_TYPE]);
-  const { username } = await api.services.enroll.enroll('updb', token, { username: body.username, password: body.password });
+  const { username } = await domains.enroll.enroll('updb', token, { username: body.username, password: body.password });
   return envelope({ username });
 }
 
@@ -110,11 +110,12 @@ export const enrollRoutes = [
     summary: 'Returns the JSON Web Key Set (RFC 7517) that verifies enrollment JWTs; bare, without the envelope',
     tags,
     access: 'none',
+    uses: ['enroll'],
     schema: { response: { 200: JwkSet, 404: ApiErrorBody } },
     // Bare so that JOSE libraries (e.g. jose createRemoteJWKSet) read it as a JWKS document directly.
-    handler: ({ api, reply }) => {
+    handler: ({ domains, reply }) => {
       reply.type('application/jwk-set+json');
-      return api.services.enroll.jwks();
+      return domains.enroll.jwks();
     },
   }),
   defineRoute({
@@ -124,10 +125,11 @@ export const enrollRoutes = [
     summary: 'Enrolls with a one-time token: method ott (PEM CSR body) or updb (JSON {password})',
     tags,
     access: 'none',
+    uses: ['enroll'],
     produces: [PEM_TYPE],
     consumes: [PEM_TYPE, 'application/pkcs10', 'text/plain'],
     schema: { querystring: EnrollQuery, response: { 200: Envelope(Type.Object({ cert: Type.Optional(Type.String()), username: Type.Optional(Type.String()) })), ...errors } },
-    handler: ({ api, query, request, reply }) => enrollWith({ api, request, reply }, query.method ?? 'ott', query.token, request.body),
+    handler: ({ domains, query, request, reply }) => enrollWith({ domains, request, reply }, query.method ?? 'ott', query.token, request.body),
   }),
   defineRoute({
     method: 'POST',
@@ -136,10 +138,11 @@ export const enrollRoutes = [
     summary: 'Enrolls with a one-time token and a PEM CSR body; returns the client certificate chain',
     tags,
     access: 'none',
+    uses: ['enroll'],
     produces: [PEM_TYPE],
     consumes: [PEM_TYPE, 'application/pkcs10', 'text/plain'],
     schema: { querystring: TokenQuery, response: { 200: CertsEnvelope, ...errors } },
-    handler: ({ api, query, request, reply }) => enrollOtt({ api, request, reply }, query.token, request.body),
+    handler: ({ domains, query, request, reply }) => enrollOtt({ domains, request, reply }, query.token, request.body),
   }),
   defineRoute({
     method: 'POST',
@@ -148,7 +151,8 @@ export const enrollRoutes = [
     summary: 'Enrolls with a one-time token by setting the password of the enrollment username',
     tags,
     access: 'none',
+    uses: ['enroll'],
     schema: { querystring: TokenQuery, body: UpdbBody, response: { 200: UpdbEnvelope, ...errors } },
-    handler: ({ api, query, body, request, reply }) => enrollUpdb({ api, request, reply }, query.token, body),
+    handler: ({ domains, query, body, request, reply }) => enrollUpdb({ domains, request, reply }, query.token, body),
   }),
 ];

@@ -34,9 +34,10 @@ export const listClientExternalJwtSignersRoute = defineRoute({
   summary: 'Lists the enabled external JWT signers clients can log in with',
   tags: ['External JWT Signer'],
   access: 'none',
+  uses: ['externalJwtSigners'],
   schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(ClientExternalJwtSignerView), 400: ApiErrorBody } },
-  handler: async ({ api, query }) => {
-    const page = await api.services.externalJwtSigners.listEnabled(query);
+  handler: async ({ domains, query }) => {
+    const page = await domains.externalJwtSigners.listEnabled(query);
     return listEnvelope(page.items.map(clientExternalJwtSignerView), page.pagination, page.filterableFields);
   },
 });

@@ -36,9 +36,10 @@ export const mfaRoutes = [
     summary: 'Starts TOTP enrollment; the answer holds the provisioning URL and recovery codes until it is verified',
     tags,
     access: 'partial',
+    uses: ['mfa'],
     status: 201,
     schema: { response: { 201: Envelope(MfaDetail), 401: ApiErrorBody, 409: ApiErrorBody } },
-    handler: async ({ api, auth }) => envelope(mfaView(await api.services.mfa.start(auth!.identity))),
+    handler: async ({ domains, auth }) => envelope(mfaView(await domains.mfa.start(auth!.identity))),
   }),
   defineRoute({
     method: 'GET',
@@ -47,8 +48,9 @@ export const mfaRoutes = [
     summary: 'Returns the TOTP enrollment: with the provisioning URL and recovery codes while it is unverified',
     tags,
     access: 'session',
+    uses: ['mfa'],
     schema: { response: { 200: Envelope(MfaDetail), 401: ApiErrorBody, 404: ApiErrorBody } },
-    handler: async ({ api, auth }) => envelope(mfaView(await api.services.mfa.status(auth!.identity))),
+    handler: async ({ domains, auth }) => envelope(mfaView(await domains.mfa.status(auth!.identity))),
   }),
   defineRoute({
     method: 'DELETE',
@@ -57,9 +59,10 @@ export const mfaRoutes = [
     summary: 'Removes TOTP; a verified enrollment needs a TOTP or recovery code in mfa-validation-code (empty string if never verified)',
     tags,
     access: 'session',
+    uses: ['mfa'],
     schema: { headers: MfaCodeHeader, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, request }) => {
-      await api.services.mfa.remove(auth!.identity, request.headers['mfa-validation-code'] as string | undefined);
+    handler: async ({ domains, auth, request }) => {
+      await domains.mfa.remove(auth!.identity, request.headers['mfa-validation-code'] as string | undefined);
       return envelope({});
     },
   }),
@@ -70,10 +73,11 @@ export const mfaRoutes = [
     summary: 'Returns the provisioning URL of an unverified enrollment as a QR code (PNG, 256x256)',
     tags,
     access: 'session',
+    uses: ['mfa'],
     produces: ['image/png'],
     schema: { response: { 401: ApiErrorBody, 404: ApiErrorBody } },
-    handler: async ({ api, auth, reply }) => {
-      const png = await api.services.mfa.qrCode(auth!.identity);
+    handler: async ({ domains, auth, reply }) => {
+      const png = await domains.mfa.qrCode(auth!.identity);
       reply.code(200).type('image/png').header('cache-control', 'no-store').send(png);
     },
   }),
@@ -84,9 +88,10 @@ export const mfaRoutes = [
     summary: 'Completes TOTP enrollment with a code from the authenticator app',
     tags,
     access: 'session',
+    uses: ['mfa'],
     schema: { body: MfaCodeBody, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, body }) => {
-      await api.services.mfa.verify(auth!.identity, body.code);
+    handler: async ({ domains, auth, body }) => {
+      await domains.mfa.verify(auth!.identity, body.code);
       return envelope({});
     },
   }),
@@ -97,9 +102,10 @@ export const mfaRoutes = [
     summary: 'Shows the unused recovery codes of a verified enrollment, against a TOTP code in mfa-validation-code',
     tags,
     access: 'session',
+    uses: ['mfa'],
     schema: { headers: MfaCodeHeader, response: { 200: Envelope(MfaRecoveryCodes), ...errors } },
-    handler: async ({ api, auth, request }) => {
-      const status = await api.services.mfa.recoveryCodes(auth!.identity, request.headers['mfa-validation-code'] as string | undefined);
+    handler: async ({ domains, auth, request }) => {
+      const status = await domains.mfa.recoveryCodes(auth!.identity, request.headers['mfa-validation-code'] as string | undefined);
       return envelope({ ...mfaView(status), recoveryCodes: status.recoveryCodes });
     },
   }),
@@ -110,7 +116,8 @@ export const mfaRoutes = [
     summary: 'Replaces every recovery code, against a TOTP or recovery code; returns the new codes',
     tags,
     access: 'session',
+    uses: ['mfa'],
     schema: { body: MfaCodeBody, response: { 200: Envelope(Type.Object({ recoveryCodes: Type.Array(Type.String()) })), ...errors } },
-    handler: async ({ api, auth, body }) => envelope({ recoveryCodes: await api.services.mfa.regenerateRecoveryCodes(auth!.identity, body.code) }),
+    handler: async ({ domains, auth, body }) => envelope({ recoveryCodes: await domains.mfa.regenerateRecoveryCodes(auth!.identity, body.code) }),
   }),
 ];

@@ -60,9 +60,10 @@ export const auditLogRoutes = [
     summary: 'Lists the audit trail of management mutations, newest first',
     tags: ['Audit'],
     access: 'admin',
+    uses: ['audit'],
     schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuditEntryView), 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.audit.list(query);
+    handler: async ({ domains, query }) => {
+      const page = await domains.audit.list(query);
       return listEnvelope(page.items.map(auditEntryView), page.pagination, page.filterableFields);
     },
   }),

@@ -5,17 +5,12 @@
  */
 import type { AuthPolicy } from '../../domain/auth-policy.js';
 import { ApiError } from '../../errors/api-error.js';
-import type { AuthPolicyPatch } from '../../services/auth-policies/auth-policies.js';
-import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import type { Static } from 'typebox';
+import type { AuthPolicyInput, AuthPolicyPatch } from '../../services/auth-policies/auth-policies.js';
+import { ApiErrorBody } from '../schemas/common.js';
 import { AuthPolicyBody, AuthPolicyPatchBody, AuthPolicyView } from '../schemas/auth-policy.js';
-import { CreatedEnvelope } from '../schemas/identity.js';
-import { actorOf } from '../kit/actor.js';
-import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
-import { defineRoute } from '../kit/route.js';
-
-const tags = ['Auth Policy'];
-const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
-const mutation = { 200: EmptyEnvelope, 400: ApiErrorBody, ...denied, 404: ApiErrorBody };
+import { selfLink } from '../kit/envelope.js';
+import { resourceRoutes } from '../kit/resource-routes.js';
 
 interface SecondaryInput {
   requireExtJwt?: string | null;
@@ -66,84 +61,32 @@ export function authPolicyView(policy: AuthPolicy) {
   };
 }
 
+const policies = resourceRoutes({
+  collection: 'auth-policies',
+  tags: ['Auth Policy'],
+  uses: 'authPolicies',
+  service: (domains) => domains.authPolicies,
+  view: authPolicyView,
+  itemSchema: AuthPolicyView,
+});
+
+/** A whole policy (create, PUT) with the signer under its one name. */
+const wholePolicy = (body: Static<typeof AuthPolicyBody>): AuthPolicyInput => ({
+  ...body,
+  secondary: { requireTotp: body.secondary.requireTotp, requireExtJwt: wholeSigner(body.secondary) },
+});
+
+/** A PATCH with the signer under its one name. */
+const policyPatch = ({ secondary, ...rest }: Static<typeof AuthPolicyPatchBody>): AuthPolicyPatch => ({
+  ...rest,
+  ...(secondary ? { secondary: patchedSecondary(secondary) } : {}),
+});
+
 export const authPolicyRoutes = [
-  defineRoute({
-    method: 'GET',
-    url: '/auth-policies',
-    operationId: 'listAuthPolicies',
-    summary: 'Lists auth policies',
-    tags,
-    access: 'admin',
-    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuthPolicyView), 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.authPolicies.list(query);
-      return listEnvelope(page.items.map(authPolicyView), page.pagination, page.filterableFields);
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    url: '/auth-policies',
-    operationId: 'createAuthPolicy',
-    summary: 'Creates an auth policy',
-    tags,
-    access: 'admin',
-    status: 201,
-    schema: { body: AuthPolicyBody, response: { 201: CreatedEnvelope, 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, auth, body }) => {
-      const secondary = { requireTotp: body.secondary.requireTotp, requireExtJwt: wholeSigner(body.secondary) };
-      const policy = await api.services.authPolicies.create(actorOf(auth), { ...body, secondary });
-      return envelope({ id: policy.id, _links: selfLink('auth-policies', policy.id) });
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    url: '/auth-policies/:id',
-    operationId: 'detailAuthPolicy',
-    summary: 'Reads one auth policy',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: { 200: Envelope(AuthPolicyView), ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params }) => envelope(authPolicyView(await api.services.authPolicies.get(params.id))),
-  }),
-  defineRoute({
-    method: 'PUT',
-    url: '/auth-policies/:id',
-    operationId: 'updateAuthPolicy',
-    summary: 'Replaces an auth policy (the system default policy too)',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: AuthPolicyBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      const secondary = { requireTotp: body.secondary.requireTotp, requireExtJwt: wholeSigner(body.secondary) };
-      await api.services.authPolicies.replace(actorOf(auth), params.id, { ...body, secondary });
-      return envelope({});
-    },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    url: '/auth-policies/:id',
-    operationId: 'patchAuthPolicy',
-    summary: 'Changes the given settings of an auth policy',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: AuthPolicyPatchBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      const { secondary, ...rest } = body;
-      await api.services.authPolicies.patch(actorOf(auth), params.id, { ...rest, ...(secondary ? { secondary: patchedSecondary(secondary) } : {}) });
-      return envelope({});
-    },
-  }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/auth-policies/:id',
-    operationId: 'deleteAuthPolicy',
-    summary: 'Deletes an auth policy no identity uses (never the system default policy)',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: { ...mutation, 409: ApiErrorBody } },
-    handler: async ({ api, auth, params }) => {
-      await api.services.authPolicies.delete(actorOf(auth), params.id);
-      return envelope({});
-    },
-  }),
+  policies.list({ operationId: 'listAuthPolicies', summary: 'Lists auth policies' }),
+  policies.create({ operationId: 'createAuthPolicy', summary: 'Creates an auth policy', body: AuthPolicyBody, toInput: wholePolicy }),
+  policies.detail({ operationId: 'detailAuthPolicy', summary: 'Reads one auth policy' }),
+  policies.replace({ operationId: 'updateAuthPolicy', summary: 'Replaces an auth policy (the system default policy too)', body: AuthPolicyBody, toInput: wholePolicy }),
+  policies.patch({ operationId: 'patchAuthPolicy', summary: 'Changes the given settings of an auth policy', body: AuthPolicyPatchBody, toInput: policyPatch }),
+  policies.delete({ operationId: 'deleteAuthPolicy', summary: 'Deletes an auth policy no identity uses (never the system default policy)', responses: { 409: ApiErrorBody } }),
 ];

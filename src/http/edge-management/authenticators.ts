@@ -20,9 +20,10 @@ export const authenticatorRoutes = [
     summary: 'Lists authenticators of every identity',
     tags,
     access: 'admin',
+    uses: ['authenticators'],
     schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuthenticatorView), 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.authenticators.list(query);
+    handler: async ({ domains, query }) => {
+      const page = await domains.authenticators.list(query);
       return listEnvelope(page.items.map(authenticatorView), page.pagination, page.filterableFields);
     },
   }),
@@ -33,8 +34,9 @@ export const authenticatorRoutes = [
     summary: 'Reads one authenticator',
     tags,
     access: 'admin',
+    uses: ['authenticators'],
     schema: { params: IdParams, response: { 200: Envelope(AuthenticatorView), ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params }) => envelope(authenticatorView(await api.services.authenticators.get(params.id))),
+    handler: async ({ domains, params }) => envelope(authenticatorView(await domains.authenticators.get(params.id))),
   }),
   defineRoute({
     method: 'DELETE',
@@ -43,9 +45,10 @@ export const authenticatorRoutes = [
     summary: "Deletes an authenticator (not the default admin's updb authenticator)",
     tags,
     access: 'admin',
+    uses: ['authenticators'],
     schema: { params: IdParams, response: { 200: EmptyEnvelope, 400: ApiErrorBody, ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, auth, params }) => {
-      await api.services.authenticators.delete(actorOf(auth), params.id);
+    handler: async ({ domains, auth, params }) => {
+      await domains.authenticators.delete(actorOf(auth), params.id);
       return envelope({});
     },
   }),

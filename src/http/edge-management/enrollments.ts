@@ -66,9 +66,10 @@ export const enrollmentRoutes = [
     summary: 'Lists pending enrollments (filterable on id, identityId, method, expiresAt, createdAt)',
     tags,
     access: 'admin',
+    uses: ['enrollments'],
     schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(EnrollmentDetail), ...errors } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.enrollments.list(query);
+    handler: async ({ domains, query }) => {
+      const page = await domains.enrollments.list(query);
       return listEnvelope(page.items.map(enrollmentView), page.pagination, page.filterableFields);
     },
   }),
@@ -79,10 +80,11 @@ export const enrollmentRoutes = [
     summary: 'Creates a pending enrollment (ott or updb) for an identity',
     tags,
     access: 'admin',
+    uses: ['enrollments'],
     status: 201,
     schema: { body: CreateEnrollment, response: { 201: CreatedEnvelope, ...errors, 409: ApiErrorBody } },
-    handler: async ({ api, auth, body }) => {
-      const enrollment = await api.services.enrollments.create(actorOf(auth), {
+    handler: async ({ domains, auth, body }) => {
+      const enrollment = await domains.enrollments.create(actorOf(auth), {
         method: body.method,
         identityId: body.identityId,
         expiresAt: new Date(body.expiresAt),
@@ -98,8 +100,9 @@ export const enrollmentRoutes = [
     summary: 'Returns one pending enrollment with its token and JWT',
     tags,
     access: 'admin',
+    uses: ['enrollments'],
     schema: { params: IdParams, response: { 200: Envelope(EnrollmentDetail), ...errors } },
-    handler: async ({ api, params }) => envelope(enrollmentView(await api.services.enrollments.get(params.id))),
+    handler: async ({ domains, params }) => envelope(enrollmentView(await domains.enrollments.get(params.id))),
   }),
   defineRoute({
     method: 'DELETE',
@@ -108,9 +111,10 @@ export const enrollmentRoutes = [
     summary: 'Deletes a pending enrollment; its token stops working',
     tags,
     access: 'admin',
+    uses: ['enrollments'],
     schema: { params: IdParams, response: { 200: EmptyEnvelope, ...errors } },
-    handler: async ({ api, auth, params }) => {
-      await api.services.enrollments.delete(actorOf(auth), params.id);
+    handler: async ({ domains, auth, params }) => {
+      await domains.enrollments.delete(actorOf(auth), params.id);
       return envelope({});
     },
   }),
@@ -121,8 +125,9 @@ export const enrollmentRoutes = [
     summary: 'Gives a pending enrollment a new token, JWT and expiry (the old token stops working)',
     tags,
     access: 'admin',
+    uses: ['enrollments'],
     schema: { params: IdParams, body: RefreshEnrollment, response: { 200: Envelope(EnrollmentDetail), ...errors } },
-    handler: async ({ api, auth, params, body }) =>
-      envelope(enrollmentView(await api.services.enrollments.refresh(actorOf(auth), params.id, new Date(body.expiresAt)))),
+    handler: async ({ domains, auth, params, body }) =>
+      envelope(enrollmentView(await domains.enrollments.refresh(actorOf(auth), params.id, new Date(body.expiresAt)))),
   }),
 ];

@@ -4,16 +4,14 @@
  */
 import type { ExternalJwtSigner } from '../../domain/external-jwt-signer.js';
 import { certificateFacts } from '../../pki/index.js';
-import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { ApiErrorBody, Envelope, IdParams } from '../schemas/common.js';
 import { ExtJwtCheckBody, ExtJwtCheckView, ExternalJwtSignerBody, ExternalJwtSignerPatchBody, ExternalJwtSignerView } from '../schemas/external-jwt-signer.js';
-import { CreatedEnvelope } from '../schemas/identity.js';
-import { actorOf } from '../kit/actor.js';
-import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
+import { envelope, selfLink } from '../kit/envelope.js';
+import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
 
 const tags = ['External JWT Signer'];
 const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
-const mutation = { 200: EmptyEnvelope, 400: ApiErrorBody, ...denied, 404: ApiErrorBody };
 const COLLECTION = 'external-jwt-signers';
 
 /** What the signer's certificate says; a JWKS signer has no one certificate (its keys rotate at the provider). */
@@ -36,83 +34,22 @@ export function externalJwtSignerView(signer: ExternalJwtSigner) {
   };
 }
 
+const signers = resourceRoutes({
+  collection: COLLECTION,
+  tags,
+  uses: 'externalJwtSigners',
+  service: (domains) => domains.externalJwtSigners,
+  view: externalJwtSignerView,
+  itemSchema: ExternalJwtSignerView,
+});
+
 export const externalJwtSignerRoutes = [
-  defineRoute({
-    method: 'GET',
-    url: '/external-jwt-signers',
-    operationId: 'listExternalJwtSigners',
-    summary: 'Lists external JWT signers',
-    tags,
-    access: 'admin',
-    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(ExternalJwtSignerView), 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.externalJwtSigners.list(query);
-      return listEnvelope(page.items.map(externalJwtSignerView), page.pagination, page.filterableFields);
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    url: '/external-jwt-signers',
-    operationId: 'createExternalJwtSigner',
-    summary: 'Creates an external JWT signer (certPem or jwksEndpoint, not both)',
-    tags,
-    access: 'admin',
-    status: 201,
-    schema: { body: ExternalJwtSignerBody, response: { 201: CreatedEnvelope, 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, auth, body }) => {
-      const signer = await api.services.externalJwtSigners.create(actorOf(auth), body);
-      return envelope({ id: signer.id, _links: selfLink(COLLECTION, signer.id) });
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    url: '/external-jwt-signers/:id',
-    operationId: 'detailExternalJwtSigner',
-    summary: 'Reads one external JWT signer',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: { 200: Envelope(ExternalJwtSignerView), ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params }) => envelope(externalJwtSignerView(await api.services.externalJwtSigners.get(params.id))),
-  }),
-  defineRoute({
-    method: 'PUT',
-    url: '/external-jwt-signers/:id',
-    operationId: 'updateExternalJwtSigner',
-    summary: 'Replaces an external JWT signer; absent optional fields return to their defaults',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: ExternalJwtSignerBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.externalJwtSigners.replace(actorOf(auth), params.id, body);
-      return envelope({});
-    },
-  }),
-  defineRoute({
-    method: 'PATCH',
-    url: '/external-jwt-signers/:id',
-    operationId: 'patchExternalJwtSigner',
-    summary: 'Changes the given fields of an external JWT signer',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: ExternalJwtSignerPatchBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.externalJwtSigners.patch(actorOf(auth), params.id, body);
-      return envelope({});
-    },
-  }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/external-jwt-signers/:id',
-    operationId: 'deleteExternalJwtSigner',
-    summary: 'Deletes an external JWT signer no auth policy names',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: { ...mutation, 409: ApiErrorBody } },
-    handler: async ({ api, auth, params }) => {
-      await api.services.externalJwtSigners.delete(actorOf(auth), params.id);
-      return envelope({});
-    },
-  }),
+  signers.list({ operationId: 'listExternalJwtSigners', summary: 'Lists external JWT signers' }),
+  signers.create({ operationId: 'createExternalJwtSigner', summary: 'Creates an external JWT signer (certPem or jwksEndpoint, not both)', body: ExternalJwtSignerBody }),
+  signers.detail({ operationId: 'detailExternalJwtSigner', summary: 'Reads one external JWT signer' }),
+  signers.replace({ operationId: 'updateExternalJwtSigner', summary: 'Replaces an external JWT signer; absent optional fields return to their defaults', body: ExternalJwtSignerBody }),
+  signers.patch({ operationId: 'patchExternalJwtSigner', summary: 'Changes the given fields of an external JWT signer', body: ExternalJwtSignerPatchBody }),
+  signers.delete({ operationId: 'deleteExternalJwtSigner', summary: 'Deletes an external JWT signer no auth policy names', responses: { 409: ApiErrorBody } }),
   defineRoute({
     method: 'POST',
     url: '/external-jwt-signers/:id/check',
@@ -120,7 +57,8 @@ export const externalJwtSignerRoutes = [
     summary: 'Checks a JWT against the signer as a login would, naming the first check that fails',
     tags,
     access: 'admin',
+    uses: ['externalJwtSigners'],
     schema: { params: IdParams, body: ExtJwtCheckBody, response: { 200: Envelope(ExtJwtCheckView), 400: ApiErrorBody, ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params, body }) => envelope(await api.services.externalJwtSigners.check(params.id, body.token)),
+    handler: async ({ domains, params, body }) => envelope(await domains.externalJwtSigners.check(params.id, body.token)),
   }),
 ];

@@ -2,10 +2,9 @@
  * Identity management operations (`/identities`, administrators only): list, create (optionally with
  * enrollments), read, replace, patch, delete, disable, enable, and the identity's authenticators.
  */
-import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { ApiErrorBody, EmptyEnvelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import {
   AuthenticatorView,
-  CreatedEnvelope,
   IdentityCreateBody,
   IdentityDetail,
   IdentityDisableBody,
@@ -13,7 +12,8 @@ import {
   IdentityUpdateBody,
 } from '../schemas/identity.js';
 import { actorOf } from '../kit/actor.js';
-import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
+import { envelope, listEnvelope } from '../kit/envelope.js';
+import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
 import { authenticatorView, identityDetailView } from './identity-views.js';
 
@@ -21,83 +21,26 @@ const tags = ['Identity'];
 const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
 const mutation = { 200: EmptyEnvelope, 400: ApiErrorBody, ...denied, 404: ApiErrorBody };
 
+const identities = resourceRoutes({
+  collection: 'identities',
+  tags,
+  uses: 'identities',
+  service: (domains) => domains.identities,
+  view: identityDetailView,
+  itemSchema: IdentityDetail,
+});
+
 export const identityRoutes = [
-  defineRoute({
-    method: 'GET',
-    url: '/identities',
-    operationId: 'listIdentities',
-    summary: 'Lists identities, each as its detail shows it',
-    tags,
-    access: 'admin',
-    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(IdentityDetail), 400: ApiErrorBody, ...denied } },
-    handler: async ({ api, query }) => {
-      const page = await api.services.identities.list(query);
-      return listEnvelope(page.items.map(identityDetailView), page.pagination, page.filterableFields);
-    },
-  }),
-  defineRoute({
-    method: 'POST',
-    url: '/identities',
-    operationId: 'createIdentity',
-    summary: 'Creates an identity, with an ott and/or updb enrollment when asked',
-    tags,
-    access: 'admin',
-    status: 201,
-    schema: { body: IdentityCreateBody, response: { 201: CreatedEnvelope, 400: ApiErrorBody, ...denied, 409: ApiErrorBody } },
-    handler: async ({ api, auth, body }) => {
-      const identity = await api.services.identities.create(actorOf(auth), body);
-      return envelope({ id: identity.id, _links: selfLink('identities', identity.id) });
-    },
-  }),
-  defineRoute({
-    method: 'GET',
-    url: '/identities/:id',
-    operationId: 'detailIdentity',
-    summary: 'Reads one identity with its authenticators and pending enrollments',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: { 200: Envelope(IdentityDetail), ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params }) => envelope(identityDetailView(await api.services.identities.get(params.id))),
-  }),
-  defineRoute({
-    method: 'PUT',
-    url: '/identities/:id',
+  identities.list({ operationId: 'listIdentities', summary: 'Lists identities, each as its detail shows it' }),
+  identities.create({ operationId: 'createIdentity', summary: 'Creates an identity, with an ott and/or updb enrollment when asked', body: IdentityCreateBody, responses: { 409: ApiErrorBody } }),
+  identities.detail({ operationId: 'detailIdentity', summary: 'Reads one identity with its authenticators and pending enrollments' }),
+  identities.replace({
     operationId: 'updateIdentity',
     summary: 'Replaces an identity: name, type and isAdmin are required, absent fields return to their defaults',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: IdentityUpdateBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.identities.replace(actorOf(auth), params.id, body);
-      return envelope({});
-    },
+    body: IdentityUpdateBody,
   }),
-  defineRoute({
-    method: 'PATCH',
-    url: '/identities/:id',
-    operationId: 'patchIdentity',
-    summary: 'Changes the given fields of an identity',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, body: IdentityPatchBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.identities.patch(actorOf(auth), params.id, body);
-      return envelope({});
-    },
-  }),
-  defineRoute({
-    method: 'DELETE',
-    url: '/identities/:id',
-    operationId: 'deleteIdentity',
-    summary: 'Deletes an identity with its authenticators, API sessions and enrollments (not the default admin)',
-    tags,
-    access: 'admin',
-    schema: { params: IdParams, response: mutation },
-    handler: async ({ api, auth, params }) => {
-      await api.services.identities.delete(actorOf(auth), params.id);
-      return envelope({});
-    },
-  }),
+  identities.patch({ operationId: 'patchIdentity', summary: 'Changes the given fields of an identity', body: IdentityPatchBody }),
+  identities.delete({ operationId: 'deleteIdentity', summary: 'Deletes an identity with its authenticators, API sessions and enrollments (not the default admin)' }),
   defineRoute({
     method: 'POST',
     url: '/identities/:id/disable',
@@ -105,9 +48,10 @@ export const identityRoutes = [
     summary: 'Disables an identity for durationMinutes (0 = until enabled); not the default admin',
     tags,
     access: 'admin',
+    uses: ['identities'],
     schema: { params: IdParams, body: IdentityDisableBody, response: mutation },
-    handler: async ({ api, auth, params, body }) => {
-      await api.services.identities.disable(actorOf(auth), params.id, body.durationMinutes);
+    handler: async ({ domains, auth, params, body }) => {
+      await domains.identities.disable(actorOf(auth), params.id, body.durationMinutes);
       return envelope({});
     },
   }),
@@ -118,9 +62,10 @@ export const identityRoutes = [
     summary: 'Enables a disabled identity and ends its password lockouts',
     tags,
     access: 'admin',
+    uses: ['identities'],
     schema: { params: IdParams, response: mutation },
-    handler: async ({ api, auth, params }) => {
-      await api.services.identities.enable(actorOf(auth), params.id);
+    handler: async ({ domains, auth, params }) => {
+      await domains.identities.enable(actorOf(auth), params.id);
       return envelope({});
     },
   }),
@@ -131,9 +76,10 @@ export const identityRoutes = [
     summary: "Removes an identity's TOTP enrollment (pending or verified), e.g. after the user lost the device",
     tags,
     access: 'admin',
+    uses: ['mfa'],
     schema: { params: IdParams, response: mutation },
-    handler: async ({ api, auth, params }) => {
-      await api.services.mfa.removeByAdmin(params.id, actorOf(auth));
+    handler: async ({ domains, auth, params }) => {
+      await domains.mfa.removeByAdmin(params.id, actorOf(auth));
       return envelope({});
     },
   }),
@@ -144,9 +90,10 @@ export const identityRoutes = [
     summary: 'Lists the authenticators of an identity',
     tags,
     access: 'admin',
+    uses: ['authenticators'],
     schema: { params: IdParams, querystring: ListQueryParams, response: { 200: ListEnvelope(AuthenticatorView), 400: ApiErrorBody, ...denied, 404: ApiErrorBody } },
-    handler: async ({ api, params, query }) => {
-      const page = await api.services.authenticators.listForIdentity(params.id, query);
+    handler: async ({ domains, params, query }) => {
+      const page = await domains.authenticators.listForIdentity(params.id, query);
       return listEnvelope(page.items.map(authenticatorView), page.pagination, page.filterableFields);
     },
   }),

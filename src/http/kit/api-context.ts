@@ -13,3 +13,6 @@ export interface ApiContext {
   readonly services: Services;
   readonly specs: SpecRegistry;
 }
+
+/** What a route handler sees of its context: everything but the services (it receives its own domains instead). */
+export type RouteApi = Omit<ApiContext, 'services'>;

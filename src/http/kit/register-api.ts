@@ -6,6 +6,7 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { AuthContext } from '../../services/authentication/request-auth.js';
+import type { Services } from '../../services/services.js';
 import { secondsUntil } from '../../shared/clock.js';
 import type { ApiContext } from './api-context.js';
 import { presentedCredentials } from './credentials.js';
@@ -38,7 +39,10 @@ async function checkAccess(access: Access, api: ApiContext, request: FastifyRequ
 /** Registers `routes` under `api.prefix` (and under each alias path given for a route). */
 export function registerApi(app: FastifyInstance, api: ApiContext, routes: readonly RouteDef[], aliases: Record<string, string[]> = {}) {
   const methodsByUrl = new Map<string, Set<HttpMethod>>();
+  const { services, ...where } = api;
   for (const route of routes) {
+    // Picked once per route: a handler holds only what its route says it uses.
+    const domains = Object.fromEntries(route.uses.map((name) => [name, services[name]])) as Partial<Services> as Services;
     const urls = [`${api.prefix}${route.url}`, ...(aliases[route.operationId] ?? [])];
     for (const url of urls) {
       (methodsByUrl.get(url) ?? methodsByUrl.set(url, new Set()).get(url)!).add(route.method);
@@ -58,7 +62,8 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
             params: request.params as never,
             body: request.body as never,
             auth: request.svcAuth,
-            api,
+            domains,
+            api: where,
             request,
             reply,
           });

@@ -1,12 +1,17 @@
 /**
  * The shape of one API operation: method, path, schemas (which both validate requests and feed the served
- * OpenAPI document), who may call it, and one handler call. Route tables are arrays of these, so the whole API
- * surface of a binding reads in one file.
+ * OpenAPI document), who may call it, the domains it uses, and one handler call. Route tables are arrays of these,
+ * so the whole API surface of a binding reads in one file. A handler receives only the domains its route names in
+ * `uses` (docs/decisions/0021-domain-layout.md), so what an operation can reach reads in its definition.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Static, TSchema } from 'typebox';
 import type { AuthContext } from '../../services/authentication/request-auth.js';
-import type { ApiContext } from './api-context.js';
+import type { Services } from '../../services/services.js';
+import type { RouteApi } from './api-context.js';
+
+/** The name of one domain (or shared part) of the composition root a route may use. */
+export type DomainName = keyof Services;
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -27,18 +32,21 @@ export interface RouteSchema {
 
 type StaticOf<T> = T extends TSchema ? Static<T> : undefined;
 
-export interface RouteInput<S extends RouteSchema> {
+export interface RouteInput<S extends RouteSchema, U extends DomainName = DomainName> {
   query: StaticOf<S['querystring']>;
   params: StaticOf<S['params']>;
   body: StaticOf<S['body']>;
   /** Set for every access level but `none`. */
   auth: AuthContext | undefined;
-  api: ApiContext;
+  /** The domains the route named in `uses`, and no others. */
+  domains: Pick<Services, U>;
+  /** Where the route is served: binding, prefix, bind point, the served specs. */
+  api: RouteApi;
   request: FastifyRequest;
   reply: FastifyReply;
 }
 
-export interface RouteDef<S extends RouteSchema = RouteSchema> {
+export interface RouteDef<S extends RouteSchema = RouteSchema, U extends DomainName = DomainName> {
   method: HttpMethod;
   /** Path relative to the API prefix, Fastify syntax (`/specs/:id`). */
   url: string;
@@ -46,6 +54,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   summary: string;
   tags: string[];
   access: Access;
+  /** The domains the handler uses; only these reach it. */
+  uses: readonly U[];
   schema: S;
   /** Success status (default 200). */
   status?: number;
@@ -54,10 +64,10 @@ export interface RouteDef<S extends RouteSchema = RouteSchema> {
   /** Non-JSON request body types the route reads as text (e.g. a PEM CSR), for the OpenAPI document. */
   consumes?: string[];
   /** Returns the JSON response body, or undefined when it wrote the reply itself. */
-  handler(input: RouteInput<S>): Promise<unknown> | unknown;
+  handler(input: RouteInput<S, U>): Promise<unknown> | unknown;
 }
 
-/** Declares a route with its handler typed from its schemas. */
-export function defineRoute<S extends RouteSchema>(def: RouteDef<S>): RouteDef {
+/** Declares a route with its handler typed from its schemas and its domains from `uses`. */
+export function defineRoute<S extends RouteSchema, U extends DomainName = never>(def: RouteDef<S, U>): RouteDef {
   return def as unknown as RouteDef;
 }

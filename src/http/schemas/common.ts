@@ -27,6 +27,9 @@ export function ListEnvelope(item: TSchema) {
 
 export const EmptyEnvelope = Envelope(Type.Object({}));
 
+/** `{data: {id, _links}, meta}`: the answer of a create (HTTP 201). */
+export const CreatedEnvelope = Envelope(Type.Object({ id: Type.String(), _links: Links }));
+
 export const ApiErrorBody = Type.Object({
   error: Type.Object({
     code: Type.String(),

@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import { IDENTITY_TYPE_NAMES } from '../../services/identities/identity-input.js';
 import { EnvInfo, SdkInfo } from './client-info.js';
-import { DateTime, Envelope, Links } from './common.js';
+import { DateTime, Links } from './common.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -16,8 +16,7 @@ export const Tags = Type.Record(Type.String(), Type.Union([Type.String(), Type.B
 /** `{id, name}` of another entity, with its link when it has one. */
 export const EntityRef = Type.Object({ id: Type.String(), name: Type.String(), entity: Type.Optional(Type.String()), _links: Type.Optional(Links) });
 
-/** `{data: {id, _links}, meta}`: the answer of a create (HTTP 201). */
-export const CreatedEnvelope = Envelope(Type.Object({ id: Type.String(), _links: Links }));
+export { CreatedEnvelope } from './common.js';
 
 const NullableString = (options: { minLength: number; maxLength: number }) => Type.Union([Type.String(options), Type.Null()]);
 

@@ -1,10 +1,12 @@
 /**
  * External JWT signers in the store. The management list filters on every stored setting; the client list (open to
- * anyone) only on what the client view shows, and always only on enabled signers.
+ * anyone) only on what the client view shows, and always only on enabled signers. The common operations come from
+ * the resource kit (resource-table.ts).
  */
 import { TARGET_TOKENS, type ExternalJwtSigner, type TargetToken } from '../../domain/external-jwt-signer.js';
 import type { Database } from '../database.js';
-import { listRows, type FieldMap, type FilterExpr, type ListQuery } from '../query/list-query.js';
+import type { FieldMap, FilterExpr, ListQuery } from '../query/list-query.js';
+import { resourceRepository, type ResourceRepository, type ResourceTable } from '../resource-table.js';
 import type { ExternalJwtSignersTable } from '../tables.js';
 import { parseJson, toBool, toDate, toIso } from './row-values.js';
 
@@ -31,20 +33,11 @@ export const EXTERNAL_JWT_SIGNER_FIELDS: FieldMap = {
   useExternalId: { column: 'use_external_id', type: 'boolean' },
 };
 
-export interface ExternalJwtSignerRepository {
-  findById(id: string): Promise<ExternalJwtSigner | undefined>;
-  findByName(name: string): Promise<ExternalJwtSigner | undefined>;
-  /** The ids among `ids` that name a signer. */
-  existingIds(ids: readonly string[]): Promise<Set<string>>;
+export interface ExternalJwtSignerRepository extends ResourceRepository<ExternalJwtSigner> {
   /** Every enabled signer, by name (the candidates of an ext-jwt login). */
   listEnabled(): Promise<ExternalJwtSigner[]>;
-  list(query: ListQuery): Promise<{ items: ExternalJwtSigner[]; totalCount: number }>;
   /** A page of enabled signers only; `query` was parsed with CLIENT_EXTERNAL_JWT_SIGNER_FIELDS. */
   listEnabledPage(query: ListQuery): Promise<{ items: ExternalJwtSigner[]; totalCount: number }>;
-  insert(signer: ExternalJwtSigner): Promise<void>;
-  /** Writes every field but `id` and `createdAt`. */
-  update(signer: ExternalJwtSigner): Promise<void>;
-  delete(id: string): Promise<boolean>;
 }
 
 const targetToken = (value: string): TargetToken => (TARGET_TOKENS.includes(value as TargetToken) ? (value as TargetToken) : 'ACCESS');
@@ -95,45 +88,24 @@ function toRow(signer: ExternalJwtSigner): ExternalJwtSignersTable {
 
 const ENABLED: FilterExpr = { kind: 'compare', field: 'enabled', operator: '=', value: true };
 
+/** How external JWT signers are stored. */
+export const EXTERNAL_JWT_SIGNER_TABLE: ResourceTable<'external_jwt_signers', ExternalJwtSigner> = {
+  table: 'external_jwt_signers',
+  fields: EXTERNAL_JWT_SIGNER_FIELDS,
+  fromRow,
+  toRow,
+};
+
 export function createExternalJwtSignerRepository(database: Database): ExternalJwtSignerRepository {
-  const { db } = database;
-  const page = async (query: ListQuery) => {
-    const { rows, totalCount } = await listRows(database, 'external_jwt_signers', EXTERNAL_JWT_SIGNER_FIELDS, query);
-    return { items: rows.map(fromRow), totalCount };
-  };
+  const common = resourceRepository(database, EXTERNAL_JWT_SIGNER_TABLE);
   return {
-    async findById(id) {
-      const row = await db.selectFrom('external_jwt_signers').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && fromRow(row);
-    },
-    async findByName(name) {
-      const row = await db.selectFrom('external_jwt_signers').selectAll().where('name', '=', name).executeTakeFirst();
-      return row && fromRow(row);
-    },
-    async existingIds(ids) {
-      const unique = [...new Set(ids)];
-      if (unique.length === 0) return new Set();
-      const rows = await db.selectFrom('external_jwt_signers').select('id').where('id', 'in', unique).execute();
-      return new Set(rows.map((row) => row.id));
-    },
+    ...common,
     async listEnabled() {
-      const rows = await db.selectFrom('external_jwt_signers').selectAll().where('enabled', '=', true).orderBy('name').execute();
+      const rows = await database.db.selectFrom('external_jwt_signers').selectAll().where('enabled', '=', true).orderBy('name').execute();
       return rows.map(fromRow);
     },
-    list: page,
     // The client's filter was checked against the client field map (a subset); `enabled` is added here, compiled
     // with the full map, so the public list can never reach a disabled signer whatever the filter says.
-    listEnabledPage: (query) => page({ ...query, where: query.where === undefined ? ENABLED : { kind: 'and', operands: [ENABLED, query.where] } }),
-    async insert(signer) {
-      await db.insertInto('external_jwt_signers').values(toRow(signer)).execute();
-    },
-    async update(signer) {
-      const { id, created_at: _createdAt, ...values } = toRow(signer);
-      await db.updateTable('external_jwt_signers').set(values).where('id', '=', id).execute();
-    },
-    async delete(id) {
-      const result = await db.deleteFrom('external_jwt_signers').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
-    },
+    listEnabledPage: (query) => common.list({ ...query, where: query.where === undefined ? ENABLED : { kind: 'and', operands: [ENABLED, query.where] } }),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Identities and their password authenticators in the store. Creating an identity with its first
  * authenticator happens in one transaction so that a half-made admin can never exist; deleting one removes
- * what hangs off it (authenticators, API sessions, enrollments) in one transaction too.
+ * what hangs off it (authenticators, API sessions, enrollments) in one transaction too. The common operations come
+ * from the resource kit (resource-table.ts).
  */
 import { atomically } from '../unit-of-work.js';
 import type { Insertable, Selectable } from 'kysely';
@@ -9,7 +10,8 @@ import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { ClientInfo, Identity } from '../../domain/identity.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
-import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
+import type { FieldMap } from '../query/list-query.js';
+import { resourceRepository, type ResourceRepository, type ResourceTable } from '../resource-table.js';
 import type { IdentitiesTable } from '../tables.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 import { claimUsername } from './usernames.js';
@@ -34,20 +36,15 @@ export interface PasswordAuthenticatorInput {
   passwordHash: string;
 }
 
-export interface IdentityRepository {
-  findById(id: string): Promise<Identity | undefined>;
+export interface IdentityRepository extends ResourceRepository<Identity> {
   findDefaultAdmin(): Promise<Identity | undefined>;
   insertWithPassword(identity: Identity, authenticator: PasswordAuthenticatorInput): Promise<void>;
-  list(query: ListQuery): Promise<{ items: Identity[]; totalCount: number }>;
-  findByName(name: string): Promise<Identity | undefined>;
   findByExternalId(externalId: string): Promise<Identity | undefined>;
-  insert(identity: Identity): Promise<void>;
   /**
-   * Writes every field but `id`, `createdAt` and the client info: that belongs to logins (`recordClientInfo`), so an
-   * administrator's edit of a copy read before a login cannot put back the older info.
+   * Replaces the `sdkInfo` and/or `envInfo` given (a login's); leaves `updatedAt` alone: a login is not an edit.
+   * The kit's `update` never writes them, so an administrator's edit of a copy read before a login cannot put back
+   * the older info.
    */
-  update(identity: Identity): Promise<void>;
-  /** Replaces the `sdkInfo` and/or `envInfo` given (a login's); leaves `updatedAt` alone: a login is not an edit. */
   recordClientInfo(id: string, info: { sdkInfo?: ClientInfo; envInfo?: ClientInfo }): Promise<void>;
   /** Deletes the identity with its authenticators, API sessions and enrollments; false when it did not exist. */
   delete(id: string): Promise<boolean>;
@@ -76,8 +73,8 @@ function fromRow(row: Selectable<IdentitiesTable>): Identity {
   };
 }
 
-/** The columns an update writes (client info excluded, see `update`). */
-function toRow(identity: Identity) {
+/** Every column of a row. */
+function toRow(identity: Identity): Insertable<IdentitiesTable> {
   return {
     id: identity.id,
     name: identity.name,
@@ -94,28 +91,31 @@ function toRow(identity: Identity) {
     disabled_until: toIsoOrNull(identity.disabledUntil),
     created_at: toIso(identity.createdAt),
     updated_at: toIso(identity.updatedAt),
+    sdk_info: JSON.stringify(identity.sdkInfo),
+    env_info: JSON.stringify(identity.envInfo),
   };
 }
 
-/** A new row: every column, client info included. */
-function toNewRow(identity: Identity): Insertable<IdentitiesTable> {
-  return { ...toRow(identity), sdk_info: JSON.stringify(identity.sdkInfo), env_info: JSON.stringify(identity.envInfo) };
-}
+/** How identities are stored; an administrator's update leaves the client info logins record. */
+export const IDENTITY_TABLE: ResourceTable<'identities', Identity> = {
+  table: 'identities',
+  fields: IDENTITY_FIELDS,
+  fromRow,
+  toRow,
+  keptOnUpdate: ['sdk_info', 'env_info'],
+};
 
 export function createIdentityRepository(database: Database): IdentityRepository {
   const { db } = database;
   return {
-    async findById(id) {
-      const row = await db.selectFrom('identities').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && fromRow(row);
-    },
+    ...resourceRepository(database, IDENTITY_TABLE),
     async findDefaultAdmin() {
       const row = await db.selectFrom('identities').selectAll().where('is_default_admin', '=', true).executeTakeFirst();
       return row && fromRow(row);
     },
     async insertWithPassword(identity, authenticator) {
       await atomically(db, async (trx) => {
-        await trx.insertInto('identities').values(toNewRow(identity)).execute();
+        await trx.insertInto('identities').values(toRow(identity)).execute();
         await trx
           .insertInto('authenticators')
           .values({
@@ -135,24 +135,9 @@ export function createIdentityRepository(database: Database): IdentityRepository
         await claimUsername(trx, authenticator.username, { authenticatorId: authenticator.id }, toIso(identity.createdAt));
       });
     },
-    async list(query) {
-      const { rows, totalCount } = await listRows(database, 'identities', IDENTITY_FIELDS, query);
-      return { items: rows.map(fromRow), totalCount };
-    },
-    async findByName(name) {
-      const row = await db.selectFrom('identities').selectAll().where('name', '=', name).executeTakeFirst();
-      return row && fromRow(row);
-    },
     async findByExternalId(externalId) {
       const row = await db.selectFrom('identities').selectAll().where('external_id', '=', externalId).executeTakeFirst();
       return row && fromRow(row);
-    },
-    async insert(identity) {
-      await db.insertInto('identities').values(toNewRow(identity)).execute();
-    },
-    async update(identity) {
-      const { id, created_at: _createdAt, ...values } = toRow(identity);
-      await db.updateTable('identities').set(values).where('id', '=', id).execute();
     },
     async recordClientInfo(id, { sdkInfo, envInfo }) {
       const values = {

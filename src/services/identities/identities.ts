@@ -13,20 +13,19 @@ import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
 import { newIdentity, type Identity } from '../../domain/identity.js';
-import { parseListParams, type RawListParams } from '../../persistence/query/list-query.js';
+import type { RawListParams } from '../../persistence/query/list-query.js';
 import type { AuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import type { AuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
-import { IDENTITY_FIELDS, type IdentityRepository } from '../../persistence/repositories/identities.js';
-import { nameProblem, usernameProblem } from '../../policy/names.js';
+import { IDENTITY_TABLE, type IdentityRepository } from '../../persistence/repositories/identities.js';
+import { usernameProblem } from '../../policy/names.js';
 import type { MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { SessionPresenceRepository } from '../../persistence/repositories/session-presence.js';
 import type { Clock } from '../../shared/clock.js';
-import { newEntityId } from '../../shared/random.js';
-import type { AuditService } from '../audit/audit.js';
 import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
-import { changedFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
+import { changedFields, editableFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
 import type { ListPage } from '../list-page.js';
+import { resourceService, type ResourceScope } from '../resource-service.js';
 import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 
 export type { IdentityCreateInput, IdentityFieldsInput, IdentityPatchInput, IdentityTypeName } from './identity-input.js';
@@ -69,10 +68,8 @@ export interface IdentityService {
 }
 
 /** What a change of an identity writes, all bound to one transaction. */
-export interface IdentityChangeScope {
-  identities: Pick<IdentityRepository, 'insert' | 'update' | 'delete'>;
+export interface IdentityChangeScope extends ResourceScope<Identity> {
   enrollments: Pick<EnrollmentService, 'create'>;
-  audit: Pick<AuditService, 'record'>;
   /** Password lockouts, which `enable` clears. */
   passwords: Pick<PasswordGuard, 'clear'>;
 }
@@ -96,39 +93,50 @@ const inUse = (field: string, value: string) =>
 const invalid = (field: string, reason: string, value: string) =>
   new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${field} ${reason}`, cause: { field, reason, value } });
 
-/** The name rules (policy/names.ts); a name stored before they existed stays acceptable while it is not changed. */
-function checkName(name: string, currentName?: string): void {
-  const problem = name === currentName ? undefined : nameProblem(name);
-  if (problem) throw invalid('name', problem, name);
-}
-
 const cannotUpdate = (message: string, field: string) => new ApiError('ENTITY_CAN_NOT_BE_UPDATED', { message, cause: { field } });
 
 export function createIdentityService(deps: IdentityServiceDeps): IdentityService {
   const { identities, authPolicies, authenticators, enrollments, clock } = deps;
-  const filterableFields = Object.keys(IDENTITY_FIELDS);
 
-  async function found(id: string): Promise<Identity> {
-    const identity = await identities.findById(id);
-    if (!identity) throw new ApiError('NOT_FOUND', { message: `No identity has the id '${id}'`, cause: { field: 'id', value: id } });
-    return identity;
-  }
-
-  /** Uniqueness and references of the fields `selfId` (absent on create) is about to have. */
-  async function check(fields: IdentityFields, selfId?: string): Promise<void> {
-    const named = await identities.findByName(fields.name);
-    if (named && named.id !== selfId) throw inUse('name', fields.name);
-    if (fields.externalId !== null) {
-      const other = await identities.findByExternalId(fields.externalId);
-      if (other && other.id !== selfId) throw inUse('externalId', fields.externalId);
-    }
-    if (fields.authPolicyId !== null && !(await authPolicies.findById(fields.authPolicyId))) {
-      throw new ApiError('REFERENCED_ENTITY_NOT_FOUND', {
-        message: `No auth policy has the id '${fields.authPolicyId}'`,
-        cause: { field: 'authPolicyId', reason: 'does not exist', value: fields.authPolicyId },
-      });
-    }
-  }
+  const managed = resourceService<Identity, IdentityFields, IdentityCreateInput, IdentityPatchInput, IdentityChangeScope>(
+    { repository: identities, fields: IDENTITY_TABLE.fields, work: deps.work, clock },
+    {
+      entityType: 'identity',
+      label: 'identity',
+      fields: identityFields,
+      patched: patchedFields,
+      created: (fields, id, now) => newIdentity({ id, ...fields }, now),
+      /** The default admin stays an administrator; externalId is unique; the auth policy exists. */
+      async check(fields, current) {
+        if (current?.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
+        if (fields.externalId !== null) {
+          const other = await identities.findByExternalId(fields.externalId);
+          if (other && other.id !== current?.id) throw inUse('externalId', fields.externalId);
+        }
+        if (fields.authPolicyId !== null && !(await authPolicies.findById(fields.authPolicyId))) {
+          throw new ApiError('REFERENCED_ENTITY_NOT_FOUND', {
+            message: `No auth policy has the id '${fields.authPolicyId}'`,
+            cause: { field: 'authPolicyId', reason: 'does not exist', value: fields.authPolicyId },
+          });
+        }
+      },
+      checkDelete(identity) {
+        if (identity.isDefaultAdmin) {
+          throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: 'The default admin cannot be deleted', cause: { field: 'id', value: identity.id } });
+        }
+      },
+      auditDetails: (identity, previous) => (previous ? { changes: changedFields(previous, identity) } : editableFields(identity)),
+      // No identity is left without the enrollment it was created for: a username lost to a concurrent create fails
+      // its claim in the store, and the whole create rolls back.
+      async alsoOnCreate(scope, identity, input, actor) {
+        const wanted = requestedEnrollments(input.enrollment);
+        for (const request of wanted) {
+          await scope.enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
+        }
+        return { enrollments: wanted.map((w) => w.method) };
+      },
+    },
+  );
 
   /** The details of a page of identities, each part read for the whole page at once. */
   async function details(items: Identity[]): Promise<IdentityDetail[]> {
@@ -158,23 +166,11 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     }));
   }
 
-  async function update(actor: Actor, current: Identity, fields: IdentityFields, action: string): Promise<Identity> {
-    if (current.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
-    checkName(fields.name, current.name);
-    await check(fields, current.id);
-    const next: Identity = { ...current, ...fields, updatedAt: clock.now() };
-    await deps.work(async (scope) => {
-      await scope.identities.update(next);
-      await scope.audit.record(actor, action, 'identity', next.id, { changes: changedFields(current, next) });
-    });
-    return next;
-  }
-
   async function setDisabled(actor: Actor, current: Identity, disabledUntil: Date | null, disabled: boolean): Promise<Identity> {
     const now = clock.now();
     const next: Identity = { ...current, disabled, disabledAt: disabled ? now : null, disabledUntil: disabled ? disabledUntil : null, updatedAt: now };
     await deps.work(async (scope) => {
-      await scope.identities.update(next);
+      await scope.records.update(next);
       // Enabling also ends password lockouts: it is how an administrator lets a locked-out user back in at once.
       const details = disabled ? { disabledUntil: disabledUntil?.toISOString() ?? null } : { clearedLockouts: await scope.passwords.clear(next.id) };
       await scope.audit.record(actor, disabled ? 'disable' : 'enable', 'identity', next.id, details);
@@ -183,62 +179,30 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
   }
 
   return {
+    ...managed,
     async list(params) {
-      const query = parseListParams(params, IDENTITY_FIELDS);
-      const { items, totalCount } = await identities.list(query);
-      return { items: await details(items), pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields };
+      const page = await managed.list(params);
+      return { ...page, items: await details(page.items) };
     },
     async get(id) {
-      const [detail] = await details([await found(id)]);
+      const [detail] = await details([await managed.found(id)]);
       return detail as IdentityDetail;
     },
     async create(actor, input) {
-      const fields = identityFields(input);
-      checkName(fields.name);
       // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.
       const username = input.enrollment?.updb;
       const usernameIssue = username === undefined ? undefined : usernameProblem(username);
       if (username !== undefined && usernameIssue) throw invalid('enrollment.updb', usernameIssue, username);
-      await check(fields);
-      const identity = newIdentity({ id: newEntityId(), ...fields }, clock.now());
-      const wanted = requestedEnrollments(input.enrollment);
-      // One unit of work: no identity is left without the enrollment it was created for (a username lost to a
-      // concurrent create fails its claim in the store, and the whole create rolls back), and none without its
-      // audit entry.
-      await deps.work(async (scope) => {
-        await scope.identities.insert(identity);
-        for (const request of wanted) {
-          await scope.enrollments.create(actor, { identityId: identity.id, ...request, ...(request.method === 'updb' ? { usernameField: 'enrollment.updb' } : {}) });
-        }
-        await scope.audit.record(actor, 'create', 'identity', identity.id, { ...fields, enrollments: wanted.map((w) => w.method) });
-      });
-      return identity;
-    },
-    async replace(actor, id, input) {
-      return update(actor, await found(id), identityFields(input), 'update');
-    },
-    async patch(actor, id, input) {
-      const current = await found(id);
-      return update(actor, current, patchedFields(current, input), 'patch');
-    },
-    async delete(actor, id) {
-      const identity = await found(id);
-      if (identity.isDefaultAdmin) {
-        throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: 'The default admin cannot be deleted', cause: { field: 'id', value: id } });
-      }
-      await deps.work(async (scope) => {
-        await scope.identities.delete(id);
-        await scope.audit.record(actor, 'delete', 'identity', id, { name: identity.name });
-      });
+      return managed.create(actor, input);
     },
     async disable(actor, id, durationMinutes) {
-      const identity = await found(id);
+      const identity = await managed.found(id);
       if (identity.isDefaultAdmin) throw cannotUpdate('The default admin cannot be disabled', 'id');
       const until = durationMinutes > 0 ? new Date(clock.now().getTime() + durationMinutes * 60_000) : null;
       return setDisabled(actor, identity, until, true);
     },
     async enable(actor, id) {
-      return setDisabled(actor, await found(id), null, false);
+      return setDisabled(actor, await managed.found(id), null, false);
     },
   };
 }

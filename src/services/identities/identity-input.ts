@@ -70,6 +70,11 @@ export function patchedFields(current: Identity, patch: IdentityPatchInput): Ide
   });
 }
 
+/** The fields an administrator sets, as the identity has them (the audit details of a create). */
+export function editableFields(identity: IdentityFields): IdentityFields {
+  return Object.fromEntries(EDITABLE.map((key) => [key, identity[key]])) as IdentityFields;
+}
+
 /** The fields that differ between `before` and `after`, with their new values (identities hold no secrets). */
 export function changedFields(before: IdentityFields, after: IdentityFields): Record<string, unknown> {
   const changes: Record<string, unknown> = {};

@@ -27,7 +27,7 @@ export function identityChanges(database: Database, deps: EnrollmentSettings & {
   return unitOfWork(database, (store) => {
     const { audit, events } = buildAuditDomain(store, deps);
     return {
-      identities: createIdentityRepository(store),
+      records: createIdentityRepository(store),
       enrollments: buildEnrollmentAdministration(store, audit, deps),
       audit,
       passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: deps.clock }),
