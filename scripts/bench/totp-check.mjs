@@ -17,6 +17,7 @@ import { createMfaService } from '../../dist/services/mfa/mfa.js';
 import { manualClock } from '../../dist/shared/clock.js';
 import { ensureDefaultAdmin } from '../../dist/services/identities/default-admin.js';
 import { createAuditService } from '../../dist/services/audit/audit.js';
+import { auditedChanges } from '../../dist/services/audit/audited-changes.js';
 import { createAuditLogRepository } from '../../dist/persistence/repositories/audit-log.js';
 import { createSecurityEvents } from '../../dist/services/audit/security-events.js';
 import pino from 'pino';
@@ -34,7 +35,9 @@ try {
   const row = await database.db.selectFrom('identities').select(['id', 'name']).executeTakeFirstOrThrow();
   const subject = await identities.findById(row.id);
   const audit = createAuditService({ auditLog: createAuditLogRepository(database), clock });
-  const mfa = createMfaService({ mfa: createMfaRepository(database, createSecretBox(parseSecretsKey(newSecretsKeyText()))), identities, audit, clock, issuer: 'bench', events: createSecurityEvents({ log: pino({ level: 'silent' }), audit }) });
+  const box = createSecretBox(parseSecretsKey(newSecretsKeyText()));
+  const changes = auditedChanges(database, clock, (store) => createMfaRepository(store, box));
+  const mfa = createMfaService({ mfa: createMfaRepository(database, box), identities, changes, clock, issuer: 'bench', events: createSecurityEvents({ log: pino({ level: 'silent' }), audit }) });
   const started = await mfa.start(subject);
   const secret = new URL(started.provisioningUrl).searchParams.get('secret');
   clock.advance(30_000);

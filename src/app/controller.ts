@@ -132,12 +132,11 @@ export async function startController(
       jwt: config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined,
       edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
     };
-    const enrollments = buildEnrollmentAdministration(database, audit, enrollmentSettings);
+    const enrollments = buildEnrollmentAdministration(database, enrollmentSettings);
     const totp = config.edge?.totp;
     const mfa = buildMfaDomain(database, {
       secrets,
       clock,
-      audit,
       events,
       apiSessions: sessions.service,
       totp: totp ? { hostname: totp.hostname, maxAttempts: totp.maxAttempts, lockoutMs: totp.lockoutMs } : undefined,
@@ -163,7 +162,7 @@ export async function startController(
           mfa: mfa.mfa,
         })
       : undefined;
-    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, audit, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords });
+    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords });
     const services: Services = {
       config,
       clock,
@@ -176,7 +175,7 @@ export async function startController(
       audit,
       events,
       enrollments,
-      enroll: buildEnrollService(database, audit, { ...enrollmentSettings, signingCa }),
+      enroll: buildEnrollService(database, { ...enrollmentSettings, signingCa }),
       identities: identities.identities,
       authPolicies: buildAuthPolicyService(database, { clock }),
       authenticators: identities.authenticators,

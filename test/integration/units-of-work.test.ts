@@ -1,8 +1,10 @@
 /**
  * Units of work (issue 13, point 3): a change of an identity, the enrollments it is created with, the lockouts it
- * clears and its audit entry commit together or not at all. Each test injects a failure between two steps of the
- * real services over the real store and finds nothing half-written; a repository's own transaction joins the unit
- * of work it runs in.
+ * clears and its audit entry commit together or not at all; so do an enrollment's create, refresh, delete and
+ * consumption, an MFA enrollment's changes (with the code that allowed them), an authenticator's delete and a changed
+ * password with the lockouts it clears, each with its audit entry. Each test injects a failure between two steps of
+ * the real services over the real store and finds nothing half-written; a repository's own transaction joins the
+ * unit of work it runs in.
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -28,6 +30,14 @@ import { createEnrollmentJwtSigner } from '../../src/services/enrollment/enrollm
 import { createPasswordGuard } from '../../src/services/authentication/password-guard.js';
 import { createPasswordLockoutRepository } from '../../src/persistence/repositories/password-lockouts.js';
 import { createIdentityService, type IdentityChangeScope, type IdentityService } from '../../src/services/identities/identities.js';
+import { createEnrollmentRepository } from '../../src/persistence/repositories/enrollments.js';
+import { createCredentialRepository } from '../../src/persistence/repositories/credentials.js';
+import { createEnrollmentService } from '../../src/services/enrollment/enrollments.js';
+import { createEnrollService } from '../../src/services/enrollment/enroll.js';
+import { createMfaService } from '../../src/services/mfa/mfa.js';
+import { createAuthenticatorService } from '../../src/services/identities/authenticators.js';
+import { createOwnAuthenticatorService } from '../../src/services/identities/own-authenticators.js';
+import { totpCodeAt } from '../../src/policy/totp.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
 
@@ -56,17 +66,16 @@ describe(`units of work (${testDialect})`, () => {
       const { audit, events } = buildAuditDomain(store, { clock: systemClock, log: silent });
       return inject({
         records: createIdentityRepository(store),
-        enrollments: buildEnrollmentAdministration(store, audit, settings),
+        enrollments: buildEnrollmentAdministration(store, settings),
         audit,
         passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: systemClock }),
       });
     });
-    const { audit } = buildAuditDomain(database, { clock: systemClock, log: silent });
     return createIdentityService({
       identities: createIdentityRepository(database),
       authPolicies: createAuthPolicyRepository(database),
       authenticators: createAuthenticatorRepository(database),
-      enrollments: buildEnrollmentAdministration(database, audit, settings),
+      enrollments: buildEnrollmentAdministration(database, settings),
       mfa: createMfaRepository(database, createSecretBox(parseSecretsKey(newSecretsKeyText()))),
       sessions: { presence: createSessionPresenceRepository(database), legacyTimeoutMs: 1_800_000, accessTokenLifetimeMs: 1_800_000 },
       clock: systemClock,
@@ -74,7 +83,7 @@ describe(`units of work (${testDialect})`, () => {
     });
   }
   const failingAudit = (scope: IdentityChangeScope): IdentityChangeScope => ({ ...scope, audit: { record: async () => Promise.reject(injected()) } });
-  const count = async (table: 'identities' | 'enrollments' | 'usernames' | 'audit_log', where?: [string, string]) => {
+  const count = async (table: 'identities' | 'enrollments' | 'usernames' | 'audit_log' | 'authenticators', where?: [string, string]) => {
     let query = database.db.selectFrom(table).select((eb) => eb.fn.countAll().as('n'));
     if (where) query = query.where(where[0] as any, '=', where[1]);
     return Number((await query.executeTakeFirstOrThrow()).n);
@@ -182,5 +191,119 @@ describe(`units of work (${testDialect})`, () => {
     assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), true, 'the exchange then succeeds once');
     assert.ok(await oidc.findSession(sessionId));
     assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), false, 'and never twice');
+  });
+
+  /** A unit of work over the repository `recordsOf` builds whose audit entry fails: after the change, before its entry. */
+  const auditFails = <Records>(recordsOf: (store: Database) => Records) =>
+    unitOfWork(database, (store) => ({ records: recordsOf(store), audit: { record: async () => Promise.reject(injected()) } }));
+  const enrollmentAdministration = (changes = auditedChanges(database, systemClock, createEnrollmentRepository)) =>
+    createEnrollmentService({ enrollments: createEnrollmentRepository(database), identities: createIdentityRepository(database), changes, clock: systemClock, jwt: settings.jwt, edgeIdentityDurationMs: 3_600_000 });
+  const enroller = (changes = auditedChanges(database, systemClock, createEnrollmentRepository)) =>
+    createEnrollService({
+      enrollments: createEnrollmentRepository(database),
+      identities: createIdentityRepository(database),
+      authPolicies: createAuthPolicyRepository(database),
+      changes,
+      clock: systemClock,
+      jwt: settings.jwt,
+      signingCa: undefined,
+    });
+
+  it("writes no enrollment nor username claim when the audit entry of an enrollment's create fails, and keeps it as it was when a refresh's or delete's fails", async () => {
+    const owner = await identityService().create(SYSTEM_ACTOR, input('enrollment-owner') as any);
+    const request = { identityId: owner.id, method: 'updb' as const, username: 'uow-enrollee' };
+    await assert.rejects(enrollmentAdministration(auditFails(createEnrollmentRepository)).create(SYSTEM_ACTOR, request), /injected/);
+    assert.equal(await count('enrollments', ['identity_id', owner.id]), 0);
+    assert.equal(await count('usernames', ['username_key', 'uow-enrollee']), 0, 'the username is not held by a ghost');
+
+    const pending = await enrollmentAdministration().create(SYSTEM_ACTOR, request);
+    const failing = enrollmentAdministration(auditFails(createEnrollmentRepository));
+    await assert.rejects(failing.refresh(SYSTEM_ACTOR, pending.id), /injected/);
+    assert.equal((await createEnrollmentRepository(database).findById(pending.id))?.token, pending.token, 'the old token still holds');
+    await assert.rejects(failing.delete(SYSTEM_ACTOR, pending.id), /injected/);
+    assert.ok(await createEnrollmentRepository(database).findById(pending.id), 'still pending');
+    assert.equal(await count('usernames', ['username_key', 'uow-enrollee']), 1, 'and still holding its username');
+    assert.equal(await count('audit_log', ['entity_id', pending.id]), 1, 'only the create is recorded');
+  });
+
+  it('leaves an enrollment pending and no authenticator when the audit entry of its consumption fails', async () => {
+    const owner = await identityService().create(SYSTEM_ACTOR, input('enrollee', { updb: 'uow-consumer' }) as any);
+    const [pending] = await createEnrollmentRepository(database).listForIdentity(owner.id);
+    assert.ok(pending);
+    const password = 'Correct-Horse-Battery-9';
+    await assert.rejects(enroller(auditFails(createEnrollmentRepository)).enroll('updb', pending.token, { password }), /injected/);
+    assert.ok(await createEnrollmentRepository(database).findByToken(pending.token), 'the token is unspent');
+    assert.equal(await count('authenticators', ['identity_id', owner.id]), 0);
+    const claim = await database.db.selectFrom('usernames').select(['enrollment_id', 'authenticator_id']).where('username_key', '=', 'uow-consumer').executeTakeFirst();
+    assert.deepEqual(claim, { enrollment_id: pending.id, authenticator_id: null }, 'the enrollment still holds the username');
+
+    assert.equal((await enroller().enroll('updb', pending.token, { password })).username, 'uow-consumer', 'the token then enrolls once');
+    assert.equal(await count('authenticators', ['identity_id', owner.id]), 1);
+    assert.equal(await count('enrollments', ['identity_id', owner.id]), 0);
+  });
+
+  it('keeps an authenticator when the audit entry of its delete fails, and a password and its lockouts when clearing them fails', async () => {
+    const owner = await identityService().create(SYSTEM_ACTOR, input('credential-owner', { updb: 'uow-holder' }) as any);
+    const [pending] = await createEnrollmentRepository(database).listForIdentity(owner.id);
+    const password = 'Correct-Horse-Battery-9';
+    await enroller().enroll('updb', pending!.token, { password });
+    const [authenticator] = await createAuthenticatorRepository(database).listForIdentity(owner.id);
+    assert.ok(authenticator);
+
+    const administration = createAuthenticatorService({ authenticators: createAuthenticatorRepository(database), identities: createIdentityRepository(database), changes: auditFails(createAuthenticatorRepository) });
+    await assert.rejects(administration.delete(SYSTEM_ACTOR, authenticator.id), /injected/);
+    assert.ok(await createAuthenticatorRepository(database).findById(authenticator.id), 'the authenticator is still there');
+    assert.equal(await count('usernames', ['username_key', 'uow-holder']), 1, 'with its username');
+
+    const { events } = buildAuditDomain(database, { clock: systemClock, log: silent });
+    const own = createOwnAuthenticatorService({
+      authenticators: createAuthenticatorRepository(database),
+      credentials: createCredentialRepository(database),
+      authPolicies: createAuthPolicyRepository(database),
+      passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(database), events, clock: systemClock }),
+      // The injected failure: clearing the lockouts, after the new credential is written.
+      changes: unitOfWork(database, (store) => ({ credentials: createCredentialRepository(store), passwords: { clear: async () => Promise.reject(injected()) } })),
+      clock: systemClock,
+    });
+    const before = await createCredentialRepository(database).findPasswordById(authenticator.id);
+    const identity = (await createIdentityRepository(database).findById(owner.id))!;
+    await assert.rejects(own.update(identity, authenticator.id, { username: 'uow-renamed', password: 'New-Horse-Battery-10', currentPassword: password }, null), /injected/);
+    assert.deepEqual(await createCredentialRepository(database).findPasswordById(authenticator.id), before, 'the old password still holds');
+    assert.equal((await createAuthenticatorRepository(database).findById(authenticator.id))?.username, 'uow-holder');
+    assert.equal(await count('usernames', ['username_key', 'uow-renamed']), 0, 'the new username is not claimed');
+  });
+
+  it('leaves an MFA enrollment as it was, and the code that allowed the change unspent, when the audit entry of a change fails', async () => {
+    const box = createSecretBox(parseSecretsKey(newSecretsKeyText()));
+    const records = (store: Database) => createMfaRepository(store, box);
+    const { events } = buildAuditDomain(database, { clock: systemClock, log: silent });
+    const mfaService = (changes = auditedChanges(database, systemClock, records)) =>
+      createMfaService({ mfa: records(database), identities: createIdentityRepository(database), changes, clock: systemClock, issuer: 'uow', events });
+    const failing = mfaService(auditFails(records));
+    const owner = await identityService().create(SYSTEM_ACTOR, input('mfa-owner') as any);
+    const stored = () => records(database).findByIdentity(owner.id);
+
+    await assert.rejects(failing.start(owner), /injected/);
+    assert.equal(await stored(), undefined, 'no enrollment started');
+    await mfaService().start(owner);
+    const { secret } = (await stored())!;
+    const code = totpCodeAt(secret, new Date());
+    await assert.rejects(failing.verify(owner, code), /injected/);
+    assert.equal((await stored())?.isVerified, false);
+    assert.equal((await stored())?.lastUsedStep, null, 'the time step is not spent');
+    await mfaService().verify(owner, code);
+    assert.equal((await stored())?.isVerified, true, 'so the same code then verifies');
+
+    const verified = (await stored())!;
+    const recovery = verified.recoveryCodes[0]!;
+    await assert.rejects(failing.regenerateRecoveryCodes(owner, recovery), /injected/);
+    assert.deepEqual((await stored())?.recoveryCodes, verified.recoveryCodes, 'the codes are the same, the one used still unspent');
+    await assert.rejects(failing.remove(owner, recovery), /injected/);
+    assert.deepEqual((await stored())?.recoveryCodes, verified.recoveryCodes, 'still there, the code unspent');
+    await assert.rejects(failing.removeByAdmin(owner.id, SYSTEM_ACTOR), /injected/);
+    assert.equal((await stored())?.revision, verified.revision, 'still there, unchanged');
+    assert.equal(await count('audit_log', ['entity_id', verified.id]), 2, 'only the start and the verification are recorded');
+    await mfaService().remove(owner, recovery);
+    assert.equal(await stored(), undefined, 'the unspent code then removes it');
   });
 });

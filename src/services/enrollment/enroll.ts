@@ -1,8 +1,9 @@
 /**
  * Enrolling: an anonymous client presents a one-time token and gets a credential (reference facts §9).
  * `ott` exchanges a CSR for a client certificate signed by the enrollment signing CA; `updb` sets the password of
- * the username the administrator chose. Either way the enrollment is consumed and the authenticator created in one
- * transaction, so one token enrolls exactly once however many requests race with it. Each method is a module in
+ * the username the administrator chose. Either way the enrollment is consumed, the authenticator created and the
+ * enrollment's audit entry written in one transaction (decision 0020), so one token enrolls exactly once however many
+ * requests race with it, and never without its entry. Each method is a module in
  * methods/, found by name in the registry methods/index.ts (decision 0018); this file keeps what all share.
  *
  * Token outcomes: unknown -> 400 INVALID_ENROLLMENT_TOKEN; another method's token -> 400 INVALID_ENROLL_METHOD;
@@ -17,7 +18,7 @@ import type { ConsumeOutcome, EnrollmentRepository } from '../../persistence/rep
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { LoadedCertificateAuthority } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
-import type { AuditService } from '../audit/audit.js';
+import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { EnrollmentJwtSigner, Jwks } from './enrollment-jwt.js';
 import { enrollMethod, type EnrollContext, type EnrollInput, type EnrollResult, type PendingEnrollment } from './methods/index.js';
 
@@ -38,7 +39,8 @@ export interface EnrollServiceDeps {
   enrollments: EnrollmentRepository;
   identities: IdentityRepository;
   authPolicies: AuthPolicyRepository;
-  audit: AuditService;
+  /** Consuming an enrollment (the pending row out, the authenticator in) and its audit entry, in one transaction. */
+  changes: AuditedChanges<Pick<EnrollmentRepository, 'consume'>>;
   clock: Clock;
   /** Both undefined when the controller has no `edge` section. */
   jwt: EnrollmentJwtSigner | undefined;
@@ -51,7 +53,7 @@ function unavailable(): ApiError {
 
 /** Builds the enroll service. @example const { certChainPem } = await enroll.enroll('ott', token, { csrPem }); */
 export function createEnrollService(deps: EnrollServiceDeps): EnrollService {
-  const { enrollments, identities, audit, clock } = deps;
+  const { enrollments, identities, clock } = deps;
 
   /** The pending enrollment of `token`, checked for method and expiry, with its identity. */
   async function pending(token: string, method: EnrollmentMethod): Promise<PendingEnrollment> {
@@ -86,18 +88,20 @@ export function createEnrollService(deps: EnrollServiceDeps): EnrollService {
       pending: (token) => pending(token, method),
       /** Completes the enrollment or says why not; records who enrolled. */
       async consume({ enrollment, identity }, authenticator, details) {
-        const outcome: ConsumeOutcome = await enrollments.consume(enrollment, authenticator);
-        if (outcome === 'gone') {
-          throw new ApiError('INVALID_ENROLLMENT_ALREADY_ENROLLED', { message: 'The token was used (or withdrawn) by another request at the same time' });
-        }
-        if (outcome === 'conflict') {
-          throw new ApiError('COULD_NOT_VALIDATE', {
-            message: `The ${conflict.what} is already used by another authenticator`,
-            cause: { field: conflict.field, reason: 'is already used by another authenticator' },
-          });
-        }
-        const actor = { id: identity.id, name: identity.name };
-        await audit.record(actor, 'enroll', 'enrollment', enrollment.id, { identityId: identity.id, method: enrollment.method, authenticatorId: authenticator.id, ...details });
+        await deps.changes(async ({ records, audit }) => {
+          const outcome: ConsumeOutcome = await records.consume(enrollment, authenticator);
+          if (outcome === 'gone') {
+            throw new ApiError('INVALID_ENROLLMENT_ALREADY_ENROLLED', { message: 'The token was used (or withdrawn) by another request at the same time' });
+          }
+          if (outcome === 'conflict') {
+            throw new ApiError('COULD_NOT_VALIDATE', {
+              message: `The ${conflict.what} is already used by another authenticator`,
+              cause: { field: conflict.field, reason: 'is already used by another authenticator' },
+            });
+          }
+          const actor = { id: identity.id, name: identity.name };
+          await audit.record(actor, 'enroll', 'enrollment', enrollment.id, { identityId: identity.id, method: enrollment.method, authenticatorId: authenticator.id, ...details });
+        });
       },
     };
   }

@@ -10,7 +10,7 @@
  *   authenticator or pending enrollment holds: `Alice` is taken when `alice` is (docs/decisions/0016). The check
  *   before signing answers most requests; the claim written with the enrollment settles a race.
  * What differs by method (the authenticator it creates, whether it takes a username) comes from the method's
- * module in methods/ (decision 0018).
+ * module in methods/ (decision 0018). Each change and its audit entry are one unit of work (decision 0020).
  */
 import type { Enrollment } from '../../domain/enrollment.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -20,7 +20,7 @@ import type { IdentityRepository } from '../../persistence/repositories/identiti
 import { usernameProblem } from '../../policy/names.js';
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId, newUuid } from '../../shared/random.js';
-import type { AuditService } from '../audit/audit.js';
+import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { EnrollmentJwtSigner } from './enrollment-jwt.js';
 import { enrollMethod } from './methods/index.js';
 import type { CreateEnrollmentInput, EnrollmentService } from './enrollment-service.js';
@@ -28,7 +28,8 @@ import type { CreateEnrollmentInput, EnrollmentService } from './enrollment-serv
 export interface EnrollmentServiceDeps {
   enrollments: EnrollmentRepository;
   identities: IdentityRepository;
-  audit: AuditService;
+  /** A change of an enrollment (insert, new token, delete) and its audit entry, in one transaction. */
+  changes: AuditedChanges<Pick<EnrollmentRepository, 'insert' | 'updateToken' | 'delete'>>;
   clock: Clock;
   /** Undefined when the controller has no `edge` section: enrollment is then unavailable. */
   jwt: EnrollmentJwtSigner | undefined;
@@ -49,11 +50,12 @@ function notFound(id: string): ApiError {
  * never are (they are secrets while the enrollment is pending).
  *
  * @example
- * const enrollments = createEnrollmentService({ enrollments: repo, identities, audit, clock, jwt, edgeIdentityDurationMs });
+ * const changes = auditedChanges(database, clock, createEnrollmentRepository);
+ * const enrollments = createEnrollmentService({ enrollments: repo, identities, changes, clock, jwt, edgeIdentityDurationMs });
  * const pending = await enrollments.create(actor, { identityId, method: 'ott' }); // pending.jwt goes to the device
  */
 export function createEnrollmentService(deps: EnrollmentServiceDeps): EnrollmentService {
-  const { enrollments, identities, audit, clock } = deps;
+  const { enrollments, identities, clock } = deps;
 
   function signer(): EnrollmentJwtSigner {
     if (!deps.jwt) throw new ApiError('NOT_FOUND', { message: 'Enrollment is not enabled: the controller configuration has no edge section' });
@@ -127,16 +129,18 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
         createdAt: now,
         updatedAt: now,
       };
-      // Unique constraints settle races: (identity, method) for two administrators creating at the same moment, the
-      // username claim for two enrollments (or an enrollment and a rename) wanting one username.
-      const outcome = await enrollments.insert(enrollment);
-      if (outcome === 'exists') throw pendingExists();
-      if (outcome === 'username-taken') throw usernameInUse(input.usernameField ?? 'username', username ?? '');
-      await audit.record(actor, 'create', 'enrollment', enrollment.id, {
-        identityId: identity.id,
-        method: input.method,
-        expiresAt: expiresAt.toISOString(),
-        ...(username === null ? {} : { username }),
+      await deps.changes(async ({ records, audit }) => {
+        // Unique constraints settle races: (identity, method) for two administrators creating at the same moment, the
+        // username claim for two enrollments (or an enrollment and a rename) wanting one username.
+        const outcome = await records.insert(enrollment);
+        if (outcome === 'exists') throw pendingExists();
+        if (outcome === 'username-taken') throw usernameInUse(input.usernameField ?? 'username', username ?? '');
+        await audit.record(actor, 'create', 'enrollment', enrollment.id, {
+          identityId: identity.id,
+          method: input.method,
+          expiresAt: expiresAt.toISOString(),
+          ...(username === null ? {} : { username }),
+        });
       });
       return enrollment;
     },
@@ -154,8 +158,10 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
 
     async delete(actor, id) {
       const enrollment = await get(id);
-      if (!(await enrollments.delete(id))) throw notFound(id);
-      await audit.record(actor, 'delete', 'enrollment', id, { identityId: enrollment.identityId, method: enrollment.method });
+      await deps.changes(async ({ records, audit }) => {
+        if (!(await records.delete(id))) throw notFound(id);
+        await audit.record(actor, 'delete', 'enrollment', id, { identityId: enrollment.identityId, method: enrollment.method });
+      });
     },
 
     async refresh(actor, id, requestedExpiry) {
@@ -166,8 +172,10 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
       // A new token, so a JWT that leaked while the old window was open is worthless afterwards.
       const token = newUuid();
       const signed = await jwt.sign({ method: enrollment.method, identityId: enrollment.identityId, token, expiresAt }, now);
-      if (!(await enrollments.updateToken(id, { token, jwt: signed, expiresAt, updatedAt: now }))) throw notFound(id);
-      await audit.record(actor, 'refresh', 'enrollment', id, { identityId: enrollment.identityId, method: enrollment.method, expiresAt: expiresAt.toISOString() });
+      await deps.changes(async ({ records, audit }) => {
+        if (!(await records.updateToken(id, { token, jwt: signed, expiresAt, updatedAt: now }))) throw notFound(id);
+        await audit.record(actor, 'refresh', 'enrollment', id, { identityId: enrollment.identityId, method: enrollment.method, expiresAt: expiresAt.toISOString() });
+      });
       return { ...enrollment, token, jwt: signed, expiresAt, updatedAt: now };
     },
   };

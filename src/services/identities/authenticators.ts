@@ -2,7 +2,7 @@
  * Authenticators as administrators see them (`/edge/management/v1/authenticators` and
  * `/identities/{id}/authenticators`): list, read, delete. Views never carry a password hash (the domain value
  * has none). The default admin's password authenticator cannot be deleted: it is how the store stays reachable
- * (docs/decisions/0004-default-admin-protections.md).
+ * (docs/decisions/0004-default-admin-protections.md). A delete commits with its audit entry (decision 0020).
  */
 import { ApiError } from '../../errors/api-error.js';
 import type { Actor } from '../../domain/audit.js';
@@ -10,7 +10,7 @@ import type { Authenticator } from '../../domain/authenticator.js';
 import { parseListParams, type RawListParams } from '../../persistence/query/list-query.js';
 import { AUTHENTICATOR_FIELDS, type AuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
-import type { AuditService } from '../audit/audit.js';
+import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { ListPage } from '../list-page.js';
 
 export interface AuthenticatorService {
@@ -26,9 +26,10 @@ export interface AuthenticatorService {
 export function createAuthenticatorService(deps: {
   authenticators: AuthenticatorRepository;
   identities: Pick<IdentityRepository, 'findById'>;
-  audit: AuditService;
+  /** A delete and its audit entry, in one transaction. */
+  changes: AuditedChanges<Pick<AuthenticatorRepository, 'delete'>>;
 }): AuthenticatorService {
-  const { authenticators, identities, audit } = deps;
+  const { authenticators, identities } = deps;
   const filterableFields = Object.keys(AUTHENTICATOR_FIELDS);
 
   async function page(params: RawListParams, identityId?: string): Promise<ListPage<Authenticator>> {
@@ -61,12 +62,14 @@ export function createAuthenticatorService(deps: {
           cause: { field: 'id', value: id },
         });
       }
-      await authenticators.delete(id);
-      await audit.record(actor, 'delete', 'authenticator', id, {
-        identityId: authenticator.identityId,
-        method: authenticator.method,
-        ...(authenticator.username === null ? {} : { username: authenticator.username }),
-        ...(authenticator.certFingerprint === null ? {} : { fingerprint: authenticator.certFingerprint }),
+      await deps.changes(async ({ records, audit }) => {
+        await records.delete(id);
+        await audit.record(actor, 'delete', 'authenticator', id, {
+          identityId: authenticator.identityId,
+          method: authenticator.method,
+          ...(authenticator.username === null ? {} : { username: authenticator.username }),
+          ...(authenticator.certFingerprint === null ? {} : { fingerprint: authenticator.certFingerprint }),
+        });
       });
     },
   };

@@ -2,6 +2,7 @@
  * The identities domain's builder: identity administration, the authenticators administrators manage and those an
  * identity manages itself; and its unit of work, everything a change of an identity writes (the identity, the
  * enrollments it is created with, the lockouts `enable` clears, the audit entry), built on one transaction's store.
+ * An authenticator's delete commits with its entry, and a changed password with the lockouts it clears.
  */
 import type { Database } from '../../persistence/database.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
@@ -14,25 +15,33 @@ import { buildEnrollmentAdministration, type EnrollmentSettings } from '../enrol
 import { createAuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import { createAuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
 import { createCredentialRepository } from '../../persistence/repositories/credentials.js';
+import { auditedChanges } from '../audit/audited-changes.js';
 import type { MfaRepository } from '../../persistence/repositories/mfa.js';
-import type { AuditService } from '../audit/audit.js';
 import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
 import type { SessionsDomain } from '../sessions/index.js';
 import { createAuthenticatorService, type AuthenticatorService } from './authenticators.js';
 import { createIdentityService, type IdentityChangeScope, type IdentityService } from './identities.js';
-import { createOwnAuthenticatorService, type OwnAuthenticatorService } from './own-authenticators.js';
+import { createOwnAuthenticatorService, type OwnAuthenticatorChangeScope, type OwnAuthenticatorService } from './own-authenticators.js';
 
 export function identityChanges(database: Database, deps: EnrollmentSettings & { log: EventLog }): UnitOfWork<IdentityChangeScope> {
   return unitOfWork(database, (store) => {
     const { audit, events } = buildAuditDomain(store, deps);
     return {
       records: createIdentityRepository(store),
-      enrollments: buildEnrollmentAdministration(store, audit, deps),
+      enrollments: buildEnrollmentAdministration(store, deps),
       audit,
       passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: deps.clock }),
     };
   });
+}
+
+/** Everything an identity's change of its own password writes (the credential, the lockouts cleared), on one transaction. */
+export function ownAuthenticatorChanges(database: Database, deps: Pick<EnrollmentSettings, 'clock'> & { log: EventLog }): UnitOfWork<OwnAuthenticatorChangeScope> {
+  return unitOfWork(database, (store) => ({
+    credentials: createCredentialRepository(store),
+    passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events: buildAuditDomain(store, deps).events, clock: deps.clock }),
+  }));
 }
 
 export interface IdentitiesDomain {
@@ -45,7 +54,6 @@ export function buildIdentitiesDomain(
   database: Database,
   deps: EnrollmentSettings & {
     log: EventLog;
-    audit: AuditService;
     enrollments: Pick<EnrollmentService, 'pendingForIdentities'>;
     mfa: Pick<MfaRepository, 'verifiedAmong'>;
     sessions: SessionsDomain['presence'];
@@ -67,7 +75,14 @@ export function buildIdentitiesDomain(
       clock,
       work: identityChanges(database, deps),
     }),
-    authenticators: createAuthenticatorService({ authenticators, identities: records, audit: deps.audit }),
-    ownAuthenticators: createOwnAuthenticatorService({ authenticators, credentials: createCredentialRepository(database), authPolicies, passwords: deps.passwords, clock }),
+    authenticators: createAuthenticatorService({ authenticators, identities: records, changes: auditedChanges(database, clock, createAuthenticatorRepository) }),
+    ownAuthenticators: createOwnAuthenticatorService({
+      authenticators,
+      credentials: createCredentialRepository(database),
+      authPolicies,
+      passwords: deps.passwords,
+      changes: ownAuthenticatorChanges(database, deps),
+      clock,
+    }),
   };
 }

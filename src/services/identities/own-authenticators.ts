@@ -2,7 +2,8 @@
  * The authenticators of the session's own identity (client API, spec: Current API Session authenticator
  * operations): list and read them, and change a username/password after proving the current password.
  * Another identity's authenticator is reported as not found, never as forbidden, so ids cannot be probed. The current
- * password is checked through the password guard: it counts toward the policy's lockout like a login.
+ * password is checked through the password guard: it counts toward the policy's lockout like a login. The new
+ * credential and the lockouts it clears commit together (decision 0020); hashing happens before.
  */
 import type { Authenticator } from '../../domain/authenticator.js';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
@@ -18,11 +19,18 @@ import type { CredentialRepository } from '../../persistence/repositories/creden
 import type { Clock } from '../../shared/clock.js';
 import type { ListPage } from '../list-page.js';
 import type { PasswordGuard } from '../authentication/password-guard.js';
+import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 
 export interface PasswordChange {
   username?: string | null;
   password?: string | null;
   currentPassword: string;
+}
+
+/** What a changed password writes, bound to one transaction: the credential (with its username claim), the lockouts cleared. */
+export interface OwnAuthenticatorChangeScope {
+  credentials: Pick<CredentialRepository, 'updatePassword'>;
+  passwords: Pick<PasswordGuard, 'clear'>;
 }
 
 export interface OwnAuthenticatorService {
@@ -37,6 +45,8 @@ export function createOwnAuthenticatorService(deps: {
   credentials: CredentialRepository;
   authPolicies: AuthPolicyRepository;
   passwords: PasswordGuard;
+  /** Runs a change of a credential with the lockouts it clears, in one transaction. */
+  changes: UnitOfWork<OwnAuthenticatorChangeScope>;
   clock: Clock;
 }): OwnAuthenticatorService {
   const { authenticators, credentials, authPolicies, clock } = deps;
@@ -98,9 +108,11 @@ export function createOwnAuthenticatorService(deps: {
         }
         passwordHash = await hashPassword(change.password);
       }
-      if (!(await credentials.updatePassword(id, { username, passwordHash, at: clock.now() }))) throw usernameInUse();
-      // A new password starts with a clean count (the old one's guesses say nothing about it).
-      if (passwordHash !== credential.passwordHash) await deps.passwords.clear(identity.id);
+      await deps.changes(async (scope) => {
+        if (!(await scope.credentials.updatePassword(id, { username, passwordHash, at: clock.now() }))) throw usernameInUse();
+        // A new password starts with a clean count (the old one's guesses say nothing about it).
+        if (passwordHash !== credential.passwordHash) await scope.passwords.clear(identity.id);
+      });
     },
   };
 }

@@ -1,13 +1,14 @@
 /**
  * The MFA domain's builder (issue 5): TOTP enrollments sealed at rest under the secrets key, the MFA service with the
- * lockout of `edge.totp`, and answering a legacy session's TOTP auth query.
+ * lockout of `edge.totp`, and answering a legacy session's TOTP auth query. Each change commits with its audit
+ * entry, written on the change's own transaction (decision 0020).
  */
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Database } from '../../persistence/database.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
 import { createMfaRepository, type MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { Clock } from '../../shared/clock.js';
-import type { AuditService } from '../audit/audit.js';
+import { auditedChanges } from '../audit/audited-changes.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 import type { ApiSessionService } from '../sessions/api-sessions.js';
 import { createMfaService, type MfaService } from './mfa.js';
@@ -24,7 +25,6 @@ export function buildMfaDomain(
   deps: {
     secrets: SecretBox;
     clock: Clock;
-    audit: AuditService;
     events: Pick<SecurityEvents, 'totpLocked'>;
     apiSessions: ApiSessionService;
     /** `edge.totp`; absent without an edge section (the defaults apply). */
@@ -36,7 +36,7 @@ export function buildMfaDomain(
   const mfa = createMfaService({
     mfa: records,
     identities: createIdentityRepository(database),
-    audit: deps.audit,
+    changes: auditedChanges(database, deps.clock, (store) => createMfaRepository(store, deps.secrets)),
     clock: deps.clock,
     issuer: totp?.hostname ?? 'svc',
     events: deps.events,

@@ -6,6 +6,11 @@
  * Stricter than the reference: a TOTP code is accepted at most once per time step (replays refused), failed codes
  * lock the enrollment for a while, recovery codes are single-use and compared in constant time, and the secret and
  * codes are sealed at rest. Knows nothing of HTTP.
+ *
+ * Units of work (decision 0020): each change commits with its audit entry, and a change that a code allows commits
+ * with the code's acceptance (its time step recorded, or its recovery code spent), so a failure part-way spends no
+ * code and changes nothing. Counting an attempt and locking after too many stay outside: they must hold whatever
+ * the rest of the request does.
  */
 import QRCode from 'qrcode';
 import { secretsEqual } from '../../crypto/secrets.js';
@@ -20,7 +25,7 @@ import { classifyCode, matchingStep, newRecoveryCodes, newTotpSecret, provisioni
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
 import { formatDuration } from '../../shared/durations.js';
-import type { AuditService } from '../audit/audit.js';
+import type { AuditedChanges, AuditedScope } from '../audit/audited-changes.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 
 /** What the API shows of an enrollment; the provisioning URL and recovery codes only while it is pending. */
@@ -67,7 +72,8 @@ export interface MfaService {
 export interface MfaServiceDeps {
   mfa: MfaRepository;
   identities: IdentityRepository;
-  audit: AuditService;
+  /** A change of an enrollment and its audit entry (and the acceptance of the code that allowed it), in one transaction. */
+  changes: AuditedChanges<MfaRepository>;
   clock: Clock;
   /** `edge.totp.hostname`: the issuer shown by authenticator apps. */
   issuer: string;
@@ -82,6 +88,9 @@ export interface MfaServiceDeps {
 const DEFAULT_MAX_FAILED_CODES = 5;
 const DEFAULT_LOCKOUT_MS = 5 * 60_000;
 const CONCURRENT_RETRIES = 3;
+
+/** What a code allows, run in the unit of work that accepts the code. */
+type Allowed = (scope: AuditedScope<MfaRepository>) => Promise<void>;
 
 const invalidCode = (message: string) => new ApiError('MFA_INVALID_TOKEN', { message, cause: { field: 'code', reason: message } });
 
@@ -129,8 +138,21 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
     throw invalidCode(`the code is not valid (${left} more failed ${left === 1 ? 'attempt locks' : 'attempts lock'} MFA for ${formatDuration(lockoutMs)})`);
   }
 
-  /** Consumes one recovery code; false when it is not among the unused ones. */
-  async function useRecoveryCode(enrollment: MfaEnrollment, code: string, now: Date): Promise<boolean> {
+  /**
+   * Accepts a code by `write`; with `allowed`, runs what the code allows after it in one unit of work (nothing of
+   * either is written when `allowed` fails). Without, the one statement needs no transaction (a login's factor).
+   */
+  function accept(write: (records: MfaRepository) => Promise<boolean>, allowed?: Allowed): Promise<boolean> {
+    if (!allowed) return write(mfa);
+    return deps.changes(async (scope) => {
+      if (!(await write(scope.records))) return false;
+      await allowed(scope);
+      return true;
+    });
+  }
+
+  /** Consumes one recovery code (then runs `allowed`); false when it is not among the unused ones. */
+  async function useRecoveryCode(enrollment: MfaEnrollment, code: string, now: Date, allowed?: Allowed): Promise<boolean> {
     let current: MfaEnrollment | undefined = enrollment;
     for (let attempt = 0; attempt < CONCURRENT_RETRIES && current; attempt++) {
       // Every stored code is compared, so the time taken does not tell which (or whether one) matched.
@@ -140,7 +162,8 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
       });
       if (match < 0) return false;
       const rest = current.recoveryCodes.filter((_, index) => index !== match);
-      if (await mfa.replaceRecoveryCodes(current.id, current.revision, rest, now)) return true;
+      const { id, revision } = current;
+      if (await accept((records) => records.replaceRecoveryCodes(id, revision, rest, now), allowed)) return true;
       // Another request changed the codes first (perhaps using this very code): look again.
       current = await mfa.findByIdentity(current.identityId);
     }
@@ -149,15 +172,16 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
 
   /**
    * Checks `typed` against `enrollment`: refuses while locked, refuses malformed codes without counting them,
-   * counts wrong ones, refuses a TOTP code whose step (or a later one) was already used.
+   * counts wrong ones, refuses a TOTP code whose step (or a later one) was already used. `allowed` is what an
+   * accepted code allows, committed with its acceptance.
    */
-  async function check(enrollment: MfaEnrollment, typed: string | undefined, accept: { recovery: boolean; verify?: boolean }): Promise<CodeKind> {
+  async function check(enrollment: MfaEnrollment, typed: string | undefined, accepts: { recovery: boolean; verify?: boolean }, allowed?: Allowed): Promise<CodeKind> {
     const now = clock.now();
     const code = classifyCode(typed ?? '');
     if (code.kind === 'malformed') {
-      throw invalidCode(accept.recovery ? 'code must be the 6 digits shown by the authenticator app, or a 6-character recovery code' : 'code must be the 6 digits shown by the authenticator app');
+      throw invalidCode(accepts.recovery ? 'code must be the 6 digits shown by the authenticator app, or a 6-character recovery code' : 'code must be the 6 digits shown by the authenticator app');
     }
-    if (code.kind === 'recovery' && !accept.recovery) throw invalidCode('a recovery code is not accepted here; enter the 6 digits shown by the authenticator app');
+    if (code.kind === 'recovery' && !accepts.recovery) throw invalidCode('a recovery code is not accepted here; enter the 6 digits shown by the authenticator app');
     // The attempt is counted before the code is looked at, atomically: concurrent guesses share one budget.
     const attempts = await mfa.countAttempt(enrollment.id, now);
     if (attempts === undefined) throw lockedError((await mfa.findByIdentity(enrollment.identityId))?.lockedUntil ?? now, now);
@@ -166,12 +190,12 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
       throw lockedError(new Date(now.getTime() + lockoutMs), now);
     }
     if (code.kind === 'recovery') {
-      if (await useRecoveryCode(enrollment, code.code, now)) return 'recovery';
+      if (await useRecoveryCode(enrollment, code.code, now, allowed)) return 'recovery';
       return wrongCode(enrollment, attempts, now);
     }
     const step = matchingStep(enrollment.secret, code.code, now);
     if (step === null) return wrongCode(enrollment, attempts, now);
-    if (!(await mfa.acceptStep(enrollment.id, step, now, { verify: accept.verify === true }))) {
+    if (!(await accept((records) => records.acceptStep(enrollment.id, step, now, { verify: accepts.verify === true }), allowed))) {
       const current = await mfa.findByIdentity(enrollment.identityId);
       if (current?.lockedUntil && current.lockedUntil.getTime() > now.getTime()) throw lockedError(current.lockedUntil, now);
       await mfa.forgiveAttempt(enrollment.id);
@@ -197,14 +221,16 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
         updatedAt: now,
       };
       if (await mfa.findByIdentity(identity.id)) throw new ApiError('MFA_EXISTS');
-      try {
-        await mfa.insert(enrollment);
-      } catch (error) {
-        // Two starts racing: the loser sees the unique identity_id.
-        if (uniqueViolationError(error)) throw new ApiError('MFA_EXISTS');
-        throw error;
-      }
-      await deps.audit.record(self(identity), 'start', 'mfa', enrollment.id, { identityId: identity.id });
+      await deps.changes(async ({ records, audit }) => {
+        try {
+          await records.insert(enrollment);
+        } catch (error) {
+          // Two starts racing: the loser sees the unique identity_id.
+          if (uniqueViolationError(error)) throw new ApiError('MFA_EXISTS');
+          throw error;
+        }
+        await audit.record(self(identity), 'start', 'mfa', enrollment.id, { identityId: identity.id });
+      });
       return statusOf(enrollment, identity.name);
     },
 
@@ -228,19 +254,22 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
           message: enrollment ? 'the MFA enrollment is already verified' : 'MFA enrollment has not been started; start it with POST current-identity/mfa',
         });
       }
-      await check(enrollment, code, { recovery: false, verify: true });
-      await deps.audit.record(self(identity), 'verify', 'mfa', enrollment.id, { identityId: identity.id });
+      await check(enrollment, code, { recovery: false, verify: true }, ({ audit }) => audit.record(self(identity), 'verify', 'mfa', enrollment.id, { identityId: identity.id }));
     },
 
     async remove(identity, code) {
       const enrollment = await existing(identity);
+      const removal: Allowed = async ({ records, audit }) => {
+        await records.delete(enrollment.id);
+        await audit.record(self(identity), 'delete', 'mfa', enrollment.id, { identityId: identity.id });
+      };
       if (enrollment.isVerified) {
         if (!code) throw invalidCode('the mfa-validation-code header must carry a current TOTP code or a recovery code');
-        await check(enrollment, code, { recovery: true });
+        await check(enrollment, code, { recovery: true }, removal);
+      } else {
+        // A pending enrollment never protected anything: no code is needed (spec: the header is then empty).
+        await deps.changes(removal);
       }
-      // A pending enrollment never protected anything: no code is needed (spec: the header is then empty).
-      await mfa.delete(enrollment.id);
-      await deps.audit.record(self(identity), 'delete', 'mfa', enrollment.id, { identityId: identity.id });
     },
 
     async recoveryCodes(identity, code) {
@@ -252,26 +281,27 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
 
     async regenerateRecoveryCodes(identity, code) {
       const enrollment = await verified(identity);
-      await check(enrollment, code, { recovery: true });
       const codes = newRecoveryCodes();
-      for (let attempt = 0; attempt < CONCURRENT_RETRIES; attempt++) {
-        const current = await mfa.findByIdentity(identity.id);
-        if (!current) throw new ApiError('NOT_FOUND', { message: `identity ${identity.id} has no MFA enrollment` });
-        if (await mfa.replaceRecoveryCodes(current.id, current.revision, codes, clock.now())) {
-          await deps.audit.record(self(identity), 'regenerate-recovery-codes', 'mfa', current.id, { identityId: identity.id });
-          return codes;
+      // In the unit of work that accepts the code: the codes are read after its acceptance (a recovery code spent).
+      await check(enrollment, code, { recovery: true }, async ({ records, audit }) => {
+        for (let attempt = 0; attempt < CONCURRENT_RETRIES; attempt++) {
+          const current = await records.findByIdentity(identity.id);
+          if (!current) throw new ApiError('NOT_FOUND', { message: `identity ${identity.id} has no MFA enrollment` });
+          if (await records.replaceRecoveryCodes(current.id, current.revision, codes, clock.now())) {
+            await audit.record(self(identity), 'regenerate-recovery-codes', 'mfa', current.id, { identityId: identity.id });
+            return;
+          }
         }
-      }
-      throw new ApiError('MFA_INVALID_TOKEN', { message: 'the recovery codes changed while regenerating; try again' });
+        throw new ApiError('MFA_INVALID_TOKEN', { message: 'the recovery codes changed while regenerating; try again' });
+      });
+      return codes;
     },
 
     async answer(identity, code, options = {}) {
       const enrollment = await mfa.findByIdentity(identity.id);
       if (enrollment?.isVerified) return check(enrollment, code, { recovery: true });
       if (enrollment && options.completePending) {
-        const kind = await check(enrollment, code, { recovery: false, verify: true });
-        await deps.audit.record(self(identity), 'verify', 'mfa', enrollment.id, { identityId: identity.id });
-        return kind;
+        return check(enrollment, code, { recovery: false, verify: true }, ({ audit }) => audit.record(self(identity), 'verify', 'mfa', enrollment.id, { identityId: identity.id }));
       }
       throw new ApiError('MFA_NOT_ENROLLED', {
         message: enrollment
@@ -284,8 +314,10 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
       if (!(await deps.identities.findById(identityId))) throw new ApiError('NOT_FOUND', { message: `identity ${identityId} does not exist` });
       const enrollment = await mfa.findByIdentity(identityId);
       if (!enrollment) throw new ApiError('NOT_FOUND', { message: `identity ${identityId} has no MFA enrollment` });
-      await mfa.delete(enrollment.id);
-      await deps.audit.record(actor, 'delete', 'mfa', enrollment.id, { identityId });
+      await deps.changes(async ({ records, audit }) => {
+        await records.delete(enrollment.id);
+        await audit.record(actor, 'delete', 'mfa', enrollment.id, { identityId });
+      });
     },
 
     hasVerified: (identityId) => mfa.isVerified(identityId),

@@ -26,7 +26,7 @@ export interface EnrollContext {
   signingCa: LoadedCertificateAuthority | undefined;
   /** The pending enrollment of `token` for this method; the 400/404 token outcomes otherwise. */
   pending(token: string): Promise<PendingEnrollment>;
-  /** Consumes the enrollment and creates `authenticator` in one transaction, and records who enrolled. */
+  /** Consumes the enrollment, creates `authenticator` and records who enrolled, in one transaction. */
   consume(pending: PendingEnrollment, authenticator: NewAuthenticator, details: Record<string, unknown>): Promise<void>;
   /** The answer when enrollment is not configured (no `edge` section). */
   unavailable(): ApiError;
