@@ -19,6 +19,7 @@ import { buildEnrollmentAdministration, buildEnrollService } from '../services/e
 import { buildAuthenticationDomain, buildRequestAuthenticator } from '../services/authentication/index.js';
 import { buildOidcDomain } from '../services/oidc-provider/index.js';
 import { buildAuthPolicyService } from '../services/auth-policies/index.js';
+import { buildAuthorizationDomain } from '../services/authorization/index.js';
 import { buildAuditDomain } from '../services/audit/index.js';
 import { buildControllersDomain } from '../services/controllers/index.js';
 import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
@@ -187,6 +188,12 @@ export async function startController(
       caPems,
       externalJwt: externalJwt.verifier,
       externalJwtSigners: externalJwt.signers,
+      authorization: buildAuthorizationDomain(database, {
+        clock,
+        log: logger,
+        enrollmentJwt: enrollmentSettings.jwt,
+        routerEnrollmentDurationMs: config.edge?.enrollment.edgeRouterDurationMs ?? 0,
+      }),
     };
     const controllers = controllersDomain.records;
 

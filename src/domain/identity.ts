@@ -10,7 +10,23 @@ import type { OutstandingFactor } from './auth-policy.js';
  */
 export type ClientInfo = Record<string, string | number | boolean>;
 
-export interface Identity {
+/** How a hosting identity's terminators rank (reference terminator precedence). */
+export const HOSTING_PRECEDENCES = ['default', 'required', 'failed'] as const;
+export type HostingPrecedence = (typeof HOSTING_PRECEDENCES)[number];
+
+/** The hosting settings of an identity: defaults, and per service id the precedence and cost that override them. */
+export interface HostingSettings {
+  defaultHostingPrecedence: HostingPrecedence;
+  /** 0..65535 */
+  defaultHostingCost: number;
+  serviceHostingPrecedences: Record<string, HostingPrecedence>;
+  serviceHostingCosts: Record<string, number>;
+}
+
+/** What an identity hosts with when nothing is set. */
+export const DEFAULT_HOSTING: HostingSettings = { defaultHostingPrecedence: 'default', defaultHostingCost: 0, serviceHostingPrecedences: {}, serviceHostingCosts: {} };
+
+export interface Identity extends HostingSettings {
   id: string;
   name: string;
   typeId: 'Default' | 'Router';
@@ -34,9 +50,13 @@ export interface Identity {
 export type NewIdentityFields = Pick<Identity, 'id' | 'name' | 'typeId' | 'isAdmin' | 'roleAttributes' | 'authPolicyId' | 'externalId' | 'tags'>;
 
 /** A new identity: enabled, no client info yet, created and updated `now`. */
-export function newIdentity(fields: NewIdentityFields, now: Date, options: { isDefaultAdmin?: boolean } = {}): Identity {
+export function newIdentity(fields: NewIdentityFields & Partial<HostingSettings>, now: Date, options: { isDefaultAdmin?: boolean } = {}): Identity {
   return {
     ...fields,
+    defaultHostingPrecedence: fields.defaultHostingPrecedence ?? DEFAULT_HOSTING.defaultHostingPrecedence,
+    defaultHostingCost: fields.defaultHostingCost ?? DEFAULT_HOSTING.defaultHostingCost,
+    serviceHostingPrecedences: fields.serviceHostingPrecedences ?? {},
+    serviceHostingCosts: fields.serviceHostingCosts ?? {},
     isDefaultAdmin: options.isDefaultAdmin ?? false,
     disabled: false,
     disabledAt: null,

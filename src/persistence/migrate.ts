@@ -13,6 +13,8 @@ import { oidcLoginContext } from './migrations/0008-oidc-login-context.js';
 import { clientInfo } from './migrations/0009-client-info.js';
 import { passwordLockouts } from './migrations/0010-password-lockouts.js';
 import { usernameKeys } from './migrations/0011-username-keys.js';
+import { authorization } from './migrations/0012-authorization.js';
+import { wellKnownConfigTypes } from './migrations/0013-well-known-config-types.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -25,6 +27,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0009-client-info': clientInfo,
   '0010-password-lockouts': passwordLockouts,
   '0011-username-keys': usernameKeys,
+  '0012-authorization': authorization,
+  '0013-well-known-config-types': wellKnownConfigTypes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

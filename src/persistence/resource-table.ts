@@ -6,6 +6,7 @@
  */
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from './database.js';
+import { atomically } from './unit-of-work.js';
 import { listTableRows, type FieldMap, type ListQuery } from './query/list-query.js';
 import type { Tables } from './tables.js';
 
@@ -27,6 +28,14 @@ export interface ResourceTable<T extends ResourceTableName, Entity extends { id:
    * administrator's edit (e.g. an identity's client info, which logins record).
    */
   keptOnUpdate?: readonly string[];
+  /**
+   * Rows that follow the entity's own (indexes, link tables), written and removed in the same transaction: after
+   * its insert or update, and before its delete.
+   */
+  dependents?: {
+    written(db: Kysely<Tables>, entity: Entity): Promise<void>;
+    deleted(db: Kysely<Tables>, id: string): Promise<void>;
+  };
 }
 
 /** The operations every resource's repository has. */
@@ -64,6 +73,11 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
   const read = (row: unknown) => fromRow(row as Selectable<Tables[T]>);
   const kept = new Set(['id', 'created_at', ...(description.keptOnUpdate ?? [])]);
   const distinct = (ids: readonly string[]) => [...new Set(ids)];
+  const { dependents } = description;
+  const loose = (trx: Kysely<Tables>) => trx as unknown as Kysely<LooseTables>;
+  // One statement needs no transaction of its own; with dependents the entity and its rows commit together.
+  const withDependents = <T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> =>
+    dependents ? atomically(database.db, work) : work(database.db);
 
   return {
     async findById(id) {
@@ -91,15 +105,24 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
       return { items: rows.map(read), totalCount };
     },
     async insert(entity) {
-      await db.insertInto(table).values(toRow(entity) as Record<string, unknown>).execute();
+      await withDependents(async (trx) => {
+        await loose(trx).insertInto(table).values(toRow(entity) as Record<string, unknown>).execute();
+        await dependents?.written(trx, entity);
+      });
     },
     async update(entity) {
       const values = Object.fromEntries(Object.entries(toRow(entity) as Record<string, unknown>).filter(([column]) => !kept.has(column)));
-      await db.updateTable(table).set(values).where('id', '=', entity.id).execute();
+      await withDependents(async (trx) => {
+        await loose(trx).updateTable(table).set(values).where('id', '=', entity.id).execute();
+        await dependents?.written(trx, entity);
+      });
     },
     async delete(id) {
-      const result = await db.deleteFrom(table).where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return withDependents(async (trx) => {
+        await dependents?.deleted(trx, id);
+        const result = await loose(trx).deleteFrom(table).where('id', '=', id).executeTakeFirst();
+        return Number(result.numDeletedRows) > 0;
+      });
     },
   };
 }

@@ -37,6 +37,12 @@ export interface IdentitiesTable {
   sdk_info: Generated<string>;
   /** JSON object: `envInfo`, likewise. */
   env_info: Generated<string>;
+  /** Hosting defaults (migration 0012): `default`, `required` or `failed`, and a cost 0..65535. */
+  default_hosting_precedence: Generated<string>;
+  default_hosting_cost: Generated<number>;
+  /** JSON objects: service id -> precedence, service id -> cost. */
+  service_hosting_precedences: Generated<string>;
+  service_hosting_costs: Generated<string>;
   created_at: string;
   updated_at: string;
 }
@@ -239,6 +245,122 @@ export interface OidcSigningKeysTable {
   publish_until: string | null;
 }
 
+/** Columns of every managed resource of the authorization model (migration 0012). */
+interface ResourceColumns {
+  id: string;
+  name: string;
+  /** JSON object. */
+  tags: string;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ConfigTypesTable extends ResourceColumns {
+  /** JSON Schema (JSON text). */
+  schema: string;
+}
+
+export interface ConfigsTable extends ResourceColumns {
+  config_type_id: string;
+  /** JSON object. */
+  data: string;
+}
+
+export interface ServicesTable extends ResourceColumns {
+  /** JSON array of strings. */
+  role_attributes: string;
+  encryption_required: boolean | number;
+  /** bigint: a string on PostgreSQL. */
+  max_idle_time_millis: number | string;
+  terminator_strategy: string;
+}
+
+/** A service's config of one type (at most one per type: the primary key). */
+export interface ServiceConfigsTable {
+  service_id: string;
+  config_type_id: string;
+  config_id: string;
+}
+
+export interface EdgeRoutersTable extends ResourceColumns {
+  role_attributes: string;
+  is_tunneler_enabled: boolean | number;
+  cost: number;
+  no_traversal: boolean | number;
+  disabled: boolean | number;
+  /** JSON object. */
+  app_data: string;
+  fingerprint: string | null;
+  cert_pem: string | null;
+  is_verified: boolean | number;
+  enrollment_token_hash: string | null;
+  enrollment_jwt: string | null;
+  enrollment_expires_at: string | null;
+  /** JSON: what the router reported when it last connected. */
+  connection: string;
+}
+
+export interface PostureChecksTable extends ResourceColumns {
+  type_id: string;
+  role_attributes: string;
+  /** JSON object: the type's own fields. */
+  body: string;
+}
+
+export interface ServicePoliciesTable extends ResourceColumns {
+  type: string;
+  semantic: string;
+  /** JSON arrays of role expressions. */
+  identity_roles: string;
+  service_roles: string;
+  posture_check_roles: string;
+}
+
+export interface EdgeRouterPoliciesTable extends ResourceColumns {
+  semantic: string;
+  identity_roles: string;
+  edge_router_roles: string;
+  is_system: boolean | number;
+}
+
+export interface ServiceEdgeRouterPoliciesTable extends ResourceColumns {
+  semantic: string;
+  service_roles: string;
+  edge_router_roles: string;
+}
+
+export interface TerminatorsTable {
+  id: string;
+  service_id: string;
+  router_id: string;
+  binding: string;
+  address: string;
+  identity: string;
+  identity_secret: string | null;
+  cost: number;
+  precedence: string;
+  host_id: string | null;
+  tags: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** The role attribute index: one row per attribute an entity holds. */
+export interface EntityAttributesTable {
+  entity_type: string;
+  attribute: string;
+  entity_id: string;
+}
+
+/** The policy role index: one row per role of a policy's side. */
+export interface PolicyRolesTable {
+  policy_type: string;
+  side: string;
+  kind: string;
+  value: string;
+  policy_id: string;
+}
+
 export interface Tables {
   controllers: ControllersTable;
   identities: IdentitiesTable;
@@ -255,6 +377,18 @@ export interface Tables {
   oidc_refresh_tokens: OidcRefreshTokensTable;
   oidc_signing_keys: OidcSigningKeysTable;
   external_jwt_signers: ExternalJwtSignersTable;
+  config_types: ConfigTypesTable;
+  configs: ConfigsTable;
+  services: ServicesTable;
+  service_configs: ServiceConfigsTable;
+  edge_routers: EdgeRoutersTable;
+  posture_checks: PostureChecksTable;
+  service_policies: ServicePoliciesTable;
+  edge_router_policies: EdgeRouterPoliciesTable;
+  service_edge_router_policies: ServiceEdgeRouterPoliciesTable;
+  terminators: TerminatorsTable;
+  entity_attributes: EntityAttributesTable;
+  policy_roles: PolicyRolesTable;
 }
 
 export type { Generated };

@@ -24,6 +24,7 @@ import type { OidcFactorService } from './oidc-provider/oidc-factors.js';
 import type { RequestAuthenticator } from './authentication/request-auth.js';
 import type { VersionInfo } from './controllers/version.js';
 import type { SecurityEvents } from './audit/security-events.js';
+import type { AuthorizationDomain } from './authorization/index.js';
 
 export interface Services {
   readonly config: ControllerConfig;
@@ -66,6 +67,8 @@ export interface Services {
   readonly externalJwtSigners: ExternalJwtSignerService;
   /** Checks a JWT against an external JWT signer and finds its identity (ext-jwt login, secondary factor). */
   readonly externalJwt: ExternalJwtVerifier;
+  /** Who may reach what: services, configs, edge routers, posture checks, policies and the policy engine. */
+  readonly authorization: AuthorizationDomain;
   /**
    * A new value every time the controller starts, sent as `svc-instance-id` on every response: SDKs re-read
    * `/version` and their view of the controller when it changes (a restart, or another controller answering).

@@ -33,6 +33,14 @@ import {
   SPEC_DETAIL,
   VERSION,
   BASE_ENTITY,
+  EDGE_ROUTER_DETAIL,
+  POSTURE_CHECK_DETAIL,
+  POSTURE_CHECK_TYPE_DETAIL,
+  POSTURE_CHECK_TYPE_FIELDS,
+  TERMINATOR_DETAIL,
+  CONFIG_TYPE_DETAIL,
+  CONFIG_DETAIL,
+  SERVICE_DETAIL,
   type Shape,
 } from '../helpers/shapes.js';
 import { totpCode } from '../helpers/totp.js';
@@ -276,6 +284,27 @@ describe(`response shapes of both Edge APIs (${testDialect})`, () => {
       assert.deepEqual(detailProblems(await admin.post(`/enrollments/${id}/refresh`, { expiresAt }), { ...ENROLLMENT_DETAIL, ...CREATE_LOCATION }), []);
     });
 
+    it('answers config types, configs and services with every field of their details, the related lists too', async () => {
+      const type = await admin.post('/config-types', { name: 'shape-type.v1', schema: { type: 'object' } });
+      assert.deepEqual(detailProblems(type, CREATE_LOCATION), []);
+      const typeId = type.json().data.id;
+      assert.deepEqual(detailProblems(await admin.get(`/config-types/${typeId}`), CONFIG_TYPE_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get('/config-types'), CONFIG_TYPE_DETAIL, 5), []);
+      const config = await admin.post('/configs', { name: 'shape-config', configTypeId: typeId, data: { any: 'thing' } });
+      assert.deepEqual(detailProblems(config, CREATE_LOCATION), []);
+      const configId = config.json().data.id;
+      assert.deepEqual(detailProblems(await admin.get(`/configs/${configId}`), CONFIG_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get('/configs'), CONFIG_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get(`/config-types/${typeId}/configs`), CONFIG_DETAIL), []);
+      const service = await admin.post('/services', { name: 'shape-service', encryptionRequired: true, configs: [configId] });
+      assert.deepEqual(detailProblems(service, CREATE_LOCATION), []);
+      const serviceId = service.json().data.id;
+      assert.deepEqual(detailProblems(await admin.get(`/services/${serviceId}`), SERVICE_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get('/services'), SERVICE_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get(`/services/${serviceId}/configs`), CONFIG_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get(`/configs/${configId}/services`), SERVICE_DETAIL), []);
+    });
+
     it('answers the audit log with the base entity fields of every entity', async () => {
       const res = await admin.get(`/audit-log?filter=${encodeURIComponent('entityType = "identity"')}`);
       assert.deepEqual(listProblems(res, { ...BASE_ENTITY, actorName: 'string', action: 'string', entityType: 'string', entityId: 'string', details: 'object' }), []);
@@ -300,6 +329,53 @@ describe(`response shapes of both Edge APIs (${testDialect})`, () => {
       const codes = await ctl.fetch(`${CLIENT}/current-identity/mfa/recovery-codes`, { headers: { ...headers, 'mfa-validation-code': totpCode(url, new Date(Date.now() + 30_000)) } });
       assert.deepEqual(detailProblems(codes, DETAIL_MFA_RECOVERY_CODES), []);
       assert.equal((await get(`${CLIENT}/current-identity`, token)).json().data.isMfaEnabled, true);
+    });
+  });
+
+  describe('edge routers, posture checks and terminators', () => {
+    it('answers edge routers with every edgeRouterDetail field, the pending enrollment included', async () => {
+      const created = await admin.post('/edge-routers', { name: 'shape-router', roleAttributes: ['shape'] });
+      assert.deepEqual(detailProblems(created, CREATE_LOCATION), []);
+      const detail = await admin.get(`/edge-routers/${created.json().data.id}`);
+      assert.deepEqual(detailProblems(detail, EDGE_ROUTER_DETAIL), []);
+      assert.deepEqual(shapeProblems(detail.json().data, { enrollmentJwt: 'string', enrollmentToken: 'string', enrollmentExpiresAt: 'string' }), []);
+      assert.deepEqual(listProblems(await admin.get('/edge-routers'), EDGE_ROUTER_DETAIL), []);
+      assert.deepEqual((await admin.post(`/edge-routers/${created.json().data.id}/re-enroll`)).json(), { data: {}, meta: {} });
+    });
+
+    it('answers posture checks of every type with every postureCheckDetail field and those of its type, and the check types', async () => {
+      const bodies: Record<string, Record<string, unknown>> = {
+        OS: { operatingSystems: [{ type: 'Linux', versions: [] }] },
+        MAC: { macAddresses: ['001a2b3c4d5e'] },
+        DOMAIN: { domains: ['corp.example'] },
+        PROCESS: { process: { osType: 'Linux', path: '/bin/agent' } },
+        PROCESS_MULTI: { semantic: 'AllOf', processes: [{ osType: 'Linux', path: '/bin/agent' }] },
+        MFA: {},
+      };
+      for (const [typeId, fields] of Object.entries(bodies)) {
+        const created = await admin.post('/posture-checks', { name: `shape-check-${typeId}`, typeId, ...fields });
+        assert.deepEqual(detailProblems(created, CREATE_LOCATION), [], typeId);
+        const detail = await admin.get(`/posture-checks/${created.json().data.id}`);
+        assert.deepEqual(detailProblems(detail, { ...POSTURE_CHECK_DETAIL, ...POSTURE_CHECK_TYPE_FIELDS[typeId] }), [], typeId);
+      }
+      assert.deepEqual(listProblems(await admin.get('/posture-checks'), POSTURE_CHECK_DETAIL, 6), []);
+      assert.deepEqual(listProblems(await admin.get('/posture-check-types'), POSTURE_CHECK_TYPE_DETAIL, 6), []);
+      assert.deepEqual(detailProblems(await admin.get('/posture-check-types/MFA'), POSTURE_CHECK_TYPE_DETAIL), []);
+    });
+
+    it('answers terminators with every terminatorDetail field, in both lists', async () => {
+      const now = new Date().toISOString();
+      const service = 'shape-terminator-service';
+      await ctl.running.database.db
+        .insertInto('services')
+        .values({ id: service, name: service, tags: '{}', role_attributes: '[]', encryption_required: true, max_idle_time_millis: 0, terminator_strategy: 'smartrouting', created_at: now, updated_at: now })
+        .execute();
+      const router = (await admin.post('/edge-routers', { name: 'shape-terminator-router' })).json().data.id;
+      const created = await admin.post('/terminators', { service, router, binding: 'transport', address: 'tcp:127.0.0.1:80' });
+      assert.deepEqual(detailProblems(created, CREATE_LOCATION), []);
+      assert.deepEqual(detailProblems(await admin.get(`/terminators/${created.json().data.id}`), TERMINATOR_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get('/terminators'), TERMINATOR_DETAIL), []);
+      assert.deepEqual(listProblems(await admin.get(`/services/${service}/terminators`), TERMINATOR_DETAIL), []);
     });
   });
 });

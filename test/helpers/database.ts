@@ -5,6 +5,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import SqliteDriver from 'better-sqlite3';
+import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
 import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -59,3 +61,17 @@ export async function newSharedDatabase(): Promise<{ db: string; drop(): Promise
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-db-'));
   return { db: join(dir, 'svc.sqlite'), drop: async () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/**
+ * A store opened without the application's plugins, as an older release left it: how migration tests write rows
+ * the way that release did before running the migration under test.
+ */
+export function openRawDatabase(target: DatabaseTarget): Kysely<any> {
+  if (target.kind === 'postgres') return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 2 }) }) });
+  const driver = new SqliteDriver(target.path);
+  driver.pragma('foreign_keys = ON');
+  return new Kysely<any>({ dialect: new SqliteDialect({ database: driver }) });
+}
+
+/** Booleans as each dialect stores them, for rows written without the repositories' value plugin. */
+export const storedBool = (value: boolean) => (testDialect === 'sqlite' ? Number(value) : value);

@@ -180,3 +180,84 @@ export const DETAIL_MFA_RECOVERY_CODES: Shape = { ...BASE_ENTITY, recoveryCodes:
 export const VERSION: Shape = { version: 'string', revision: 'string', buildDate: 'string', runtimeVersion: 'string', capabilities: 'array', apiVersions: 'object' };
 /** apiVersion: `path` is required. */
 export const API_VERSION: Shape = { path: 'string' };
+
+/**
+ * edgeRouterDetail: baseEntity, the required commonEdgeRouterProperties, and its own required fields (the reference
+ * lists versionInfo's five at the top level, so they are there too).
+ */
+export const EDGE_ROUTER_DETAIL: Shape = {
+  ...BASE_ENTITY,
+  name: 'string',
+  hostname: 'string',
+  supportedProtocols: 'object',
+  syncStatus: 'string',
+  isOnline: 'boolean',
+  cost: 'integer|null',
+  noTraversal: 'boolean|null',
+  disabled: 'boolean',
+  isVerified: 'boolean',
+  isTunnelerEnabled: 'boolean',
+  roleAttributes: 'array',
+  os: 'string',
+  version: 'string',
+  arch: 'string',
+  buildDate: 'string',
+  revision: 'string',
+  enrollmentJwt: 'string|null',
+  enrollmentToken: 'string|null',
+  enrollmentCreatedAt: 'string|null',
+  enrollmentExpiresAt: 'string|null',
+};
+
+/** postureCheckDetail (the fields every type has); each type adds its own, see POSTURE_CHECK_TYPE_FIELDS. */
+export const POSTURE_CHECK_DETAIL: Shape = { ...BASE_ENTITY, name: 'string', typeId: 'string', version: 'integer', roleAttributes: 'array' };
+
+/** The required fields of each postureCheck*Detail beyond postureCheckDetail. */
+export const POSTURE_CHECK_TYPE_FIELDS: Readonly<Record<string, Shape>> = {
+  OS: { operatingSystems: 'array' },
+  MAC: { macAddresses: 'array' },
+  DOMAIN: { domains: 'array' },
+  PROCESS: { process: 'object', 'process.osType': 'string', 'process.path': 'string' },
+  PROCESS_MULTI: { semantic: 'string', processes: 'array' },
+  MFA: {},
+};
+
+/** postureCheckTypeDetail. */
+export const POSTURE_CHECK_TYPE_DETAIL: Shape = { ...BASE_ENTITY, name: 'string', operatingSystems: 'array', version: 'string' };
+
+/** terminatorDetail. */
+export const TERMINATOR_DETAIL: Shape = {
+  ...BASE_ENTITY,
+  serviceId: 'string',
+  service: 'object',
+  'service.id': 'string',
+  routerId: 'string',
+  router: 'object',
+  'router.id': 'string',
+  binding: 'string',
+  address: 'string',
+  identity: 'string',
+  cost: 'integer',
+  precedence: 'string',
+  dynamicCost: 'integer',
+};
+
+/** configTypeDetail (management). */
+export const CONFIG_TYPE_DETAIL: Shape = { ...BASE_ENTITY, name: 'string', schema: 'object' };
+
+/** configDetail: `configType` is an entityRef. */
+export const CONFIG_DETAIL: Shape = { ...BASE_ENTITY, name: 'string', configTypeId: 'string', configType: 'object', 'configType.id': 'string', 'configType.name': 'string', data: 'object' };
+
+/** serviceDetail (management): `config`, `permissions` and `postureQueries` are required too. */
+export const SERVICE_DETAIL: Shape = {
+  ...BASE_ENTITY,
+  name: 'string',
+  config: 'object',
+  configs: 'array',
+  encryptionRequired: 'boolean',
+  maxIdleTimeMillis: 'integer',
+  permissions: 'array',
+  postureQueries: 'array',
+  roleAttributes: 'array',
+  terminatorStrategy: 'string',
+};

@@ -16,7 +16,9 @@ describe(`the store on ${testDialect}`, () => {
     const tables = (await database.db.introspection.getTables()).map((t) => t.name).sort();
     assert.deepEqual(
       tables.filter((t) => !t.startsWith('svc_migrations')),
-      ['api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'controllers', 'enrollments', 'external_jwt_signers', 'identities', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys', 'password_lockouts', 'usernames'],
+      [
+        'api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'config_types', 'configs', 'controllers', 'edge_router_policies', 'edge_routers', 'enrollments', 'entity_attributes', 'external_jwt_signers', 'identities', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys', 'password_lockouts', 'policy_roles', 'posture_checks', 'service_configs', 'service_edge_router_policies', 'service_policies', 'services', 'terminators', 'usernames',
+      ],
     );
   });
 

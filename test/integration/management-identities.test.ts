@@ -67,9 +67,9 @@ describe(`identity management (${testDialect})`, () => {
   });
 
   it('keeps role attributes, tags, externalId and the auth policy given at creation', async () => {
-    const id = await create({ name: 'tagged', roleAttributes: ['#web', 'ops', 'ops'], tags: { site: 'lab', managed: true, note: null }, externalId: 'ext-tagged', authPolicyId: 'default' });
+    const id = await create({ name: 'tagged', roleAttributes: ['web', 'ops', 'ops'], tags: { site: 'lab', managed: true, note: null }, externalId: 'ext-tagged', authPolicyId: 'default' });
     const identity = await detail(id);
-    assert.deepEqual(identity.roleAttributes, ['#web', 'ops']);
+    assert.deepEqual(identity.roleAttributes, ['web', 'ops']);
     assert.deepEqual(identity.tags, { site: 'lab', managed: true, note: null });
     assert.equal(identity.externalId, 'ext-tagged');
   });
@@ -108,6 +108,57 @@ describe(`identity management (${testDialect})`, () => {
     assert.equal((await admin.patch(`/identities/${id}`, { externalId: null, name: 'patched' })).status, 200);
     identity = await detail(id);
     assert.deepEqual([identity.name, identity.externalId, identity.tags], ['patched', null, { env: 'prod' }]);
+  });
+
+  it('keeps hosting settings: defaults when absent, as given on create and PUT, the given ones on PATCH', async () => {
+    const id = await create({ name: 'host' });
+    let identity = await detail(id);
+    assert.deepEqual(
+      [identity.defaultHostingPrecedence, identity.defaultHostingCost, identity.serviceHostingPrecedences, identity.serviceHostingCosts],
+      ['default', 0, {}, {}],
+    );
+    const hosting = { defaultHostingPrecedence: 'required', defaultHostingCost: 65_535, serviceHostingPrecedences: { s1: 'failed' }, serviceHostingCosts: { s1: 7 } };
+    assert.equal((await admin.put(`/identities/${id}`, { name: 'host', type: 'User', isAdmin: false, ...hosting })).status, 200);
+    identity = await detail(id);
+    assert.deepEqual(
+      [identity.defaultHostingPrecedence, identity.defaultHostingCost, identity.serviceHostingPrecedences, identity.serviceHostingCosts],
+      ['required', 65_535, { s1: 'failed' }, { s1: 7 }],
+    );
+    assert.equal((await admin.patch(`/identities/${id}`, { defaultHostingCost: 3 })).status, 200);
+    identity = await detail(id);
+    assert.deepEqual([identity.defaultHostingPrecedence, identity.defaultHostingCost, identity.serviceHostingCosts], ['required', 3, { s1: 7 }]);
+  });
+
+  it('refuses hosting settings out of range and role attributes that look like roles, naming the field, changing nothing', async () => {
+    const id = await create({ name: 'strict-host', roleAttributes: ['ok'] });
+    const before = await detail(id);
+    for (const [body, field] of [
+      [{ defaultHostingCost: -1 }, 'defaultHostingCost'],
+      [{ defaultHostingCost: 65_536 }, 'defaultHostingCost'],
+      [{ defaultHostingPrecedence: 'sometimes' }, 'defaultHostingPrecedence'],
+      [{ serviceHostingCosts: { s1: -5 } }, 'serviceHostingCosts'],
+      [{ roleAttributes: ['ok', '#role'] }, 'roleAttributes[1]'],
+      [{ roleAttributes: ['@someone'] }, 'roleAttributes[0]'],
+      [{ roleAttributes: ['all'] }, 'roleAttributes[0]'],
+    ] as const) {
+      const res = await admin.patch(`/identities/${id}`, body);
+      assert.equal(res.status, 400, `${JSON.stringify(body)}: ${res.text}`);
+      assert.match(JSON.stringify(res.json().error), new RegExp(field.replace(/[[\]]/g, '\\$&')), JSON.stringify(body));
+    }
+    assert.deepEqual(await detail(id), before);
+  });
+
+  it('indexes role attributes for the policy engine on create, change and delete', async () => {
+    const indexed = async (id: string) =>
+      (await ctl.running.database.db.selectFrom('entity_attributes').select('attribute').where('entity_type', '=', 'identity').where('entity_id', '=', id).orderBy('attribute').execute()).map(
+        (row) => row.attribute,
+      );
+    const id = await create({ name: 'indexed', roleAttributes: ['sales', 'emea', 'sales'] });
+    assert.deepEqual(await indexed(id), ['emea', 'sales']);
+    assert.equal((await admin.patch(`/identities/${id}`, { roleAttributes: ['apac'] })).status, 200);
+    assert.deepEqual(await indexed(id), ['apac']);
+    assert.equal((await admin.del(`/identities/${id}`)).status, 200);
+    assert.deepEqual(await indexed(id), []);
   });
 
   it('deletes an identity together with its authenticators and API sessions', async () => {

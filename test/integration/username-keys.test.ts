@@ -5,31 +5,21 @@
  * index alone (no check in a service before them).
  */
 import assert from 'node:assert/strict';
-import SqliteDriver from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
-import pg from 'pg';
+import type { Kysely } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import type { Identity } from '../../src/domain/identity.js';
-import { databaseTargetFromString, openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
+import { DEFAULT_HOSTING, type Identity } from '../../src/domain/identity.js';
+import { databaseTargetFromString, openDatabase, type Database } from '../../src/persistence/database.js';
 import { migrateToBefore, migrateToLatest } from '../../src/persistence/migrate.js';
 import { createCredentialRepository } from '../../src/persistence/repositories/credentials.js';
 import { createEnrollmentRepository } from '../../src/persistence/repositories/enrollments.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
-import { newSharedDatabase, testDialect } from '../helpers/database.js';
+import { newSharedDatabase, openRawDatabase, storedBool, testDialect } from '../helpers/database.js';
 
 const MIGRATION = '0011-username-keys';
 const now = new Date().toISOString();
 const later = new Date(Date.now() + 3_600_000).toISOString();
-/** Booleans as each dialect stores them, for rows written without the repositories' value plugin. */
-const bool = (value: boolean) => (testDialect === 'sqlite' ? Number(value) : value);
-
-/** The store with the migrations before 0011 applied, opened without the application's plugins, as an old release left it. */
-function openRaw(target: DatabaseTarget): Kysely<any> {
-  if (target.kind === 'postgres') return new Kysely<any>({ dialect: new PostgresDialect({ pool: new pg.Pool({ connectionString: target.url, max: 2 }) }) });
-  const driver = new SqliteDriver(target.path);
-  driver.pragma('foreign_keys = ON');
-  return new Kysely<any>({ dialect: new SqliteDialect({ database: driver }) });
-}
+const bool = storedBool;
+const openRaw = openRawDatabase;
 
 async function addIdentity(db: Kysely<any>, id: string): Promise<void> {
   await db
@@ -157,6 +147,7 @@ describe(`username keys in the store (${testDialect})`, () => {
 
       const identities = createIdentityRepository(database);
       const identity: Identity = {
+        ...DEFAULT_HOSTING,
         id: 'i5',
         name: 'identity-i5',
         typeId: 'Default',

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { Identity } from '../../src/domain/identity.js';
+import { DEFAULT_HOSTING, type Identity } from '../../src/domain/identity.js';
 import { decidePrincipal, type PrincipalFacts, type PrincipalVerdict } from '../../src/policy/principal.js';
 import { createPrincipalLoader } from '../../src/services/authentication/principal.js';
 
@@ -21,6 +21,7 @@ const lockoutEndsNow = { disabled: true, disabledUntil: now };
 /** A stored identity with the given status (the loader reads nothing else of it). */
 function identityWith(id: string, status: Pick<Identity, 'disabled' | 'disabledUntil'>): Identity {
   return {
+    ...DEFAULT_HOSTING,
     id,
     name: id,
     typeId: 'Default',

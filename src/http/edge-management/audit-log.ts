@@ -30,6 +30,15 @@ const COLLECTIONS = new Map([
   ['authenticator', 'authenticators'],
   ['enrollment', 'enrollments'],
   ['external-jwt-signer', 'external-jwt-signers'],
+  ['config-type', 'config-types'],
+  ['config', 'configs'],
+  ['service', 'services'],
+  ['edge-router', 'edge-routers'],
+  ['posture-check', 'posture-checks'],
+  ['terminator', 'terminators'],
+  ['service-policy', 'service-policies'],
+  ['edge-router-policy', 'edge-router-policies'],
+  ['service-edge-router-policy', 'service-edge-router-policies'],
 ]);
 
 /** An audit entry as sent (flat actor fields, named as the filter names them). */

@@ -1,8 +1,8 @@
 /**
  * Domain -> wire mappers of identity management: identity (list item and detail alike) and authenticator views.
- * The one place that decides what an identity or authenticator looks like on the wire. Fields about edge routers,
- * service hosting, permissions and certificate extension carry the reference's neutral values: none of those exist
- * yet (docs/decisions/0010-response-shapes.md).
+ * The one place that decides what an identity or authenticator looks like on the wire. Fields about edge router
+ * connections, permissions and certificate extension carry the reference's neutral values: none of those exist
+ * yet (docs/decisions/0010-response-shapes.md). Hosting settings are the identity's own (issue 14).
  */
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
@@ -74,10 +74,10 @@ export function identityDetailView(detail: IdentityDetail) {
     permissions: [],
     hasEdgeRouterConnection: false,
     edgeRouterConnectionStatus: 'offline' as const,
-    defaultHostingCost: 0,
-    defaultHostingPrecedence: 'default' as const,
-    serviceHostingCosts: {},
-    serviceHostingPrecedences: {},
+    defaultHostingCost: detail.identity.defaultHostingCost,
+    defaultHostingPrecedence: detail.identity.defaultHostingPrecedence,
+    serviceHostingCosts: detail.identity.serviceHostingCosts,
+    serviceHostingPrecedences: detail.identity.serviceHostingPrecedences,
   };
 }
 

@@ -15,6 +15,17 @@ import { authPolicyRoutes } from './auth-policies.js';
 import { authenticatorRoutes } from './authenticators.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
 import { identityRoutes } from './identities.js';
+import { configTypeRoutes } from './config-types.js';
+import { configRoutes } from './configs.js';
+import { serviceRoutes } from './services.js';
+import { edgeRouterRoutes } from './edge-routers.js';
+import { postureCheckRoutes } from './posture-checks.js';
+import { terminatorRoutes } from './terminators.js';
+import { servicePolicyRoutes } from './service-policies.js';
+import { edgeRouterPolicyRoutes } from './edge-router-policies.js';
+import { serviceEdgeRouterPolicyRoutes } from './service-edge-router-policies.js';
+import { relatedListRoutes } from './related-lists.js';
+import { policyAdviceRoute } from './policy-advice.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -32,4 +43,15 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...authPolicyRoutes,
   ...externalJwtSignerRoutes,
   ...auditLogRoutes,
+  ...configTypeRoutes,
+  ...configRoutes,
+  ...serviceRoutes,
+  ...edgeRouterRoutes,
+  ...postureCheckRoutes,
+  ...terminatorRoutes,
+  ...servicePolicyRoutes,
+  ...edgeRouterPolicyRoutes,
+  ...serviceEdgeRouterPolicyRoutes,
+  ...relatedListRoutes,
+  policyAdviceRoute,
 ];

@@ -4,6 +4,7 @@
  * hash: it declares none.
  */
 import { Type } from 'typebox';
+import { HOSTING_PRECEDENCES } from '../../domain/identity.js';
 import { IDENTITY_TYPE_NAMES } from '../../services/identities/identity-input.js';
 import { EnvInfo, SdkInfo } from './client-info.js';
 import { DateTime, Links } from './common.js';
@@ -18,6 +19,11 @@ export const EntityRef = Type.Object({ id: Type.String(), name: Type.String(), e
 
 export { CreatedEnvelope } from './common.js';
 
+/** How a hosting identity's terminators rank: `default`, `required` or `failed`. */
+const HostingPrecedence = Type.Enum([...HOSTING_PRECEDENCES]);
+/** A terminator cost: 0..65535 (reference uint16). */
+const HostingCost = Type.Integer({ minimum: 0, maximum: 65_535 });
+
 const NullableString = (options: { minLength: number; maxLength: number }) => Type.Union([Type.String(options), Type.Null()]);
 
 const identityFields = {
@@ -28,6 +34,10 @@ const identityFields = {
   authPolicyId: Type.Optional(NullableString({ minLength: 1, maxLength: 255 })),
   externalId: Type.Optional(NullableString({ minLength: 1, maxLength: 255 })),
   tags: Type.Optional(Tags),
+  defaultHostingPrecedence: Type.Optional(HostingPrecedence),
+  defaultHostingCost: Type.Optional(HostingCost),
+  serviceHostingPrecedences: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 255 }), HostingPrecedence, { description: 'service id -> precedence', maxProperties: 10_000 })),
+  serviceHostingCosts: Type.Optional(Type.Record(Type.String({ minLength: 1, maxLength: 255 }), HostingCost, { description: 'service id -> cost', maxProperties: 10_000 })),
 };
 
 export const IdentityEnrollmentBody = Type.Object(

@@ -2,7 +2,7 @@
  * The public face of the list-query language: parse the list parameters (list-params.ts) and run the list
  * on a table with the compiled filter, the sort, the page and the total count.
  */
-import { sql, type Kysely, type Selectable } from 'kysely';
+import { sql, type Expression, type Kysely, type Selectable, type SqlBool } from 'kysely';
 import type { Database, DialectName } from '../database.js';
 import type { Tables } from '../tables.js';
 import { compileFilter, fieldSpec, orderedColumn } from './compile.js';
@@ -32,7 +32,15 @@ export async function listRows<T extends keyof Tables & string>(
 type AnyTables = Record<string, Record<string, unknown>>;
 
 /**
+ * A condition every listed row must also meet besides the client's filter, e.g. "the services identity X may dial"
+ * (the policy engine's membership, decision 0025). It is SQL built by the server, never from filter text; it may
+ * refer to the listed table's columns qualified by the table name.
+ */
+export type ListRestriction = Expression<SqlBool>;
+
+/**
  * listRows on any Kysely instance and table, e.g. one extended with `withTables` (tests, future tables).
+ * `restriction`, when given, is combined with the filter by `and`, in the page and in the total count alike.
  */
 export async function listTableRows<DB, T extends keyof DB & string>(
   db: Kysely<DB>,
@@ -40,6 +48,7 @@ export async function listTableRows<DB, T extends keyof DB & string>(
   table: T,
   fields: FieldMap,
   query: ListQuery,
+  restriction?: ListRestriction,
 ): Promise<{ rows: Selectable<DB[T]>[]; totalCount: number }> {
   // Kysely's builder types cannot resolve `DB[T]` for a generic T, so the query is built on a loose view of the
   // same instance and the rows are given their table's type at the end.
@@ -48,9 +57,10 @@ export async function listTableRows<DB, T extends keyof DB & string>(
   const where = query.where === undefined ? undefined : compileFilter(query.where, fields, dialect);
   let page = loose.selectFrom(from).selectAll();
   let count = loose.selectFrom(from).select(sql<number | string | bigint>`count(*)`.as('total'));
-  if (where !== undefined) {
-    page = page.where(where);
-    count = count.where(where);
+  for (const condition of [restriction, where]) {
+    if (condition === undefined) continue;
+    page = page.where(condition);
+    count = count.where(condition);
   }
   for (const key of query.sort) {
     // NULL counts as the smallest value on both dialects (SQLite's default; PostgreSQL's is the opposite).

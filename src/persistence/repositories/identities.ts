@@ -7,7 +7,7 @@
 import { atomically } from '../unit-of-work.js';
 import type { Insertable, Selectable } from 'kysely';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
-import type { ClientInfo, Identity } from '../../domain/identity.js';
+import { HOSTING_PRECEDENCES, type ClientInfo, type HostingPrecedence, type Identity } from '../../domain/identity.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import type { FieldMap } from '../query/list-query.js';
@@ -15,6 +15,7 @@ import { resourceRepository, type ResourceRepository, type ResourceTable } from 
 import type { IdentitiesTable } from '../tables.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 import { claimUsername } from './usernames.js';
+import { indexAttributes, unindexEntity } from './role-index.js';
 
 /** Public field name -> column, for `filter` and `sort` on the identities list. */
 export const IDENTITY_FIELDS: FieldMap = {
@@ -68,6 +69,10 @@ function fromRow(row: Selectable<IdentitiesTable>): Identity {
     disabledUntil: toDateOrNull(row.disabled_until),
     sdkInfo: parseJson<ClientInfo>(row.sdk_info),
     envInfo: parseJson<ClientInfo>(row.env_info),
+    defaultHostingPrecedence: hostingPrecedence(row.default_hosting_precedence),
+    defaultHostingCost: Number(row.default_hosting_cost),
+    serviceHostingPrecedences: parseJson<Identity['serviceHostingPrecedences']>(row.service_hosting_precedences),
+    serviceHostingCosts: parseJson<Identity['serviceHostingCosts']>(row.service_hosting_costs),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };
@@ -93,7 +98,16 @@ function toRow(identity: Identity): Insertable<IdentitiesTable> {
     updated_at: toIso(identity.updatedAt),
     sdk_info: JSON.stringify(identity.sdkInfo),
     env_info: JSON.stringify(identity.envInfo),
+    default_hosting_precedence: identity.defaultHostingPrecedence,
+    default_hosting_cost: identity.defaultHostingCost,
+    service_hosting_precedences: JSON.stringify(identity.serviceHostingPrecedences),
+    service_hosting_costs: JSON.stringify(identity.serviceHostingCosts),
   };
+}
+
+/** A stored precedence; anything unknown reads as `default` (the column only ever receives the three). */
+function hostingPrecedence(value: string): HostingPrecedence {
+  return (HOSTING_PRECEDENCES as readonly string[]).includes(value) ? (value as HostingPrecedence) : 'default';
 }
 
 /** How identities are stored; an administrator's update leaves the client info logins record. */
@@ -103,6 +117,11 @@ export const IDENTITY_TABLE: ResourceTable<'identities', Identity> = {
   fromRow,
   toRow,
   keptOnUpdate: ['sdk_info', 'env_info'],
+  // The role attribute index the policy engine reads (migration 0012) follows every write of the identity.
+  dependents: {
+    written: (db, identity) => indexAttributes(db, 'identity', identity.id, identity.roleAttributes),
+    deleted: (db, id) => unindexEntity(db, 'identity', id),
+  },
 };
 
 export function createIdentityRepository(database: Database): IdentityRepository {
@@ -133,6 +152,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
           })
           .execute();
         await claimUsername(trx, authenticator.username, { authenticatorId: authenticator.id }, toIso(identity.createdAt));
+        await indexAttributes(trx, 'identity', identity.id, identity.roleAttributes);
       });
     },
     async findByExternalId(externalId) {
@@ -153,6 +173,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
         await trx.deleteFrom('enrollments').where('identity_id', '=', id).execute();
         await trx.deleteFrom('authenticators').where('identity_id', '=', id).execute();
         await trx.deleteFrom('api_sessions').where('identity_id', '=', id).execute();
+        await unindexEntity(trx, 'identity', id);
         const result = await trx.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
         return Number(result.numDeletedRows) > 0;
       });

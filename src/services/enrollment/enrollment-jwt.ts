@@ -19,8 +19,11 @@ export interface Jwks {
 export interface EnrollmentJwtSigner {
   /** `https://<edge.api.address>`: the `iss` claim, and where the client enrolls. */
   readonly issuer: string;
-  /** Signs the JWT of an enrollment: claims em, iss, sub (identity id), jti (token), aud, iat, exp (= expiresAt). */
-  sign(enrollment: Pick<Enrollment, 'method' | 'identityId' | 'token' | 'expiresAt'>, now: Date): Promise<string>;
+  /**
+   * Signs the JWT of an enrollment: claims em, iss, sub (the enrolling identity's or edge router's id), jti (token),
+   * aud, iat, exp (= expiresAt). Edge routers enroll with method `erott` (reference facts §9).
+   */
+  sign(enrollment: Pick<Enrollment, 'identityId' | 'token' | 'expiresAt'> & { method: Enrollment['method'] | 'erott' }, now: Date): Promise<string>;
   /** The public key set that verifies the JWTs, as served at `GET /enroll/jwks`. */
   jwks(): Jwks;
 }

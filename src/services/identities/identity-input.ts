@@ -3,7 +3,7 @@
  * (PUT) and patch, the reference's identity types mapped to the two we store, and the audit details of a change.
  */
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
-import type { Identity } from '../../domain/identity.js';
+import { DEFAULT_HOSTING, type HostingSettings, type Identity } from '../../domain/identity.js';
 
 /** The identity types clients may send (reference identityCreate); all but `Router` are stored as `Default`. */
 export const IDENTITY_TYPE_NAMES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
@@ -19,6 +19,11 @@ export interface IdentityFieldsInput {
   authPolicyId?: string | null;
   externalId?: string | null;
   tags?: Identity['tags'];
+  /** Hosting: absent fields take `default` precedence, cost 0 and no per-service settings. */
+  defaultHostingPrecedence?: HostingSettings['defaultHostingPrecedence'];
+  defaultHostingCost?: number;
+  serviceHostingPrecedences?: HostingSettings['serviceHostingPrecedences'];
+  serviceHostingCosts?: HostingSettings['serviceHostingCosts'];
 }
 
 /** Which enrollments to create with the identity: a one-time token (`ott`) and/or a password for a username (`updb`). */
@@ -35,9 +40,21 @@ export interface IdentityCreateInput extends IdentityFieldsInput {
 export type IdentityPatchInput = Partial<IdentityFieldsInput>;
 
 /** The fields management may set, as stored. */
-export type IdentityFields = Pick<Identity, 'name' | 'typeId' | 'isAdmin' | 'roleAttributes' | 'authPolicyId' | 'externalId' | 'tags'>;
+export type IdentityFields = Pick<Identity, 'name' | 'typeId' | 'isAdmin' | 'roleAttributes' | 'authPolicyId' | 'externalId' | 'tags' | keyof HostingSettings>;
 
-const EDITABLE: ReadonlyArray<keyof IdentityFields> = ['name', 'typeId', 'isAdmin', 'roleAttributes', 'authPolicyId', 'externalId', 'tags'];
+const EDITABLE: ReadonlyArray<keyof IdentityFields> = [
+  'name',
+  'typeId',
+  'isAdmin',
+  'roleAttributes',
+  'authPolicyId',
+  'externalId',
+  'tags',
+  'defaultHostingPrecedence',
+  'defaultHostingCost',
+  'serviceHostingPrecedences',
+  'serviceHostingCosts',
+];
 
 /** The stored type of a requested type: the reference keeps only `Router` apart. */
 export function identityTypeId(type: IdentityTypeName): Identity['typeId'] {
@@ -54,6 +71,10 @@ export function identityFields(input: IdentityFieldsInput): IdentityFields {
     authPolicyId: input.authPolicyId ?? DEFAULT_AUTH_POLICY_ID,
     externalId: input.externalId ?? null,
     tags: input.tags ?? {},
+    defaultHostingPrecedence: input.defaultHostingPrecedence ?? DEFAULT_HOSTING.defaultHostingPrecedence,
+    defaultHostingCost: input.defaultHostingCost ?? DEFAULT_HOSTING.defaultHostingCost,
+    serviceHostingPrecedences: { ...input.serviceHostingPrecedences },
+    serviceHostingCosts: { ...input.serviceHostingCosts },
   };
 }
 
@@ -67,6 +88,10 @@ export function patchedFields(current: Identity, patch: IdentityPatchInput): Ide
     authPolicyId: patch.authPolicyId === undefined ? current.authPolicyId : patch.authPolicyId,
     externalId: patch.externalId === undefined ? current.externalId : patch.externalId,
     tags: patch.tags ?? current.tags,
+    defaultHostingPrecedence: patch.defaultHostingPrecedence ?? current.defaultHostingPrecedence,
+    defaultHostingCost: patch.defaultHostingCost ?? current.defaultHostingCost,
+    serviceHostingPrecedences: patch.serviceHostingPrecedences ?? current.serviceHostingPrecedences,
+    serviceHostingCosts: patch.serviceHostingCosts ?? current.serviceHostingCosts,
   });
 }
 

@@ -1,0 +1,187 @@
+/**
+ * The one policy engine (issue 14; docs/decisions/0025-authorization-model.md): who may dial or bind which services,
+ * through which posture checks; which edge routers identities and services may use; which policies apply to an
+ * entity. Every related list and every check asks here; nothing else decides membership.
+ *
+ * Each answer takes three steps and never expands policies into pairs:
+ * 1. the entity's candidate policies, read from the role index by its id, its attributes and `#all`;
+ * 2. each candidate decided exactly by `matchesRoles` (policy/roles.ts, the one definition of a match);
+ * 3. the other side of the matched policies as one membership condition, which the store combines with the
+ *    client's filter, sort and paging (or checks one entity against with `matchesRoles`).
+ * Nothing is cached, so a change shows in the next answer on every controller sharing the store.
+ */
+import type { PolicySide, PolicyType, RoleTarget, ServicePolicy, ServicePolicyType } from '../../domain/policy.js';
+import { ApiError } from '../../errors/api-error.js';
+import { parseListParams, type ListQuery, type RawListParams } from '../../persistence/query/list-query.js';
+import { ROLE_ENTITY_FIELDS, type Membership, type PolicyEngineStore, type PolicyOfType, type RoleEntity } from '../../persistence/repositories/policy-engine.js';
+import { matchesRoles, parseRoles, type RoleHolder } from '../../policy/roles.js';
+import type { ListPage } from '../list-page.js';
+
+export type { RoleEntity } from '../../persistence/repositories/policy-engine.js';
+
+type AnyPolicy = PolicyOfType[PolicyType];
+
+/** The role list of `policy` on `side`. */
+export function rolesOn(policy: AnyPolicy, side: PolicySide): string[] {
+  const lists: Partial<Record<PolicySide, string[]>> = {
+    identity: 'identityRoles' in policy ? policy.identityRoles : undefined,
+    service: 'serviceRoles' in policy ? policy.serviceRoles : undefined,
+    'edge-router': 'edgeRouterRoles' in policy ? policy.edgeRouterRoles : undefined,
+    'posture-check': 'postureCheckRoles' in policy ? policy.postureCheckRoles : undefined,
+  };
+  return lists[side] ?? [];
+}
+
+/** Whether `holder` is selected by `policy`'s roles on `side`, under the policy's semantic. */
+export function policySelects(policy: AnyPolicy, side: PolicySide, holder: RoleHolder): boolean {
+  return matchesRoles(parseRoles(rolesOn(policy, side)), policy.semantic, holder);
+}
+
+/** The entities the `side` roles of `policies` select, together (a union), as one membership. */
+export function membershipOf(policies: readonly AnyPolicy[], side: PolicySide): Membership {
+  const membership: Membership = { all: false, ids: [], anyOf: [], allOf: [] };
+  const groups = new Map<string, string[]>();
+  for (const policy of policies) {
+    const roles = parseRoles(rolesOn(policy, side));
+    membership.all ||= roles.all;
+    membership.ids.push(...roles.ids);
+    // One attribute of an AllOf policy is the same as any of one.
+    if (policy.semantic === 'AnyOf' || roles.attributes.length === 1) membership.anyOf.push(...roles.attributes);
+    else if (roles.attributes.length > 1) {
+      const group = [...new Set(roles.attributes)].sort();
+      groups.set(JSON.stringify(group), group);
+    }
+  }
+  return { all: membership.all, ids: [...new Set(membership.ids)], anyOf: [...new Set(membership.anyOf)], allOf: [...groups.values()] };
+}
+
+/** The policy kind and sides that relate two entity types. */
+interface Relation {
+  policyType: PolicyType;
+  from: PolicySide;
+  to: PolicySide;
+}
+
+const LABELS: Record<RoleTarget, string> = { identity: 'identity', service: 'service', 'edge-router': 'edge router', 'posture-check': 'posture check' };
+const POLICY_LABELS: Record<PolicyType, string> = {
+  'service-policy': 'service policy',
+  'edge-router-policy': 'edge router policy',
+  'service-edge-router-policy': 'service edge router policy',
+};
+
+/** Which policies relate `from` to `to`: service policies identities↔services, ERPs identities↔routers, SERPs services↔routers. */
+function relation(from: RoleTarget, to: RoleTarget): Relation {
+  const pair = `${from}>${to}`;
+  if (pair === 'identity>service' || pair === 'service>identity') return { policyType: 'service-policy', from, to };
+  if (pair === 'identity>edge-router' || pair === 'edge-router>identity') return { policyType: 'edge-router-policy', from, to };
+  if (pair === 'service>edge-router' || pair === 'edge-router>service') return { policyType: 'service-edge-router-policy', from, to };
+  throw new Error(`no policy relates ${from} to ${to}`);
+}
+
+export interface AccessDecision {
+  allowed: boolean;
+  /** The policies of the type that select both the identity and the service, each with the posture checks it requires. */
+  policies: { policy: ServicePolicy; postureChecks: RoleEntity[] }[];
+}
+
+export interface PolicyEngine {
+  /** The entity, or 404 NOT_FOUND naming its type and id. */
+  entity(target: RoleTarget, id: string): Promise<RoleEntity>;
+  /** The policies of `policyType` that select `holder` on `side` (service policies of `type` only, when given). */
+  policiesSelecting<P extends PolicyType>(policyType: P, side: PolicySide, holder: RoleHolder, type?: ServicePolicyType): Promise<PolicyOfType[P][]>;
+  /**
+   * The `to` entities related to entity `id` of type `from` through their policies (identity→services through
+   * service policies of `type` or both, identity→edge routers through ERPs, service→edge routers through SERPs, and
+   * back), one page under the client's list parameters. 404 when the entity does not exist.
+   */
+  related(from: RoleTarget, id: string, to: RoleTarget, params: RawListParams, type?: ServicePolicyType): Promise<ListPage<RoleEntity>>;
+  /** The policies of `policyType` that apply to entity `id` of type `target`, one page. 404 when it does not exist. */
+  policiesOf<P extends PolicyType>(target: RoleTarget, id: string, policyType: P, params: RawListParams): Promise<ListPage<PolicyOfType[P]>>;
+  /** The entities policy `policyId` selects on `side`, one page. 404 when the policy does not exist. */
+  members(policyType: PolicyType, policyId: string, side: PolicySide, params: RawListParams): Promise<ListPage<RoleEntity>>;
+  /** Whether identity `identityId` may `type` service `serviceId`, and through which policies and posture checks. */
+  access(identityId: string, serviceId: string, type: ServicePolicyType): Promise<AccessDecision>;
+  /** The edge routers usable by the identity, by the service, and by both (counts), and up to `limit` common ones. */
+  routers(identityId: string, serviceId: string, limit: number): Promise<{ identityCount: number; serviceCount: number; commonCount: number; common: RoleEntity[] }>;
+}
+
+/**
+ * The engine over its store.
+ *
+ * @example const page = await engine.related('identity', id, 'service', { limit: '100' }, 'Dial');
+ */
+export function createPolicyEngine(deps: { store: PolicyEngineStore }): PolicyEngine {
+  const { store } = deps;
+
+  async function entity(target: RoleTarget, id: string): Promise<RoleEntity> {
+    const found = await store.entity(target, id);
+    if (!found) throw new ApiError('NOT_FOUND', { message: `No ${LABELS[target]} has the id '${id}'`, cause: { field: 'id', value: id } });
+    return found;
+  }
+
+  async function policiesSelecting<P extends PolicyType>(policyType: P, side: PolicySide, holder: RoleHolder, type?: ServicePolicyType): Promise<PolicyOfType[P][]> {
+    const candidates = await store.candidates(policyType, side, holder);
+    return candidates.filter((policy) => (type === undefined || (policy as ServicePolicy).type === type) && policySelects(policy, side, holder));
+  }
+
+  const page = <T>(query: ListQuery, fields: string[], result: { items: T[]; totalCount: number }): ListPage<T> => ({
+    items: result.items,
+    pagination: { limit: query.limit, offset: query.offset, totalCount: result.totalCount },
+    filterableFields: fields,
+  });
+
+  /** The membership on `to` of the entity `holder` of type `from`. */
+  async function reach(from: RoleTarget, holder: RoleHolder, to: RoleTarget, type?: ServicePolicyType): Promise<Membership> {
+    const { policyType } = relation(from, to);
+    return membershipOf(await policiesSelecting(policyType, from, holder, type), to);
+  }
+
+  return {
+    entity,
+    policiesSelecting,
+    async related(from, id, to, params, type) {
+      const query = parseListParams(params, ROLE_ENTITY_FIELDS);
+      const membership = await reach(from, await entity(from, id), to, type);
+      return page(query, Object.keys(ROLE_ENTITY_FIELDS), await store.listEntities(to, query, [membership]));
+    },
+    async policiesOf(target, id, policyType, params) {
+      const query = parseListParams(params, store.policyFields(policyType));
+      const policies = await policiesSelecting(policyType, target, await entity(target, id));
+      return page(query, Object.keys(store.policyFields(policyType)), await store.listPolicies(policyType, query, policies.map((p) => p.id)));
+    },
+    async members(policyType, policyId, side, params) {
+      const query = parseListParams(params, ROLE_ENTITY_FIELDS);
+      const policy = await store.policy(policyType, policyId);
+      if (!policy) throw new ApiError('NOT_FOUND', { message: `No ${POLICY_LABELS[policyType]} has the id '${policyId}'`, cause: { field: 'id', value: policyId } });
+      return page(query, Object.keys(ROLE_ENTITY_FIELDS), await store.listEntities(side, query, [membershipOf([policy], side)]));
+    },
+    async access(identityId, serviceId, type) {
+      const [identity, service] = [await entity('identity', identityId), await entity('service', serviceId)];
+      const policies = (await policiesSelecting('service-policy', 'identity', identity, type)).filter((policy) => policySelects(policy, 'service', service));
+      const withChecks = [];
+      for (const policy of policies) {
+        const checks = await store.listEntities('posture-check', everything(), [membershipOf([policy], 'posture-check')]);
+        withChecks.push({ policy, postureChecks: checks.items });
+      }
+      return { allowed: policies.length > 0, policies: withChecks };
+    },
+    async routers(identityId, serviceId, limit) {
+      const [identity, service] = [await entity('identity', identityId), await entity('service', serviceId)];
+      const byIdentity = await reach('identity', identity, 'edge-router');
+      const byService = await reach('service', service, 'edge-router');
+      const common = await store.listEntities('edge-router', { ...everything(), limit }, [byIdentity, byService]);
+      return {
+        identityCount: await store.countEntities('edge-router', [byIdentity]),
+        serviceCount: await store.countEntities('edge-router', [byService]),
+        commonCount: common.totalCount,
+        common: common.items,
+      };
+    },
+  };
+}
+
+/** The first page of the largest size, by name: for answers the server reads whole (posture checks of a policy). */
+function everything(): ListQuery {
+  return parseListParams({ limit: -1, sort: 'name' }, ROLE_ENTITY_FIELDS);
+}
+

@@ -1,0 +1,57 @@
+/**
+ * The policy half of the authorization domain, built in one place so the domain's builder (index.ts) adds it with
+ * one line: the three kinds of policy (each change with its audit entry and its role index rows in one unit of work,
+ * decision 0020), the policy engine every related list asks, and the policy advice worded from it.
+ */
+import type { Database } from '../../persistence/database.js';
+import { createEdgeRouterPolicyRepository } from '../../persistence/repositories/edge-router-policies.js';
+import { createPolicyEngineStore } from '../../persistence/repositories/policy-engine.js';
+import { createServiceEdgeRouterPolicyRepository } from '../../persistence/repositories/service-edge-router-policies.js';
+import { createServicePolicyRepository } from '../../persistence/repositories/service-policies.js';
+import type { Clock } from '../../shared/clock.js';
+import { auditedChanges } from '../audit/audited-changes.js';
+import { createEdgeRouterPolicyService, type EdgeRouterPolicyService } from './edge-router-policies.js';
+import { createPolicyEngine, type PolicyEngine } from './engine.js';
+import { createPolicyAdviceService, type PolicyAdviceService } from './policy-advice.js';
+import { createServiceEdgeRouterPolicyService, type ServiceEdgeRouterPolicyService } from './service-edge-router-policies.js';
+import { createServicePolicyService, type ServicePolicyService } from './service-policies.js';
+
+export interface PolicyMembers {
+  readonly servicePolicies: ServicePolicyService;
+  readonly edgeRouterPolicies: EdgeRouterPolicyService;
+  readonly serviceEdgeRouterPolicies: ServiceEdgeRouterPolicyService;
+  /** The one policy engine: every answer about who may reach what. */
+  readonly engine: PolicyEngine;
+  readonly policyAdvice: PolicyAdviceService;
+}
+
+export function buildPolicyMembers(database: Database, deps: { clock: Clock }): PolicyMembers {
+  const { clock } = deps;
+  const store = createPolicyEngineStore(database);
+  const engine = createPolicyEngine({ store });
+  return {
+    servicePolicies: createServicePolicyService({
+      policies: createServicePolicyRepository(database),
+      store,
+      changes: auditedChanges(database, clock, createServicePolicyRepository),
+      engine,
+      clock,
+    }),
+    edgeRouterPolicies: createEdgeRouterPolicyService({
+      policies: createEdgeRouterPolicyRepository(database),
+      store,
+      changes: auditedChanges(database, clock, createEdgeRouterPolicyRepository),
+      engine,
+      clock,
+    }),
+    serviceEdgeRouterPolicies: createServiceEdgeRouterPolicyService({
+      policies: createServiceEdgeRouterPolicyRepository(database),
+      store,
+      changes: auditedChanges(database, clock, createServiceEdgeRouterPolicyRepository),
+      engine,
+      clock,
+    }),
+    engine,
+    policyAdvice: createPolicyAdviceService({ engine }),
+  };
+}

@@ -1,0 +1,62 @@
+/**
+ * Migration 0012 on a store an older release left: identities created before the authorization model keep their
+ * role attributes and are found by the policy engine's attribute index from the first start, with the hosting
+ * defaults filled in.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { Kysely } from 'kysely';
+import { databaseTargetFromString } from '../../src/persistence/database.js';
+import { migrateToBefore, migrateToLatest } from '../../src/persistence/migrate.js';
+import { newSharedDatabase, openRawDatabase, storedBool, testDialect } from '../helpers/database.js';
+
+const MIGRATION = '0012-authorization';
+const now = new Date().toISOString();
+
+describe(`migration ${MIGRATION} (${testDialect})`, () => {
+  let shared: { db: string; drop(): Promise<void> };
+  let raw: Kysely<any>;
+  before(async () => {
+    shared = await newSharedDatabase();
+    raw = openRawDatabase(databaseTargetFromString(shared.db));
+    await migrateToBefore(raw, MIGRATION);
+    const identity = (id: string, attributes: string[]) => ({
+      id,
+      name: `identity-${id}`,
+      type_id: 'Default',
+      is_admin: storedBool(false),
+      is_default_admin: storedBool(false),
+      auth_policy_id: 'default',
+      external_id: null,
+      role_attributes: JSON.stringify(attributes),
+      tags: '{}',
+      disabled: storedBool(false),
+      disabled_at: null,
+      disabled_until: null,
+      created_at: now,
+      updated_at: now,
+    });
+    await raw.insertInto('identities').values([identity('old-1', ['sales', 'emea', 'sales']), identity('old-2', [])]).execute();
+    await migrateToLatest(raw);
+  });
+  after(async () => {
+    await raw.destroy();
+    await shared.drop();
+  });
+
+  it("indexes the role attributes of identities created before it, once each", async () => {
+    const rows = await raw.selectFrom('entity_attributes').select(['entity_id', 'attribute']).where('entity_type', '=', 'identity').orderBy('entity_id').orderBy('attribute').execute();
+    assert.deepEqual(rows, [
+      { entity_id: 'old-1', attribute: 'emea' },
+      { entity_id: 'old-1', attribute: 'sales' },
+    ]);
+  });
+
+  it('gives earlier identities the default hosting settings', async () => {
+    const row = await raw.selectFrom('identities').selectAll().where('id', '=', 'old-2').executeTakeFirstOrThrow();
+    assert.deepEqual(
+      [row.default_hosting_precedence, Number(row.default_hosting_cost), row.service_hosting_precedences, row.service_hosting_costs],
+      ['default', 0, '{}', '{}'],
+    );
+  });
+});
