@@ -11,7 +11,8 @@
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
 //     JWT (step 6, last) against the same request without one.
 // Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5).
-import { spawn } from 'node:child_process';
+// Separate suites: `npm run bench -- authz [options]` (the policy engine at size; scripts/bench/authz.mjs).
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,6 +21,13 @@ import { freePort, generatorName, load, measured, median, post, readWhenWritten,
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
+
+// `npm run bench -- <suite> [options]` runs one of the separate suites instead of the default one.
+const SUITES = { authz: 'scripts/bench/authz.mjs' };
+if (process.argv[2] in SUITES) {
+  const run = spawnSync(process.execPath, [join(root, SUITES[process.argv[2]]), ...process.argv.slice(3)], { stdio: 'inherit' });
+  process.exit(run.status ?? 1);
+}
 const { values } = parseArgs({
   options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
 });

@@ -6,15 +6,28 @@
 // Arguments are test files or folders to run instead of all of test/. A run of everything starts with the lint
 // (eslint.config.js: recommended rules and the layer directions of STYLE.md) and the typecheck; either failing fails
 // the run.
+// Speed (issue 13, point 7; docs/decisions/0024-compiled-test-runs.md): the typecheck also emits src/ and test/ as
+// JavaScript into a temporary folder (scripts/test/compile.mjs), and the test processes run that JS with source maps
+// instead of transforming TypeScript through tsx in every process; the lint runs meanwhile. Narrowed runs of at
+// least COMPILE_FROM files compile too (emit only, --noCheck); smaller ones run through tsx, which is quicker for a
+// few files. SVC_TEST_COMPILE=1|0 forces either way. Test files run SVC_TEST_CONCURRENCY at a time (default below).
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, chownSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { compiledPath, compileSuite } from './test/compile.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const requirePostgres = process.env.SVC_TEST_REQUIRE_POSTGRES === '1';
 const only = process.env.SVC_TEST_ONLY; // "sqlite" or "postgres": run one dialect (for quick local loops)
+/** Narrowed runs of this many files or more are compiled first (the compile costs about as much as 10 tsx starts). */
+const COMPILE_FROM = 10;
+/**
+ * Test files run at the same time. Much of a file's time is waiting (its own child processes, sockets, PostgreSQL,
+ * argon2 on the libuv pool), so one more than the cores keeps them busy; node's own default is cores - 1.
+ */
+const concurrency = Number(process.env.SVC_TEST_CONCURRENCY) || availableParallelism() + 1;
 
 function testFiles(paths) {
   const out = [];
@@ -74,13 +87,25 @@ async function startThrowawayCluster(bin) {
   };
 }
 
-function runSuite(label, files, env) {
+/** Runs `files` (TypeScript through tsx, or their compiled JS when `compiled` is the compile's folder). */
+function runSuite(label, files, env, compiled) {
   const tap = join(mkdtempSync(join(tmpdir(), 'svc-tap-')), 'report.tap');
   console.log(`\n=== ${label} ===`);
+  const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
+  const run = compiled ? files.map((file) => compiledPath(root, compiled, file)) : files;
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', '--test-reporter=spec', '--test-reporter-destination=stdout', '--test-reporter=tap', `--test-reporter-destination=${tap}`, ...files],
+      [
+        ...loader,
+        '--test',
+        `--test-concurrency=${concurrency}`,
+        '--test-reporter=spec',
+        '--test-reporter-destination=stdout',
+        '--test-reporter=tap',
+        `--test-reporter-destination=${tap}`,
+        ...run,
+      ],
       { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
     );
     child.on('exit', (code) => {
@@ -92,28 +117,60 @@ function runSuite(label, files, env) {
   });
 }
 
-const narrowed = process.argv.slice(2).length > 0;
-if (!narrowed) {
-  console.log('=== lint ===');
-  const lint = spawnSync(process.execPath, [join(root, 'node_modules/eslint/bin/eslint.js'), '.'], { cwd: root, stdio: 'inherit' });
-  if (lint.status !== 0) {
-    console.error('\nlint failed: fix the problems above (npm run lint)');
-    console.log('\ntests: 0 passed, 1 failed');
-    process.exit(1);
-  }
-  console.log('lint: no problems');
-  // tsx runs the tests without checking types, and the build checks src/ only: the tests are typed here.
-  console.log('=== typecheck ===');
-  const types = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.'], { cwd: root, stdio: 'inherit' });
-  if (types.status !== 0) {
-    console.log('\ntests: 0 passed, 1 failed');
-    process.exit(1);
-  }
-  console.log('typecheck: no errors');
+/** A step that fails the run before any test: the summary counts it as one failure. */
+function failBeforeTests(message) {
+  if (message) console.error(message);
+  console.log('\ntests: 0 passed, 1 failed');
+  process.exit(1);
 }
+
+/** Runs a node script, its output kept to be printed in order after the steps running meanwhile. */
+function runQuiet(args) {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk) => (output += chunk));
+    child.stderr.on('data', (chunk) => (output += chunk));
+    child.on('close', (code) => resolve({ status: code ?? 1, output }));
+  });
+}
+
+const narrowed = process.argv.slice(2).length > 0;
 const files = testFiles(narrowed ? process.argv.slice(2) : [join(root, 'test')]);
+const forced = process.env.SVC_TEST_COMPILE;
+const compile = forced === '1' ? true : forced === '0' ? false : !narrowed || files.length >= COMPILE_FROM;
+let build;
+process.on('exit', () => build?.remove());
+for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
+if (!narrowed) {
+  // The lint and the typecheck (which emits the compiled suite in the same tsc run) run side by side.
+  const color = process.stdout.isTTY ? ['--color'] : [];
+  const [lint, types] = await Promise.all([
+    runQuiet([join(root, 'node_modules/eslint/bin/eslint.js'), ...color, '.']),
+    compile ? compileSuite(root, { check: true }) : runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']),
+  ]);
+  if (compile) build = types;
+  console.log('=== lint ===');
+  process.stdout.write(lint.output);
+  if (lint.status !== 0) failBeforeTests('\nlint failed: fix the problems above (npm run lint)');
+  console.log('lint: no problems');
+  // The test processes do not check types (tsx, or JS emitted whatever the type errors), and the build checks src/
+  // only: the tests are typed here.
+  console.log('=== typecheck ===');
+  process.stdout.write(types.output);
+  if (types.status !== 0) failBeforeTests();
+  console.log('typecheck: no errors');
+} else if (compile) {
+  build = await compileSuite(root, { check: false });
+  if (build.status !== 0) failBeforeTests(`${build.output}\ncompiling the suite failed (tsc --noCheck)`);
+}
+if (build) {
+  const missing = files.filter((file) => !existsSync(compiledPath(root, build.dir, file)));
+  if (missing.length > 0) failBeforeTests(`not compiled (outside tsconfig.json's include?): ${missing.join(', ')}`);
+}
+const compiled = build?.dir;
 const results = [];
-if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }));
+if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }, compiled));
 
 if (only !== 'sqlite') {
   let cluster;
@@ -132,7 +189,7 @@ if (only !== 'sqlite') {
       url = cluster.url;
     }
     try {
-      results.push(await runSuite('PostgreSQL', files, { SVC_TEST_DB: 'postgres', SVC_TEST_POSTGRES_URL: url }));
+      results.push(await runSuite('PostgreSQL', files, { SVC_TEST_DB: 'postgres', SVC_TEST_POSTGRES_URL: url }, compiled));
     } finally {
       cluster?.stop();
     }

@@ -4,7 +4,10 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
-const entry = fileURLToPath(new URL('./svc-cli.ts', import.meta.url));
+// Compiled runs (scripts/test.mjs) load this helper as .js: the CLI then runs from the compiled svc-cli.js too.
+const compiled = import.meta.url.endsWith('.js');
+const entry = fileURLToPath(new URL(compiled ? './svc-cli.js' : './svc-cli.ts', import.meta.url));
+const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
 
 export interface CliProcess {
   child: ChildProcess;
@@ -18,7 +21,7 @@ export interface CliProcess {
 }
 
 export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  const child = spawn(process.execPath, [...loader, entry, ...args], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

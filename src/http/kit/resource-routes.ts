@@ -71,6 +71,27 @@ export function resourceRoutes<D extends DomainName, Item, Input, Patch>(resourc
   const path = `/${collection}`;
   const as = <T>(value: unknown, convert?: (value: never) => T): T => (convert ? convert(value as never) : (value as T));
 
+  /** PUT and PATCH: the body read as the service's input, one call, an empty envelope. */
+  function change<B extends TSchema, T>(
+    method: 'PUT' | 'PATCH',
+    options: BodyOptions<B, T>,
+    call: (service: ManagedResource<Item, Input, Patch>, actor: Actor, id: string, input: T) => Promise<unknown>,
+  ): RouteDef {
+    return defineRoute({
+      method,
+      url: `${path}/:id`,
+      ...names(options),
+      tags,
+      access,
+      uses,
+      schema: { params: IdParams, body: options.body, response: { ...mutation, ...options.responses } },
+      handler: async ({ domains, auth, params, body }) => {
+        await call(resource.service(domains), actorOf(auth), params.id, as(body, options.toInput));
+        return envelope({});
+      },
+    });
+  }
+
   return {
     list(options: OperationOptions): RouteDef {
       return defineRoute({
@@ -116,34 +137,10 @@ export function resourceRoutes<D extends DomainName, Item, Input, Patch>(resourc
       });
     },
     replace<B extends TSchema>(options: BodyOptions<B, Input>): RouteDef {
-      return defineRoute({
-        method: 'PUT',
-        url: `${path}/:id`,
-        ...names(options),
-        tags,
-        access,
-        uses,
-        schema: { params: IdParams, body: options.body, response: { ...mutation, ...options.responses } },
-        handler: async ({ domains, auth, params, body }) => {
-          await resource.service(domains).replace(actorOf(auth), params.id, as(body, options.toInput));
-          return envelope({});
-        },
-      });
+      return change('PUT', options, (service, actor, id, input) => service.replace(actor, id, input));
     },
     patch<B extends TSchema>(options: BodyOptions<B, Patch>): RouteDef {
-      return defineRoute({
-        method: 'PATCH',
-        url: `${path}/:id`,
-        ...names(options),
-        tags,
-        access,
-        uses,
-        schema: { params: IdParams, body: options.body, response: { ...mutation, ...options.responses } },
-        handler: async ({ domains, auth, params, body }) => {
-          await resource.service(domains).patch(actorOf(auth), params.id, as(body, options.toInput));
-          return envelope({});
-        },
-      });
+      return change('PATCH', options, (service, actor, id, patch) => service.patch(actor, id, patch));
     },
     delete(options: OperationOptions): RouteDef {
       return defineRoute({

@@ -1,0 +1,155 @@
+#!/usr/bin/env node
+// `npm run bench -- authz` (issue 14; needs `npm run build`): the policy engine at size, measured through HTTP.
+//  1. A quickstart home (PKI, config, SQLite store), then a network seeded straight into the store (authz-seed.ts:
+//     identities with 1-3 attributes out of --attributes, services, routers, service policies (Dial and Bind, AllOf
+//     and AnyOf, a few `#all`), edge router and service edge router policies), with its seeding time and store size.
+//  2. `GET /edge/management/v1/identities/{id}/services?limit=100` for a sample of typical identities from
+//     --connections concurrent clients for --seconds: latency p50/p99 and req/s, against `GET /version` of a bare
+//     Fastify with the same certificate and the same clients (the baseline, same run).
+//  3. A policy change that touches every identity holding one attribute (PATCH its identityRoles), timed to the
+//     next answer that reflects it.
+//  4. Controller RSS.
+// Options: --identities N (default 1000000), --services N (100000), --routers N (10000), --service-policies N (20000),
+//          --router-policies N (1000 of each kind), --attributes N (1000), --seconds S (10), --connections N (10).
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import { freePort, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const { values } = parseArgs({
+  options: {
+    identities: { type: 'string', default: '1000000' },
+    services: { type: 'string', default: '100000' },
+    routers: { type: 'string', default: '10000' },
+    'service-policies': { type: 'string', default: '20000' },
+    'router-policies': { type: 'string', default: '1000' },
+    attributes: { type: 'string', default: '1000' },
+    seconds: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '10' },
+  },
+});
+const sizes = {
+  identities: Number(values.identities),
+  services: Number(values.services),
+  routers: Number(values.routers),
+  postureChecks: 10,
+  servicePolicies: Number(values['service-policies']),
+  edgeRouterPolicies: Number(values['router-policies']),
+  serviceEdgeRouterPolicies: Number(values['router-policies']),
+  attributes: Number(values.attributes),
+  maxAttributesPerEntity: 3,
+  allChance: 0.001,
+  prefix: 'b',
+};
+const seconds = Number(values.seconds);
+const connections = Number(values.connections);
+const home = mkdtempSync(join(tmpdir(), 'svc-bench-authz-'));
+const svc = join(root, 'bin/svc.js');
+const env = { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_ADMIN_PASSWORD: 'bench-password' };
+const rows = [];
+const row = (name, value) => rows.push(`${name.padEnd(64)} ${value}`);
+const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
+
+/** Runs a child to completion and returns its standard output. */
+function output(args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+}
+
+/** One GET with a kept-alive agent; resolves with [status, ms]. */
+function timedGet(agent, url, headers) {
+  return new Promise((resolve) => {
+    const started = process.hrtime.bigint();
+    const req = request(url, { agent, headers }, (res) => {
+      res.resume();
+      res.on('end', () => resolve([res.statusCode, Number(process.hrtime.bigint() - started) / 1e6]));
+    });
+    req.on('error', () => resolve([0, 0]));
+    req.end();
+  });
+}
+
+/** `connections` clients asking `urlOf(i)` in turn for `seconds`: latencies of the 200s, and the failures. */
+async function latencies(urlOf, ca, headers) {
+  const agent = new Agent({ keepAlive: true, maxSockets: connections, ca });
+  const deadline = Date.now() + seconds * 1000;
+  const times = [];
+  let failures = 0;
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: connections }, async () => {
+      while (Date.now() < deadline) {
+        const [status, ms] = await timedGet(agent, urlOf(next++), headers);
+        if (status === 200) times.push(ms);
+        else failures++;
+      }
+    }),
+  );
+  agent.destroy();
+  return { p50: pct(times, 50), p99: pct(times, 99), rps: times.length / seconds, failures };
+}
+
+try {
+  const port = await freePort();
+  const origin = `https://127.0.0.1:${port}`;
+  const versionUrl = `${origin}/edge/client/v1/version`;
+  let child = spawn(process.execPath, [svc, 'quickstart', '--home', home, '--port', String(port)], { env, stdio: 'ignore' });
+  const ca = await readWhenWritten(join(home, 'pki/ca-bundle.pem'));
+  await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
+  await stop(child);
+
+  // 1. The network, through the store.
+  const storePath = join(home, 'db/svc.sqlite');
+  const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), storePath, JSON.stringify(sizes)]));
+  row('network', `${sizes.identities} identities, ${sizes.services} services, ${sizes.routers} routers, ${sizes.servicePolicies} service policies, ${sizes.edgeRouterPolicies} + ${sizes.serviceEdgeRouterPolicies} router policies`);
+  row('seeding: generate / write (one transaction, batched)', `${(seeded.generateMs / 1000).toFixed(1)} s / ${(seeded.seedMs / 1000).toFixed(1)} s`);
+  const storeBytes = ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${storePath}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+  row('store size (SQLite file + WAL)', `${(storeBytes / 2 ** 20).toFixed(0)} MiB`);
+
+  child = spawn(process.execPath, [svc, 'controller', 'run', '--config', join(home, 'config.yml')], { env, stdio: 'ignore' });
+  await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
+  const login = await post(`${origin}/edge/management/v1/authenticate?method=password`, ca, { username: 'admin', password: 'bench-password' });
+  const token = JSON.parse(login.text).data.token;
+  const headers = { 'svc-session': token };
+
+  // 2. An identity's services, against the bare baseline with the same clients.
+  const payloadFile = join(home, 'payload.json');
+  writeFileSync(payloadFile, JSON.stringify({ data: { version: 'bench' }, meta: {} }));
+  const bare = spawn(process.execPath, [join(root, 'scripts/bench/bare-fastify.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), payloadFile], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const barePort = await new Promise((resolve) => bare.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
+  const servicesOf = (i) => `${origin}/edge/management/v1/identities/${seeded.sample[i % seeded.sample.length]}/services?limit=100`;
+  const first = await timedGet(new Agent({ ca }), servicesOf(0), headers);
+  if (first[0] !== 200) throw new Error(`GET /identities/{id}/services answered ${first[0]}`);
+  const measured = await latencies(servicesOf, ca, headers);
+  const baseline = await latencies(() => `https://127.0.0.1:${barePort}/version`, ca, {});
+  row(`GET /identities/{id}/services?limit=100, ${connections} clients: p50 / p99`, `${measured.p50.toFixed(1)} ms / ${measured.p99.toFixed(1)} ms (${measured.rps.toFixed(0)} req/s, ${measured.failures} failed)`);
+  row('bare Fastify GET /version, same clients: p50 / p99', `${baseline.p50.toFixed(2)} ms / ${baseline.p99.toFixed(2)} ms (${baseline.rps.toFixed(0)} req/s)`);
+  row('p50 ratio svc services list / bare Fastify', `${(measured.p50 / baseline.p50).toFixed(1)}x`);
+  await stop(bare);
+
+  // 3. A policy change that touches every identity holding one attribute, timed to the first answer reflecting it.
+  if (seeded.policy) {
+    const attribute = seeded.policy.role.slice(1);
+    const started = process.hrtime.bigint();
+    const res = await post(`${origin}/edge/management/v1/service-policies/${seeded.policy.id}`, ca, { identityRoles: ['#all'] }, { method: 'PATCH', headers });
+    const patchMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (res.status !== 200) throw new Error(`PATCH service policy answered ${res.status}: ${res.text}`);
+    row(`PATCH a service policy from #${attribute} to #all (reaches every identity)`, `${patchMs.toFixed(1)} ms`);
+    // The next answer for an identity the policy did not reach before shows the change: nothing is recomputed.
+    const after = await timedGet(new Agent({ ca }), servicesOf(1), headers);
+    row('next GET /identities/{id}/services after the change', `${after[1].toFixed(1)} ms (status ${after[0]})`);
+  }
+  row('controller RSS after the runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
+  await stop(child);
+} finally {
+  rmSync(home, { recursive: true, force: true });
+}
+process.stdout.write(`${rows.join('\n')}\n`);
