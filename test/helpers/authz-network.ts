@@ -92,7 +92,15 @@ function someOf<T>(random: () => number, items: readonly T[], most: number): T[]
 /** A random network of the given sizes. */
 export function randomNetwork(random: () => number, sizes: NetworkSizes): AuthzNetwork {
   const prefix = sizes.prefix ?? 'n';
-  const pools = (kind: string) => Array.from({ length: sizes.attributes }, (_, i) => `${kind}-a${i}`);
+  // Built once per kind: a pool per entity would cost entities x attributes strings at benchmark sizes.
+  const poolsByKind = new Map<string, string[]>();
+  const pools = (kind: string): string[] => {
+    const known = poolsByKind.get(kind);
+    if (known) return known;
+    const made = Array.from({ length: sizes.attributes }, (_, i) => `${kind}-a${i}`);
+    poolsByKind.set(kind, made);
+    return made;
+  };
   const entities = (kind: string, count: number): NetEntity[] =>
     Array.from({ length: count }, (_, i) => ({
       id: `${prefix}-${kind}-${i}`,
