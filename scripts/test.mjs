@@ -11,12 +11,12 @@
 // instead of transforming TypeScript through tsx in every process; the lint runs meanwhile. Narrowed runs of at
 // least COMPILE_FROM files compile too (emit only, --noCheck); smaller ones run through tsx, which is quicker for a
 // few files. SVC_TEST_COMPILE=1|0 forces either way. Test files run SVC_TEST_CONCURRENCY at a time (default below).
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, chownSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
+import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
 const requirePostgres = process.env.SVC_TEST_REQUIRE_POSTGRES === '1';
@@ -37,54 +37,6 @@ function testFiles(paths) {
   };
   for (const p of paths) walk(p);
   return out;
-}
-
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-function findPostgresBin() {
-  const base = '/usr/lib/postgresql';
-  if (!existsSync(base)) return undefined;
-  const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
-  for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
-  return undefined;
-}
-
-function asPostgresUser(command) {
-  const isRoot = process.getuid?.() === 0;
-  const result = isRoot
-    ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' })
-    : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
-  if (result.status !== 0) throw new Error(`${command}\n${result.stdout}${result.stderr}`);
-}
-
-async function startThrowawayCluster(bin) {
-  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
-  if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), 0);
-  const port = await freePort();
-  asPostgresUser(`${bin}/initdb -D ${dir}/data -A trust -U postgres --no-sync >/dev/null`);
-  asPostgresUser(
-    `${bin}/pg_ctl -D ${dir}/data -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" -l ${dir}/pg.log -w start >/dev/null`,
-  );
-  return {
-    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
-    stop() {
-      try {
-        asPostgresUser(`${bin}/pg_ctl -D ${dir}/data -m fast -w stop >/dev/null`);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
-    },
-  };
 }
 
 /** Runs `files` (TypeScript through tsx, or their compiled JS when `compiled` is the compile's folder). */

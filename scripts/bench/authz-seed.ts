@@ -2,6 +2,7 @@
 // same generator and bulk writer the engine's tests use (test/helpers/authz-network.ts), straight into the store
 // with its index rows, in batches. Prints JSON: seeding time, row counts, and a sample of identity ids.
 // Arguments: <db target> <sizes JSON>.
+import { sql } from 'kysely';
 import { openDatabase, databaseTargetFromString } from '../../src/persistence/database.js';
 import { insertNetwork, randomNetwork, seededRandom, type NetworkSizes } from '../../test/helpers/authz-network.js';
 
@@ -19,5 +20,8 @@ const seedMs = Number(process.hrtime.bigint() - started) / 1e6;
 // Identities with attributes: the typical caller (one with none sees only `#all` policies).
 const sample = network.identities.filter((identity) => identity.roleAttributes.length > 0).slice(0, 200).map((identity) => identity.id);
 const policy = network.servicePolicies.find((p) => p.identityRoles.length === 1 && p.identityRoles[0]?.startsWith('#') && p.identityRoles[0] !== '#all');
+// PostgreSQL's size of the whole database; the SQLite file's is read by the caller.
+const storeBytes =
+  database.dialect === 'postgres' ? Number((await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(database.db)).rows[0]?.size ?? 0) : undefined;
 await database.close();
-process.stdout.write(JSON.stringify({ generateMs, seedMs, sample, policy: policy ? { id: policy.id, role: policy.identityRoles[0] } : null }));
+process.stdout.write(JSON.stringify({ generateMs, seedMs, storeBytes, sample, policy: policy ? { id: policy.id, role: policy.identityRoles[0] } : null }));

@@ -10,14 +10,16 @@
 //     next answer that reflects it.
 //  4. Controller RSS.
 // Options: --identities N (default 1000000), --services N (100000), --routers N (10000), --service-policies N (20000),
-//          --router-policies N (1000 of each kind), --attributes N (1000), --seconds S (10), --connections N (10).
+//          --router-policies N (1000 of each kind), --attributes N (1000), --seconds S (10), --connections N (10),
+//          --store sqlite|postgres (default sqlite; postgres runs a throwaway cluster, or SVC_BENCH_POSTGRES_URL).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -30,8 +32,10 @@ const { values } = parseArgs({
     attributes: { type: 'string', default: '1000' },
     seconds: { type: 'string', default: '10' },
     connections: { type: 'string', default: '10' },
+    store: { type: 'string', default: 'sqlite' },
   },
 });
+if (!['sqlite', 'postgres'].includes(values.store)) throw new Error('--store is sqlite or postgres');
 const sizes = {
   identities: Number(values.identities),
   services: Number(values.services),
@@ -97,6 +101,7 @@ async function latencies(urlOf, ca, headers) {
   return { p50: pct(times, 50), p99: pct(times, 99), rps: times.length / seconds, failures };
 }
 
+let cluster;
 try {
   const port = await freePort();
   const origin = `https://127.0.0.1:${port}`;
@@ -106,13 +111,27 @@ try {
   await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
   await stop(child);
 
-  // 1. The network, through the store.
+  // 1. The network, through the store. On PostgreSQL the config points at the cluster and the admin is created there.
   const storePath = join(home, 'db/svc.sqlite');
-  const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), storePath, JSON.stringify(sizes)]));
+  let target = storePath;
+  if (values.store === 'postgres') {
+    if (process.env.SVC_BENCH_POSTGRES_URL) target = process.env.SVC_BENCH_POSTGRES_URL;
+    else {
+      const bin = findPostgresBin();
+      if (!bin) throw new Error('--store postgres needs PostgreSQL binaries or SVC_BENCH_POSTGRES_URL');
+      cluster = await startThrowawayCluster(bin);
+      target = cluster.url;
+    }
+    const configFile = join(home, 'config.yml');
+    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/^db: .*$/m, `db: ${target}`));
+    await output([svc, 'controller', 'create-admin', '--config', configFile, '--admin-user', 'admin', '--admin-password', 'bench-password']);
+  }
+  const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), target, JSON.stringify(sizes)]));
+  row('store', values.store);
   row('network', `${sizes.identities} identities, ${sizes.services} services, ${sizes.routers} routers, ${sizes.servicePolicies} service policies, ${sizes.edgeRouterPolicies} + ${sizes.serviceEdgeRouterPolicies} router policies`);
   row('seeding: generate / write (one transaction, batched)', `${(seeded.generateMs / 1000).toFixed(1)} s / ${(seeded.seedMs / 1000).toFixed(1)} s`);
-  const storeBytes = ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${storePath}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
-  row('store size (SQLite file + WAL)', `${(storeBytes / 2 ** 20).toFixed(0)} MiB`);
+  const storeBytes = seeded.storeBytes ?? ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${storePath}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
+  row(values.store === 'postgres' ? 'store size (pg_database_size)' : 'store size (SQLite file + WAL)', `${(storeBytes / 2 ** 20).toFixed(0)} MiB`);
 
   child = spawn(process.execPath, [svc, 'controller', 'run', '--config', join(home, 'config.yml')], { env, stdio: 'ignore' });
   await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
@@ -150,6 +169,7 @@ try {
   row('controller RSS after the runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
   await stop(child);
 } finally {
+  cluster?.stop();
   rmSync(home, { recursive: true, force: true });
 }
 process.stdout.write(`${rows.join('\n')}\n`);

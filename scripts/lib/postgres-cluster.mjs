@@ -1,0 +1,58 @@
+// A throwaway PostgreSQL cluster for the test suite and the benchmarks: initdb and pg_ctl (as the `postgres` user
+// when run as root) in a temporary folder, on a free loopback port, without fsync; `stop()` removes it all.
+import { spawnSync } from 'node:child_process';
+import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** The newest installed PostgreSQL's bin folder, or undefined. */
+export function findPostgresBin() {
+  const base = '/usr/lib/postgresql';
+  if (!existsSync(base)) return undefined;
+  const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
+  for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');
+  return undefined;
+}
+
+function asPostgresUser(command) {
+  const isRoot = process.getuid?.() === 0;
+  const result = isRoot
+    ? spawnSync('su', ['postgres', '-s', '/bin/sh', '-c', command], { encoding: 'utf8' })
+    : spawnSync('/bin/sh', ['-c', command], { encoding: 'utf8' });
+  if (result.status !== 0) throw new Error(`${command}\n${result.stdout}${result.stderr}`);
+}
+
+/** Starts a cluster with the binaries in `bin`; resolves with its URL and a stop function. */
+export async function startThrowawayCluster(bin) {
+  const dir = mkdtempSync(join(tmpdir(), 'svc-pg-'));
+  if (process.getuid?.() === 0) chownSync(dir, Number(spawnSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).stdout.trim()), 0);
+  const port = await freePort();
+  asPostgresUser(`${bin}/initdb -D ${dir}/data -A trust -U postgres --no-sync >/dev/null`);
+  asPostgresUser(
+    `${bin}/pg_ctl -D ${dir}/data -o "-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=200" -l ${dir}/pg.log -w start >/dev/null`,
+  );
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    stop() {
+      try {
+        asPostgresUser(`${bin}/pg_ctl -D ${dir}/data -m fast -w stop >/dev/null`);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
