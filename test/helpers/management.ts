@@ -69,3 +69,13 @@ export async function nonAdminToken(ctl: TestController, name = 'plain-user'): P
   const res = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: name, password: 'plain-password' } });
   return res.json().data.token as string;
 }
+
+/**
+ * POSTs `body` to `path` and returns the id of what it created; any answer but 201 throws with the answer's text, so
+ * a test's failure names what the controller said.
+ */
+export async function createdId(client: ManagementClient, path: string, body: unknown): Promise<string> {
+  const res = await client.post(path, body);
+  if (res.status !== 201) throw new Error(`POST ${path} answered ${res.status}: ${res.text}`);
+  return res.json().data.id as string;
+}

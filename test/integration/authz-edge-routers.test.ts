@@ -11,7 +11,7 @@ import { SYSTEM_ACTOR } from '../../src/domain/audit.js';
 import { buildAuthorizationDomain } from '../../src/services/authorization/index.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { createdId, managementClient, type ManagementClient, nonAdminToken } from '../helpers/management.js';
 
 describe(`edge router management (${testDialect})`, () => {
   let ctl: TestController;
@@ -23,11 +23,7 @@ describe(`edge router management (${testDialect})`, () => {
   after(async () => ctl.close());
 
   const db = () => ctl.running.database.db;
-  const create = async (body: Record<string, unknown>) => {
-    const res = await admin.post('/edge-routers', body);
-    assert.equal(res.status, 201, res.text);
-    return res.json().data.id as string;
-  };
+  const create = (body: Record<string, unknown>) => createdId(admin, '/edge-routers', body);
   const read = async (id: string) => (await admin.get(`/edge-routers/${id}`)).json().data;
   const names = async (filter: string) =>
     (await admin.get(`/edge-routers?filter=${encodeURIComponent(filter)}`)).json().data.map((r: { name: string }) => r.name);

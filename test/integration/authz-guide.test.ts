@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, type ManagementClient } from '../helpers/management.js';
+import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 
 describe(`the access guide of the README (${testDialect})`, () => {
   let ctl: TestController;
@@ -18,11 +18,7 @@ describe(`the access guide of the README (${testDialect})`, () => {
   });
   after(async () => ctl.close());
 
-  const created = async (path: string, body: Record<string, unknown>) => {
-    const res = await admin.post(path, body);
-    assert.equal(res.status, 201, `${path}: ${res.text}`);
-    return res.json().data.id as string;
-  };
+  const created = (path: string, body: Record<string, unknown>) => createdId(admin, path, body);
 
   it('gives an identity access to a service in the documented steps, and says what is missing before the last', async () => {
     const identityId = await created('/identities', { name: 'sam', type: 'User', isAdmin: false });

@@ -8,7 +8,7 @@ import { after, before, describe, it } from 'node:test';
 import { insertNetwork, type AuthzNetwork } from '../helpers/authz-network.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { createdId, managementClient, type ManagementClient, nonAdminToken } from '../helpers/management.js';
 
 /** Two services, two routers and a posture check for policies to name. */
 const NETWORK: AuthzNetwork = {
@@ -39,11 +39,7 @@ describe(`policy management (${testDialect})`, () => {
   });
   after(async () => ctl.close());
 
-  const create = async (collection: string, body: Record<string, unknown>) => {
-    const res = await admin.post(`/${collection}`, body);
-    assert.equal(res.status, 201, res.text);
-    return res.json().data.id as string;
-  };
+  const create = (collection: string, body: Record<string, unknown>) => createdId(admin, `/${collection}`, body);
   const read = async (collection: string, id: string) => (await admin.get(`/${collection}/${id}`)).json().data;
   const related = async (path: string) => ((await admin.get(path)).json().data as { id: string }[]).map((item) => item.id).sort();
 

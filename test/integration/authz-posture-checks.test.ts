@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { createdId, managementClient, type ManagementClient, nonAdminToken } from '../helpers/management.js';
 
 /** A valid body of each type. */
 const BODIES: Record<string, Record<string, unknown>> = {
@@ -28,11 +28,7 @@ describe(`posture check management (${testDialect})`, () => {
   });
   after(async () => ctl.close());
 
-  const create = async (body: Record<string, unknown>) => {
-    const res = await admin.post('/posture-checks', body);
-    assert.equal(res.status, 201, res.text);
-    return res.json().data.id as string;
-  };
+  const create = (body: Record<string, unknown>) => createdId(admin, '/posture-checks', body);
   const read = async (id: string) => (await admin.get(`/posture-checks/${id}`)).json().data;
   const indexed = async (id: string) =>
     (

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { createdId, managementClient, type ManagementClient, nonAdminToken } from '../helpers/management.js';
 
 describe(`terminator management (${testDialect})`, () => {
   let ctl: TestController;
@@ -34,11 +34,7 @@ describe(`terminator management (${testDialect})`, () => {
     assert.equal(res.status, 201, res.text);
     return res.json().data.id;
   }
-  const create = async (body: Record<string, unknown>) => {
-    const res = await admin.post('/terminators', body);
-    assert.equal(res.status, 201, res.text);
-    return res.json().data.id as string;
-  };
+  const create = (body: Record<string, unknown>) => createdId(admin, '/terminators', body);
   const read = async (id: string) => (await admin.get(`/terminators/${id}`)).json().data;
   const count = async () => (await admin.get('/terminators?limit=1')).json().meta.pagination.totalCount as number;
   const body = (extra: Record<string, unknown> = {}) => ({ service, router, binding: 'transport', address: 'tcp:10.0.0.1:443', ...extra });

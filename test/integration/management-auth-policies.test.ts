@@ -7,7 +7,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { signerBody } from '../helpers/external-jwt.js';
-import { authPolicyBody, managementClient, type ManagementClient } from '../helpers/management.js';
+import { authPolicyBody, createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 
 describe(`auth policy management (${testDialect})`, () => {
   let ctl: TestController;
@@ -18,11 +18,7 @@ describe(`auth policy management (${testDialect})`, () => {
   });
   after(async () => ctl.close());
 
-  const create = async (body: Record<string, unknown>) => {
-    const res = await admin.post('/auth-policies', body);
-    assert.equal(res.status, 201, res.text);
-    return res.json().data.id as string;
-  };
+  const create = (body: Record<string, unknown>) => createdId(admin, '/auth-policies', body);
   const read = async (id: string) => (await admin.get(`/auth-policies/${id}`)).json().data;
   /** An external JWT signer for policies to name (they may only name existing ones). */
   const signer = async (name: string) => (await admin.post('/external-jwt-signers', signerBody(name))).json().data.id as string;
