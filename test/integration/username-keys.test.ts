@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import type { Kysely } from 'kysely';
 import { after, before, describe, it } from 'node:test';
-import { DEFAULT_HOSTING, type Identity } from '../../src/domain/identity.js';
+import { newIdentity } from '../../src/domain/identity.js';
 import { databaseTargetFromString, openDatabase, type Database } from '../../src/persistence/database.js';
 import { migrateToBefore, migrateToLatest } from '../../src/persistence/migrate.js';
 import { createCredentialRepository } from '../../src/persistence/repositories/credentials.js';
@@ -146,25 +146,10 @@ describe(`username keys in the store (${testDialect})`, () => {
       assert.deepEqual(a1, { username: 'Alice', username_key: 'alice', password_hash: 'hash' }, 'the rename changed nothing');
 
       const identities = createIdentityRepository(database);
-      const identity: Identity = {
-        ...DEFAULT_HOSTING,
-        id: 'i5',
-        name: 'identity-i5',
-        typeId: 'Default',
-        isAdmin: false,
-        isDefaultAdmin: false,
-        authPolicyId: null,
-        externalId: null,
-        roleAttributes: [],
-        tags: {},
-        disabled: false,
-        disabledAt: null,
-        disabledUntil: null,
-        sdkInfo: {},
-        envInfo: {},
-        createdAt: new Date(),
-        updatedAt: new Date(),
-      };
+      const identity = newIdentity(
+        { id: 'i5', name: 'identity-i5', typeId: 'Default', isAdmin: false, roleAttributes: [], authPolicyId: null, externalId: null, tags: {} },
+        new Date(),
+      );
       await assert.rejects(identities.insertWithPassword(identity, { id: 'a5', username: 'aLiCe', passwordHash: 'hash' }));
       assert.equal(await identities.findById('i5'), undefined, 'no identity without its authenticator');
     });

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_HOSTING, type Identity } from '../../src/domain/identity.js';
+import { newIdentity, type Identity } from '../../src/domain/identity.js';
 import { decidePrincipal, type PrincipalFacts, type PrincipalVerdict } from '../../src/policy/principal.js';
 import { createPrincipalLoader } from '../../src/services/authentication/principal.js';
 
@@ -20,24 +20,8 @@ const lockoutEndsNow = { disabled: true, disabledUntil: now };
 
 /** A stored identity with the given status (the loader reads nothing else of it). */
 function identityWith(id: string, status: Pick<Identity, 'disabled' | 'disabledUntil'>): Identity {
-  return {
-    ...DEFAULT_HOSTING,
-    id,
-    name: id,
-    typeId: 'Default',
-    isAdmin: false,
-    isDefaultAdmin: false,
-    authPolicyId: null,
-    externalId: null,
-    roleAttributes: [],
-    tags: {},
-    disabledAt: status.disabled ? seconds(-3600) : null,
-    sdkInfo: {},
-    envInfo: {},
-    createdAt: seconds(-7200),
-    updatedAt: seconds(-3600),
-    ...status,
-  };
+  const base = newIdentity({ id, name: id, typeId: 'Default', isAdmin: false, roleAttributes: [], authPolicyId: null, externalId: null, tags: {} }, seconds(-7200));
+  return { ...base, disabledAt: status.disabled ? seconds(-3600) : null, updatedAt: seconds(-3600), ...status };
 }
 
 const refused = (reason: string, description: string): PrincipalVerdict => ({ ok: false, reason, description }) as PrincipalVerdict;
