@@ -5,6 +5,8 @@
 import { sql } from 'kysely';
 import { openDatabase, databaseTargetFromString } from '../../src/persistence/database.js';
 import { insertNetwork, randomNetwork, seededRandom, type NetworkSizes } from '../../test/helpers/authz-network.js';
+import { createIdentity } from '../../test/helpers/fixtures.js';
+import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 
 const [target, sizesJson] = process.argv.slice(2);
 if (!target || !sizesJson) throw new Error('usage: authz-seed.ts <db> <sizes JSON>');
@@ -20,8 +22,14 @@ const seedMs = Number(process.hrtime.bigint() - started) / 1e6;
 // Identities with attributes: the typical caller (one with none sees only `#all` policies).
 const sample = network.identities.filter((identity) => identity.roleAttributes.length > 0).slice(0, 200).map((identity) => identity.id);
 const policy = network.servicePolicies.find((p) => p.identityRoles.length === 1 && p.identityRoles[0]?.startsWith('#') && p.identityRoles[0] !== '#all');
+// A client identity with a password and a typical identity's attributes: the client API's measurements log in as it.
+const typical = network.identities.find((identity) => identity.id === sample[0]);
+const client = await createIdentity(database, { name: 'bench-client', username: 'bench-client', password: 'bench-client-password' });
+const identities = createIdentityRepository(database);
+const stored = await identities.findById(client.id);
+if (stored && typical) await identities.update({ ...stored, roleAttributes: [...typical.roleAttributes] });
 // PostgreSQL's size of the whole database; the SQLite file's is read by the caller.
 const storeBytes =
   database.dialect === 'postgres' ? Number((await sql<{ size: string }>`select pg_database_size(current_database()) as size`.execute(database.db)).rows[0]?.size ?? 0) : undefined;
 await database.close();
-process.stdout.write(JSON.stringify({ generateMs, seedMs, storeBytes, sample, policy: policy ? { id: policy.id, role: policy.identityRoles[0] } : null }));
+process.stdout.write(JSON.stringify({ generateMs, seedMs, storeBytes, sample, client: { username: 'bench-client', password: 'bench-client-password', id: client.id }, policy: policy ? { id: policy.id, role: policy.identityRoles[0] } : null }));

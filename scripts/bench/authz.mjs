@@ -3,9 +3,13 @@
 //  1. A quickstart home (PKI, config, SQLite store), then a network seeded straight into the store (authz-seed.ts:
 //     identities with 1-3 attributes out of --attributes, services, routers, service policies (Dial and Bind, AllOf
 //     and AnyOf, a few `#all`), edge router and service edge router policies), with its seeding time and store size.
-//  2. `GET /edge/management/v1/identities/{id}/services?limit=100` for a sample of typical identities from
-//     --connections concurrent clients for --seconds: latency p50/p99 and req/s, against `GET /version` of a bare
-//     Fastify with the same certificate and the same clients (the baseline, same run).
+//  2. `GET /edge/management/v1/identities/{id}/services?limit=100` for a sample of typical identities: first once
+//     each from one client (nothing of their answers kept yet), then from --connections concurrent clients for
+//     --seconds: latency p50/p99, req/s and server CPU per request, against `GET /version` of a bare Fastify with the
+//     same certificate and the same clients (the baseline, same run).
+//     Then, logged in on the client API as an identity with a typical one's attributes: `GET /services?limit=100`
+//     and `GET /current-api-session/service-updates`, the latter against the bare route's rate; then `POST /sessions`
+//     to dial its services in turn (refusals, e.g. no common router, are counted apart).
 //  3. A policy change that touches every identity holding one attribute (PATCH its identityRoles), timed to the
 //     next answer that reflects it.
 //  4. Controller RSS.
@@ -18,7 +22,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+import { cpuMs, freePort, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
 import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -69,20 +73,23 @@ function output(args) {
 }
 
 /** One GET with a kept-alive agent; resolves with [status, ms]. */
-function timedGet(agent, url, headers) {
+function timedGet(agent, url, headers, body) {
   return new Promise((resolve) => {
     const started = process.hrtime.bigint();
-    const req = request(url, { agent, headers }, (res) => {
+    const payload = body === undefined ? undefined : JSON.stringify(body);
+    const options = payload === undefined ? { agent, headers } : { agent, method: 'POST', headers: { ...headers, 'content-type': 'application/json' } };
+    const req = request(url, options, (res) => {
       res.resume();
-      res.on('end', () => resolve([res.statusCode, Number(process.hrtime.bigint() - started) / 1e6]));
+      // A POST that creates answers 201; either way a 2xx is a success.
+      res.on('end', () => resolve([res.statusCode === 201 ? 200 : res.statusCode, Number(process.hrtime.bigint() - started) / 1e6]));
     });
     req.on('error', () => resolve([0, 0]));
-    req.end();
+    req.end(payload);
   });
 }
 
 /** `connections` clients asking `urlOf(i)` in turn for `seconds`: latencies of the 200s, and the failures. */
-async function latencies(urlOf, ca, headers) {
+async function latencies(urlOf, ca, headers, bodyOf) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections, ca });
   const deadline = Date.now() + seconds * 1000;
   const times = [];
@@ -91,7 +98,8 @@ async function latencies(urlOf, ca, headers) {
   await Promise.all(
     Array.from({ length: connections }, async () => {
       while (Date.now() < deadline) {
-        const [status, ms] = await timedGet(agent, urlOf(next++), headers);
+        const i = next++;
+        const [status, ms] = await timedGet(agent, urlOf(i), headers, bodyOf?.(i));
         if (status === 200) times.push(ms);
         else failures++;
       }
@@ -133,7 +141,9 @@ try {
   const storeBytes = seeded.storeBytes ?? ['', '-wal'].reduce((sum, suffix) => sum + (statSync(`${storePath}${suffix}`, { throwIfNoEntry: false })?.size ?? 0), 0);
   row(values.store === 'postgres' ? 'store size (pg_database_size)' : 'store size (SQLite file + WAL)', `${(storeBytes / 2 ** 20).toFixed(0)} MiB`);
 
-  child = spawn(process.execPath, [svc, 'controller', 'run', '--config', join(home, 'config.yml')], { env, stdio: 'ignore' });
+  // SVC_BENCH_NODE_ARGS adds flags to the controller's node, e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof` to profile it.
+  const nodeArgs = (process.env.SVC_BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  child = spawn(process.execPath, [...nodeArgs, svc, 'controller', 'run', '--config', join(home, 'config.yml')], { env, stdio: 'ignore' });
   await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
   const login = await post(`${origin}/edge/management/v1/authenticate?method=password`, ca, { username: 'admin', password: 'bench-password' });
   const token = JSON.parse(login.text).data.token;
@@ -145,13 +155,54 @@ try {
   const bare = spawn(process.execPath, [join(root, 'scripts/bench/bare-fastify.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), payloadFile], { stdio: ['ignore', 'pipe', 'inherit'] });
   const barePort = await new Promise((resolve) => bare.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
   const servicesOf = (i) => `${origin}/edge/management/v1/identities/${seeded.sample[i % seeded.sample.length]}/services?limit=100`;
-  const first = await timedGet(new Agent({ ca }), servicesOf(0), headers);
-  if (first[0] !== 200) throw new Error(`GET /identities/{id}/services answered ${first[0]}`);
-  const measured = await latencies(servicesOf, ca, headers);
-  const baseline = await latencies(() => `https://127.0.0.1:${barePort}/version`, ca, {});
+  // The first question of each sampled identity, one at a time: nothing of its answer is kept yet.
+  const coldAgent = new Agent({ ca, keepAlive: true });
+  const cold = [];
+  for (let i = 0; i < seeded.sample.length; i++) {
+    const [status, ms] = await timedGet(coldAgent, servicesOf(i), headers);
+    if (status !== 200) throw new Error(`GET /identities/{id}/services answered ${status}`);
+    cold.push(ms);
+  }
+  coldAgent.destroy();
+  row(`first GET /identities/{id}/services?limit=100 of each of ${cold.length} identities, 1 client: p50 / p99`, `${pct(cold, 50).toFixed(1)} ms / ${pct(cold, 99).toFixed(1)} ms`);
+  // CPU per request: what each server spends, apart from the clients sharing the machine with it.
+  const withCpu = async (pid, run) => {
+    const before = cpuMs(pid);
+    const result = await run();
+    return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * seconds) };
+  };
+  const measured = await withCpu(child.pid, () => latencies(servicesOf, ca, headers));
+  const baseline = await withCpu(bare.pid, () => latencies(() => `https://127.0.0.1:${barePort}/version`, ca, {}));
   row(`GET /identities/{id}/services?limit=100, ${connections} clients: p50 / p99`, `${measured.p50.toFixed(1)} ms / ${measured.p99.toFixed(1)} ms (${measured.rps.toFixed(0)} req/s, ${measured.failures} failed)`);
   row('bare Fastify GET /version, same clients: p50 / p99', `${baseline.p50.toFixed(2)} ms / ${baseline.p99.toFixed(2)} ms (${baseline.rps.toFixed(0)} req/s)`);
   row('p50 ratio svc services list / bare Fastify', `${(measured.p50 / baseline.p50).toFixed(1)}x`);
+  row('server CPU per request: svc services list / bare Fastify', `${measured.cpuUs.toFixed(0)} / ${baseline.cpuUs.toFixed(0)} us = ${(measured.cpuUs / baseline.cpuUs).toFixed(1)}x`);
+  // The client API as the typical identity sees it (issue 15): its services, and the service-updates poll.
+  const { id: clientId, ...credentials } = seeded.client;
+  const clientLogin = await post(`${origin}/edge/client/v1/authenticate?method=password`, ca, credentials);
+  const clientHeaders = { 'svc-session': JSON.parse(clientLogin.text).data.token };
+  const clientServices = await withCpu(child.pid, () => latencies(() => `${origin}/edge/client/v1/services?limit=100`, ca, clientHeaders));
+  row(`client GET /services?limit=100, ${connections} clients: p50 / p99`, `${clientServices.p50.toFixed(1)} ms / ${clientServices.p99.toFixed(1)} ms (${clientServices.rps.toFixed(0)} req/s, ${clientServices.failures} failed, ${clientServices.cpuUs.toFixed(0)} us CPU each)`);
+  const updates = await withCpu(child.pid, () => latencies(() => `${origin}/edge/client/v1/current-api-session/service-updates`, ca, clientHeaders));
+  row(`client GET /current-api-session/service-updates, ${connections} clients`, `${updates.rps.toFixed(0)} req/s = ${(updates.rps / baseline.rps).toFixed(2)}x bare (p50 ${updates.p50.toFixed(2)} ms, ${updates.cpuUs.toFixed(0)} us CPU each, ${updates.failures} failed)`);
+  // Sessions to dial the services the identity may dial (up to 500 of them, in turn: the first request for each
+  // creates a session, later ones get the API session's open one). Two router policies first, so that every one of
+  // them has a router in common with the identity (the random ones rarely give a particular pair one).
+  await post(`${origin}/edge/management/v1/edge-router-policies`, ca, { name: 'bench-client-routers', semantic: 'AnyOf', identityRoles: [`@${clientId}`], edgeRouterRoles: ['#all'] }, { headers });
+  await post(`${origin}/edge/management/v1/service-edge-router-policies`, ca, { name: 'bench-all-routers', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] }, { headers });
+  const dialable = await new Promise((resolve) =>
+    request(`${origin}/edge/client/v1/services?limit=500`, { ca, headers: clientHeaders }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve(JSON.parse(text).data.filter((service) => service.permissions.includes('Dial')).map((service) => service.id)));
+    }).end(),
+  );
+  if (dialable.length > 0) {
+    const sessions = await withCpu(child.pid, () =>
+      latencies(() => `${origin}/edge/client/v1/sessions`, ca, clientHeaders, (i) => ({ serviceId: dialable[i % dialable.length], type: 'Dial' })),
+    );
+    row(`client POST /sessions over ${dialable.length} services, ${connections} clients`, `${sessions.rps.toFixed(0)} /s (p50 ${sessions.p50.toFixed(1)} ms, p99 ${sessions.p99.toFixed(1)} ms, ${sessions.cpuUs.toFixed(0)} us CPU each, ${sessions.failures} refused)`);
+  }
   await stop(bare);
 
   // 3. A policy change that touches every identity holding one attribute, timed to the first answer reflecting it.

@@ -26,6 +26,8 @@ import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
 import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildSessionsDomain } from '../services/sessions/index.js';
+import { buildPostureDomain } from '../services/posture/index.js';
+import { buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
@@ -135,11 +137,13 @@ export async function startController(
     };
     const enrollments = buildEnrollmentAdministration(database, enrollmentSettings);
     const totp = config.edge?.totp;
+    const posture = buildPostureDomain(database, { clock });
     const mfa = buildMfaDomain(database, {
       secrets,
       clock,
       events,
       apiSessions: sessions.service,
+      posture,
       totp: totp ? { hostname: totp.hostname, maxAttempts: totp.maxAttempts, lockoutMs: totp.lockoutMs } : undefined,
     });
     const { authentication, passwords } = buildAuthenticationDomain(database, {
@@ -161,15 +165,24 @@ export async function startController(
           authentication,
           extJwt: externalJwt.authenticator,
           mfa: mfa.mfa,
+          configTypes: sessions.configTypes,
         })
       : undefined;
     const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords });
+    const authorization = buildAuthorizationDomain(database, {
+      clock,
+      log: logger,
+      enrollmentJwt: enrollmentSettings.jwt,
+      routerEnrollmentDurationMs: config.edge?.enrollment.edgeRouterDurationMs ?? 0,
+      posture,
+    });
     const services: Services = {
       config,
       clock,
       version,
       auth: buildRequestAuthenticator(database, { clock, sessions, sessionTimeoutMs, authentication, extJwt: externalJwt.authenticator, accessTokens: oidc?.accessTokens }),
       apiSessions: sessions.service,
+      sessionConfigTypes: sessions.configTypes,
       authentication,
       ...(oidc ? { oidc: oidc.provider, accessTokens: oidc.accessTokens, oidcFactors: oidc.factors } : {}),
       controllers: controllersDomain.service,
@@ -188,11 +201,14 @@ export async function startController(
       caPems,
       externalJwt: externalJwt.verifier,
       externalJwtSigners: externalJwt.signers,
-      authorization: buildAuthorizationDomain(database, {
+      authorization,
+      posture,
+      edgeSessions: buildEdgeSessionsDomain(database, {
         clock,
-        log: logger,
-        enrollmentJwt: enrollmentSettings.jwt,
-        routerEnrollmentDurationMs: config.edge?.enrollment.edgeRouterDurationMs ?? 0,
+        authorization,
+        posture,
+        signing: oidc && config.edge ? { signer: oidc.tokens, issuer: httpsOrigin(config.edge.api.address) } : undefined,
+        tokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
       }),
     };
     const controllers = controllersDomain.records;

@@ -76,7 +76,7 @@ export interface ApiSession {
   /** The authenticator that proved the primary credential (`extJwtId:<signer id>` for an external JWT). */
   authenticatorId: string;
   ipAddress: string | null;
-  /** Config types the login asked for, as given (names or ids). */
+  /** Config types the login asked for, as ids (or `all`); names are resolved at login (services/sessions/config-types.ts). */
   configTypes: string[];
   createdAt: Date;
   lastActivityAt: Date;

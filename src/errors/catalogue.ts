@@ -58,6 +58,9 @@ export const ERROR_CATALOGUE = {
   MFA_LOCKED: { status: 429, message: 'Too many invalid MFA codes; try again later' },
   PASSWORD_LOCKED: { status: 429, message: 'Too many wrong passwords; password checks are locked for a while' },
   INVALID_PASSWORD: { status: 400, message: 'The password does not satisfy the auth policy, see cause' },
+  // A session needs a router both the identity's and the service's policies name (reference code; its message says
+  // "online", which it never checks, so ours does not).
+  NO_EDGE_ROUTERS_AVAILABLE: { status: 400, message: 'No edge router is assigned to both the identity and the service' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -15,6 +15,10 @@ import { passwordLockouts } from './migrations/0010-password-lockouts.js';
 import { usernameKeys } from './migrations/0011-username-keys.js';
 import { authorization } from './migrations/0012-authorization.js';
 import { wellKnownConfigTypes } from './migrations/0013-well-known-config-types.js';
+import { authorizationChanges } from './migrations/0014-authorization-changes.js';
+import { postureResponses } from './migrations/0015-posture-responses.js';
+import { edgeSessions } from './migrations/0016-edge-sessions.js';
+import { serviceUpdateMarks } from './migrations/0017-service-update-marks.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -29,6 +33,10 @@ const MIGRATIONS: Record<string, Migration> = {
   '0011-username-keys': usernameKeys,
   '0012-authorization': authorization,
   '0013-well-known-config-types': wellKnownConfigTypes,
+  '0014-authorization-changes': authorizationChanges,
+  '0015-posture-responses': postureResponses,
+  '0016-edge-sessions': edgeSessions,
+  '0017-service-update-marks': serviceUpdateMarks,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

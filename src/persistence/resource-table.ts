@@ -7,7 +7,8 @@
 import type { Insertable, Kysely, Selectable } from 'kysely';
 import type { Database } from './database.js';
 import { atomically } from './unit-of-work.js';
-import { listTableRows, type FieldMap, type ListQuery } from './query/list-query.js';
+import { recordChange, type ChangedEntity } from './repositories/authorization-changes.js';
+import { listTableRows, type FieldMap, type ListQuery, type ListRestriction } from './query/list-query.js';
 import type { Tables } from './tables.js';
 
 /** Tables with the columns every resource has. */
@@ -36,6 +37,11 @@ export interface ResourceTable<T extends ResourceTableName, Entity extends { id:
     written(db: Kysely<Tables>, entity: Entity): Promise<void>;
     deleted(db: Kysely<Tables>, id: string): Promise<void>;
   };
+  /**
+   * The entity type under which every insert, update and delete is written to the authorization change log in the
+   * same transaction, for resources the policy engine's in-memory index follows (decision 0028).
+   */
+  changeLog?: ChangedEntity;
 }
 
 /** The operations every resource's repository has. */
@@ -46,7 +52,8 @@ export interface ResourceRepository<Entity> {
   existingIds(ids: readonly string[]): Promise<Set<string>>;
   /** id -> name of each entity in `ids` that exists. */
   namesByIds(ids: readonly string[]): Promise<Map<string, string>>;
-  list(query: ListQuery): Promise<{ items: Entity[]; totalCount: number }>;
+  /** A page under the client's query; `restriction` (SQL the server built, e.g. a role filter) must hold too. */
+  list(query: ListQuery, restriction?: ListRestriction): Promise<{ items: Entity[]; totalCount: number }>;
   insert(entity: Entity): Promise<void>;
   /** Writes every column but `id`, `created_at` and the description's `keptOnUpdate`. */
   update(entity: Entity): Promise<void>;
@@ -73,11 +80,14 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
   const read = (row: unknown) => fromRow(row as Selectable<Tables[T]>);
   const kept = new Set(['id', 'created_at', ...(description.keptOnUpdate ?? [])]);
   const distinct = (ids: readonly string[]) => [...new Set(ids)];
-  const { dependents } = description;
+  const { dependents, changeLog } = description;
   const loose = (trx: Kysely<Tables>) => trx as unknown as Kysely<LooseTables>;
-  // One statement needs no transaction of its own; with dependents the entity and its rows commit together.
+  // One statement needs no transaction of its own; with dependents or a log entry they all commit together.
   const withDependents = <T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> =>
-    dependents ? atomically(database.db, work) : work(database.db);
+    dependents || changeLog ? atomically(database.db, work) : work(database.db);
+  const logged = async (trx: Kysely<Tables>, id: string) => {
+    if (changeLog) await recordChange(trx, database.dialect, changeLog, id);
+  };
 
   return {
     async findById(id) {
@@ -100,14 +110,15 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
       const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', unique).execute();
       return new Map(rows.map((row) => [String(row.id), String(row.name)]));
     },
-    async list(query) {
-      const { rows, totalCount } = await listTableRows(db, database.dialect, table, fields, query);
+    async list(query, restriction) {
+      const { rows, totalCount } = await listTableRows(db, database.dialect, table, fields, query, restriction);
       return { items: rows.map(read), totalCount };
     },
     async insert(entity) {
       await withDependents(async (trx) => {
         await loose(trx).insertInto(table).values(toRow(entity) as Record<string, unknown>).execute();
         await dependents?.written(trx, entity);
+        await logged(trx, entity.id);
       });
     },
     async update(entity) {
@@ -115,13 +126,16 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
       await withDependents(async (trx) => {
         await loose(trx).updateTable(table).set(values).where('id', '=', entity.id).execute();
         await dependents?.written(trx, entity);
+        await logged(trx, entity.id);
       });
     },
     async delete(id) {
       return withDependents(async (trx) => {
         await dependents?.deleted(trx, id);
         const result = await loose(trx).deleteFrom(table).where('id', '=', id).executeTakeFirst();
-        return Number(result.numDeletedRows) > 0;
+        const deleted = Number(result.numDeletedRows) > 0;
+        if (deleted) await logged(trx, id);
+        return deleted;
       });
     },
   };

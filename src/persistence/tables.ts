@@ -361,6 +361,48 @@ export interface PolicyRolesTable {
   policy_id: string;
 }
 
+/** The authorization change log (migration 0014): what changed, numbered in commit order. */
+export interface AuthorizationChangesTable {
+  seq: Generated<number>;
+  entity_type: string;
+  entity_id: string;
+  changed_at: string;
+}
+
+/** Posture responses (migration 0015): one fact a client reported, per API session and slot. */
+export interface PostureResponsesTable {
+  session_id: string;
+  slot: string;
+  legacy_session_id: string | null;
+  oidc_session_id: string | null;
+  type_id: string;
+  /** JSON object: the response's own fields. */
+  body: string;
+  received_at: string;
+}
+
+/** A client API session: one API session's right to dial or bind one service (migration 0016). */
+export interface EdgeSessionsTable {
+  id: string;
+  api_session_id: string;
+  legacy_session_id: string | null;
+  oidc_session_id: string | null;
+  identity_id: string;
+  service_id: string;
+  type: string;
+  /** JSON object. */
+  tags: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** When each identity's service list last changed (migration 0017). */
+export interface ServiceUpdateMarksTable {
+  identity_id: string;
+  fingerprint: string;
+  changed_at: string;
+}
+
 export interface Tables {
   controllers: ControllersTable;
   identities: IdentitiesTable;
@@ -389,6 +431,10 @@ export interface Tables {
   terminators: TerminatorsTable;
   entity_attributes: EntityAttributesTable;
   policy_roles: PolicyRolesTable;
+  authorization_changes: AuthorizationChangesTable;
+  service_update_marks: ServiceUpdateMarksTable;
+  posture_responses: PostureResponsesTable;
+  edge_sessions: EdgeSessionsTable;
 }
 
 export type { Generated };

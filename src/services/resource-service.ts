@@ -15,6 +15,8 @@ import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditedScope } from './audit/audited-changes.js';
 import type { ListPage } from './list-page.js';
+import { roleFilterRestriction, type RoleFilterParams } from './role-filter.js';
+import type { RoleTarget } from '../domain/policy.js';
 
 /** What every resource has. */
 export interface Resource {
@@ -60,7 +62,8 @@ export interface ResourceRules<Entity extends Resource, Fields extends { name: s
 }
 
 export interface ResourceService<Entity, Input, Patch> {
-  list(params: RawListParams): Promise<ListPage<Entity>>;
+  /** One page; `roleFilter`/`roleSemantic` count only for resources built with `roleFilter` (role-filter.ts). */
+  list(params: RawListParams & RoleFilterParams): Promise<ListPage<Entity>>;
   /** 404 NOT_FOUND when `id` is unknown (as for every operation on one entity). */
   get(id: string): Promise<Entity>;
   /** 400 COULD_NOT_VALIDATE (field `name`) when the name breaks the name rules or is in use; then the resource's own rules. */
@@ -74,6 +77,8 @@ export interface ResourceServiceDeps<Entity extends Resource, Scope extends Reso
   repository: Pick<ResourceRepository<Entity>, 'findById' | 'findByName' | 'list'>;
   /** The fields the list may filter and sort on (the repository's table description's). */
   fields: FieldMap;
+  /** The entity type, when the list takes `roleFilter` and `roleSemantic` (entities that hold role attributes). */
+  roleFilter?: RoleTarget;
   /** Runs a change with its audit entry (and the resource's dependents) in one transaction. */
   work: UnitOfWork<Scope>;
   clock: Clock;
@@ -126,8 +131,9 @@ export function resourceService<Entity extends Resource, Fields extends { name: 
   return {
     found,
     async list(params) {
+      const restriction = deps.roleFilter === undefined ? undefined : roleFilterRestriction(deps.roleFilter, params);
       const query = parseListParams(params, deps.fields);
-      const { items, totalCount } = await repository.list(query);
+      const { items, totalCount } = await repository.list(query, restriction);
       return { items, pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields };
     },
     get: found,

@@ -25,6 +25,9 @@ import type { RequestAuthenticator } from './authentication/request-auth.js';
 import type { VersionInfo } from './controllers/version.js';
 import type { SecurityEvents } from './audit/security-events.js';
 import type { AuthorizationDomain } from './authorization/index.js';
+import type { PostureService } from './posture/index.js';
+import type { SessionConfigTypes } from './sessions/config-types.js';
+import type { EdgeSessionService } from './edge-sessions/index.js';
 
 export interface Services {
   readonly config: ControllerConfig;
@@ -69,6 +72,12 @@ export interface Services {
   readonly externalJwt: ExternalJwtVerifier;
   /** Who may reach what: services, configs, edge routers, posture checks, policies and the policy engine. */
   readonly authorization: AuthorizationDomain;
+  /** Posture responses per API session and the evaluation of posture checks for a session. */
+  readonly posture: PostureService;
+  /** Client API sessions (dial/bind a service), their tokens, and a service's edge routers and terminators for a client. */
+  readonly edgeSessions: EdgeSessionService;
+  /** The config types an API session asked for at login, as ids (`of`), and resolving names to ids (`resolve`). */
+  readonly sessionConfigTypes: SessionConfigTypes;
   /**
    * A new value every time the controller starts, sent as `svc-instance-id` on every response: SDKs re-read
    * `/version` and their view of the controller when it changes (a restart, or another controller answering).

@@ -90,8 +90,8 @@ describe(`client info at login and session presence (${testDialect})`, () => {
       const res = await legacyLogin(user, { sdkInfo: SDK_INFO, envInfo: ENV_INFO, configTypes: ['intercept.v1', 'host.v1'] });
       assert.equal(res.status, 200, res.text);
       const { token, configTypes } = res.json().data;
-      assert.deepEqual(configTypes, ['intercept.v1', 'host.v1']);
-      assert.deepEqual((await withSession('/current-api-session', token)).json().data.configTypes, ['intercept.v1', 'host.v1']);
+      assert.deepEqual(configTypes, ['g7cIWbcGg', 'NH5p4FpGR'], 'names resolved to ids (decision 0029)');
+      assert.deepEqual((await withSession('/current-api-session', token)).json().data.configTypes, ['g7cIWbcGg', 'NH5p4FpGR']);
       const me = (await withSession('/current-identity', token)).json().data;
       assert.deepEqual([me.sdkInfo, me.envInfo], [SDK_INFO, ENV_INFO]);
       const detail = await managementDetail(user.id);
@@ -113,10 +113,10 @@ describe(`client info at login and session presence (${testDialect})`, () => {
     it('records sdkInfo and envInfo of an OIDC login with a JSON body, and carries configTypes to the session and z_ct', async () => {
       const user = await newUser();
       const tokens = await oidcLogin(user, { sdkInfo: SDK_INFO, envInfo: ENV_INFO, configTypes: ['intercept.v1'] });
-      assert.deepEqual(decodeJwt(tokens.access_token).z_ct, ['intercept.v1']);
+      assert.deepEqual(decodeJwt(tokens.access_token).z_ct, ['g7cIWbcGg']);
       const session = await withBearer('/current-api-session', tokens.access_token);
       assert.equal(session.status, 200, session.text);
-      assert.deepEqual(session.json().data.configTypes, ['intercept.v1']);
+      assert.deepEqual(session.json().data.configTypes, ['g7cIWbcGg']);
       const me = (await withBearer('/current-identity', tokens.access_token)).json().data;
       assert.deepEqual([me.sdkInfo, me.envInfo], [SDK_INFO, ENV_INFO]);
       const detail = await managementDetail(user.id);
@@ -146,7 +146,7 @@ describe(`client info at login and session presence (${testDialect})`, () => {
       assert.equal(res.status, 302, res.text);
       const code = new URL(String(await followCallback(ctl, res.headers.location))).searchParams.get('code') ?? '';
       const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, code, code_verifier: started.verifier });
-      assert.deepEqual(decodeJwt(tokens.json().access_token).z_ct, ['intercept.v1']);
+      assert.deepEqual(decodeJwt(tokens.json().access_token).z_ct, ['g7cIWbcGg']);
     });
 
     it('refuses malformed client info at the legacy authenticate with 400 naming the field, recording nothing', async () => {

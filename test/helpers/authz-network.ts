@@ -9,6 +9,7 @@ import type { Kysely } from 'kysely';
 import type { ServicePolicyType } from '../../src/domain/policy.js';
 import type { Database } from '../../src/persistence/database.js';
 import { attributeRows, policyRoleRows, type AttributeHolder } from '../../src/persistence/repositories/role-index.js';
+import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
 import type { Tables } from '../../src/persistence/tables.js';
 import { atomically } from '../../src/persistence/unit-of-work.js';
 import { matchesRoles, parseRoles, type Semantic } from '../../src/policy/roles.js';
@@ -160,6 +161,8 @@ export async function insertNetwork(database: Database, network: AuthzNetwork, a
   const attributes = (type: AttributeHolder, entities: NetEntity[]) => entities.flatMap((e) => attributeRows(type, e.id, e.roleAttributes));
   const policyBase = (p: NetPolicy) => ({ id: p.id, name: p.name, semantic: p.semantic, tags: '{}', created_at: now, updated_at: now });
   await atomically(database.db, async (db) => {
+    // Many rows at once: every controller's in-memory index rebuilds rather than follow them one by one.
+    await recordChange(db, database.dialect, '*', '');
     await insertAll(
       db,
       'identities',

@@ -261,3 +261,16 @@ export const SERVICE_DETAIL: Shape = {
   roleAttributes: 'array',
   terminatorStrategy: 'string',
 };
+
+/** currentIdentityEdgeRouterDetail (client `GET /current-identity/edge-routers`): baseEntity and commonEdgeRouterProperties. */
+export const CURRENT_IDENTITY_EDGE_ROUTER_DETAIL: Shape = {
+  ...BASE_ENTITY,
+  name: 'string',
+  hostname: 'string',
+  isOnline: 'boolean',
+  supportedProtocols: 'object',
+  syncStatus: 'string',
+  cost: 'integer|null',
+  noTraversal: 'boolean|null',
+  disabled: 'boolean',
+};

@@ -195,6 +195,7 @@ describe(`edge router management (${testDialect})`, () => {
       log: { log: () => {} } as never,
       enrollmentJwt: undefined,
       routerEnrollmentDurationMs: 0,
+      posture: ctl.running.services.posture,
     });
     const count = await routerCount();
     await assert.rejects(domain.edgeRouters.create(SYSTEM_ACTOR, { name: 'edge-unsigned' }), { code: 'INVALID_ENROLL_METHOD', status: 400 });

@@ -10,8 +10,10 @@ import { after, before, describe, it } from 'node:test';
 import type { ServicePolicyType } from '../../src/domain/policy.js';
 import type { Database } from '../../src/persistence/database.js';
 import { createPolicyEngineStore } from '../../src/persistence/repositories/policy-engine.js';
-import { unindexEntity } from '../../src/persistence/repositories/role-index.js';
+import { createServiceReachSource } from '../../src/persistence/repositories/service-reach-source.js';
+import { createServiceRepository } from '../../src/persistence/repositories/services.js';
 import { createPolicyEngine, type PolicyEngine } from '../../src/services/authorization/engine.js';
+import { createServiceReach } from '../../src/services/authorization/service-reach.js';
 import { bruteForce, insertNetwork, randomNetwork, seededRandom, type AuthzNetwork, type NetworkSizes } from '../helpers/authz-network.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
@@ -40,7 +42,8 @@ async function networkStore(seed: number): Promise<{ database: Database; engine:
   const database = await openTestDatabase();
   const network = randomNetwork(seededRandom(seed), { ...SIZES, prefix: `s${seed}` });
   await insertNetwork(database, network);
-  return { database, engine: createPolicyEngine({ store: createPolicyEngineStore(database) }), network };
+  const reach = createServiceReach({ source: createServiceReachSource(database) });
+  return { database, engine: createPolicyEngine({ store: createPolicyEngineStore(database), reach }), network };
 }
 
 describe(`policy engine against brute force (${testDialect})`, () => {
@@ -127,8 +130,7 @@ describe(`policy engine against brute force (${testDialect})`, () => {
         const identity = network.identities.find((i) => expected.servicesOf(i).length > 0);
         if (!identity) return;
         const [gone] = expected.servicesOf(identity);
-        await database.db.deleteFrom('services').where('id', '=', gone!).execute();
-        await unindexEntity(database.db, 'service', gone!);
+        assert.equal(await createServiceRepository(database).delete(gone!), true);
         assert.ok(!sortedIds(await engine.related('identity', identity.id, 'service', ALL)).includes(gone!));
         assert.deepEqual(sortedIds(await engine.related('identity', identity.id, 'service', ALL)), expected.servicesOf(identity).filter((id) => id !== gone));
         await assert.rejects(engine.related('service', gone!, 'identity', ALL), { code: 'NOT_FOUND' });

@@ -1,12 +1,13 @@
 /**
  * The README's guide "give an identity access to a service", call by call: after the seven steps the identity sees
  * the service, may dial it, and the advice names the policy and the common router; before the last policy the advice
- * says which piece is missing.
+ * says which piece is missing. Then (step 8) the identity lists the service on the client API and opens a session.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
+import { createIdentity } from '../helpers/fixtures.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 
 describe(`the access guide of the README (${testDialect})`, () => {
@@ -21,7 +22,8 @@ describe(`the access guide of the README (${testDialect})`, () => {
   const created = (path: string, body: Record<string, unknown>) => createdId(admin, path, body);
 
   it('gives an identity access to a service in the documented steps, and says what is missing before the last', async () => {
-    const identityId = await created('/identities', { name: 'sam', type: 'User', isAdmin: false });
+    // The guide starts from an identity that can log in (enrolled as "Identities, enrollment and legacy sessions" shows).
+    const identityId = (await createIdentity(ctl.running.database, { name: 'sam', username: 'sam-user', password: 'sam-password' })).id;
     assert.equal((await admin.patch(`/identities/${identityId}`, { roleAttributes: ['sales'] })).status, 200);
     const serviceId = await created('/services', { name: 'crm', roleAttributes: ['crm'] });
     await created('/service-policies', { name: 'sales-dial-crm', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#sales'], serviceRoles: ['#crm'] });
@@ -47,5 +49,19 @@ describe(`the access guide of the README (${testDialect})`, () => {
       [['er-1', false]],
     );
     assert.match(advice.reasons.join(' '), /sales-dial-crm/);
+
+    // Step 8: the identity, logged in on the client API, lists the service and opens a session to dial it.
+    const login = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'sam-user', password: 'sam-password' } });
+    assert.equal(login.status, 200, login.text);
+    const headers = { 'svc-session': login.json().data.token as string };
+    const listed = await ctl.fetch('/edge/client/v1/services?configTypes=all', { headers });
+    assert.equal(listed.status, 200, listed.text);
+    assert.deepEqual(listed.json().data.map((s: { name: string; permissions: string[] }) => [s.name, s.permissions]), [['crm', ['Dial']]]);
+    const session = await ctl.fetch('/edge/client/v1/sessions', { method: 'POST', headers, body: { serviceId, type: 'Dial' } });
+    assert.equal(session.status, 201, session.text);
+    assert.deepEqual(session.json().data.edgeRouters.map((r: { name: string }) => r.name), ['er-1']);
+    const updates = await ctl.fetch('/edge/client/v1/current-api-session/service-updates', { headers });
+    assert.equal(updates.status, 200, updates.text);
+    assert.ok(Date.parse(updates.json().data.lastChangeAt) > 0);
   });
 });

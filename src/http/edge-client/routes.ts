@@ -9,9 +9,15 @@ import { currentApiSessionRoutes } from '../common/current-api-session.js';
 import { informationalRoutes } from '../common/informational.js';
 import { wellKnownCaCertsRoute } from '../common/well-known.js';
 import type { RouteDef } from '../kit/route.js';
+import { currentIdentityEdgeRoutersRoute } from './current-identity-edge-routers.js';
 import { enrollRoutes } from './enroll.js';
 import { listClientExternalJwtSignersRoute } from './external-jwt-signers.js';
 import { mfaRoutes } from './mfa.js';
+import { postureResponseRoutes } from './posture-responses.js';
+import { clientServiceRoutes } from './services.js';
+import { serviceUpdatesRoute } from './service-updates.js';
+import { serviceEdgeRouterRoutes } from './service-edge-routers.js';
+import { sessionRoutes } from './sessions.js';
 
 export const EDGE_CLIENT_PREFIX = '/edge/client/v1';
 
@@ -22,10 +28,16 @@ export const edgeClientRoutes: readonly RouteDef[] = [
   authenticateMfaRoute,
   controllersRoute,
   ...currentApiSessionRoutes,
+  serviceUpdatesRoute,
   ...currentIdentityRoutes,
+  currentIdentityEdgeRoutersRoute,
   ...mfaRoutes,
   ...enrollRoutes,
   listClientExternalJwtSignersRoute,
+  ...postureResponseRoutes,
+  ...clientServiceRoutes,
+  ...serviceEdgeRouterRoutes,
+  ...sessionRoutes,
 ];
 
 /** Paths outside the prefix that the client API also answers (as the reference controller does). */

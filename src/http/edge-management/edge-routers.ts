@@ -11,6 +11,7 @@ import { actorOf } from '../kit/actor.js';
 import { envelope, selfLink } from '../kit/envelope.js';
 import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
+import { RoleFilterListParams } from '../schemas/role-filter.js';
 
 /** The pending enrollment's fields of the detail; all null once the router has enrolled. */
 function enrollmentView(enrollment: EdgeRouter['enrollment']) {
@@ -71,7 +72,7 @@ const routers = resourceRoutes({
 });
 
 export const edgeRouterRoutes = [
-  routers.list({ operationId: 'listEdgeRouters', summary: 'Lists edge routers' }),
+  routers.list({ operationId: 'listEdgeRouters', summary: 'Lists edge routers, optionally those matching roleFilter under roleSemantic', querystring: RoleFilterListParams }),
   routers.create({ operationId: 'createEdgeRouter', summary: 'Creates an edge router with a one-time enrollment', body: EdgeRouterBody }),
   routers.detail({ operationId: 'detailEdgeRouter', summary: 'Reads one edge router, its pending enrollment included' }),
   routers.replace({ operationId: 'updateEdgeRouter', summary: 'Replaces the settings of an edge router', body: EdgeRouterBody }),

@@ -16,6 +16,7 @@ import { envelope, listEnvelope } from '../kit/envelope.js';
 import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
 import { authenticatorView, identityDetailView } from './identity-views.js';
+import { RoleFilterListParams } from '../schemas/role-filter.js';
 
 const tags = ['Identity'];
 const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
@@ -31,7 +32,7 @@ const identities = resourceRoutes({
 });
 
 export const identityRoutes = [
-  identities.list({ operationId: 'listIdentities', summary: 'Lists identities, each as its detail shows it' }),
+  identities.list({ operationId: 'listIdentities', summary: 'Lists identities, each as its detail shows it; roleFilter/roleSemantic select by roles', querystring: RoleFilterListParams }),
   identities.create({ operationId: 'createIdentity', summary: 'Creates an identity, with an ott and/or updb enrollment when asked', body: IdentityCreateBody, responses: { 409: ApiErrorBody } }),
   identities.detail({ operationId: 'detailIdentity', summary: 'Reads one identity with its authenticators and pending enrollments' }),
   identities.replace({

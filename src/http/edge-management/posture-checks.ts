@@ -8,6 +8,7 @@ import { PostureCheckBody, PostureCheckPatchBody, PostureCheckTypeView, PostureC
 import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
 import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
+import { RoleFilterListParams } from '../schemas/role-filter.js';
 
 /** A check as sent: the common fields and those of its type. */
 export function postureCheckView(check: PostureCheck) {
@@ -54,7 +55,7 @@ const checks = resourceRoutes({
 const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
 
 export const postureCheckRoutes = [
-  checks.list({ operationId: 'listPostureChecks', summary: 'Lists posture checks' }),
+  checks.list({ operationId: 'listPostureChecks', summary: 'Lists posture checks, optionally those matching roleFilter under roleSemantic', querystring: RoleFilterListParams }),
   checks.create({ operationId: 'createPostureCheck', summary: 'Creates a posture check of one type', body: PostureCheckBody }),
   checks.detail({ operationId: 'detailPostureCheck', summary: 'Reads one posture check' }),
   checks.replace({ operationId: 'updatePostureCheck', summary: 'Replaces a posture check (its type may change)', body: PostureCheckBody }),

@@ -11,6 +11,7 @@
 import type { Static, TSchema } from 'typebox';
 import type { Actor } from '../../domain/audit.js';
 import type { ListPage, RawListParams } from '../../services/list-page.js';
+import type { RoleFilterParams } from '../../services/role-filter.js';
 import type { Services } from '../../services/services.js';
 import { ApiErrorBody, CreatedEnvelope, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { actorOf } from './actor.js';
@@ -19,7 +20,7 @@ import { defineRoute, type Access, type DomainName, type RouteDef } from './rout
 
 /** The operations a managed resource's service offers; `Item` is what list and get return. */
 export interface ManagedResource<Item, Input, Patch> {
-  list(params: RawListParams): Promise<ListPage<Item>>;
+  list(params: RawListParams & RoleFilterParams): Promise<ListPage<Item>>;
   get(id: string): Promise<Item>;
   create(actor: Actor, input: Input): Promise<{ id: string }>;
   replace(actor: Actor, id: string, input: Input): Promise<unknown>;
@@ -48,6 +49,11 @@ interface OperationOptions {
   summary: string;
   /** Statuses beyond the builder's own (e.g. 409 for a create that can collide). */
   responses?: Record<number, TSchema>;
+}
+
+/** A list's options: its query parameters when they are more than the list parameters (e.g. role filters). */
+interface ListOptions extends OperationOptions {
+  querystring?: TSchema;
 }
 
 /** A body schema and how its value becomes the service's input (default: as it is). */
@@ -93,7 +99,7 @@ export function resourceRoutes<D extends DomainName, Item, Input, Patch>(resourc
   }
 
   return {
-    list(options: OperationOptions): RouteDef {
+    list(options: ListOptions): RouteDef {
       return defineRoute({
         method: 'GET',
         url: path,
@@ -101,9 +107,9 @@ export function resourceRoutes<D extends DomainName, Item, Input, Patch>(resourc
         tags,
         access,
         uses,
-        schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(resource.itemSchema), 400: ApiErrorBody, ...denied, ...options.responses } },
+        schema: { querystring: options.querystring ?? ListQueryParams, response: { 200: ListEnvelope(resource.itemSchema), 400: ApiErrorBody, ...denied, ...options.responses } },
         handler: async ({ domains, query }) => {
-          const page = await resource.service(domains).list(query);
+          const page = await resource.service(domains).list(query as RawListParams & RoleFilterParams);
           return listEnvelope(page.items.map(view), page.pagination, page.filterableFields);
         },
       });

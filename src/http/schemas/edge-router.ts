@@ -71,3 +71,24 @@ export const EdgeRouterView = Type.Object({
   updatedAt: DateTime,
   _links: Links,
 });
+
+/**
+ * A router as the client API lists it for the session's identity (reference currentIdentityEdgeRouterDetail: the
+ * base entity and commonEdgeRouterProperties' required fields). `supportedProtocols` maps a protocol to the address
+ * recorded on the router. `tags` are the base entity's, as for every entity; `appData` is left out.
+ */
+export const CurrentIdentityEdgeRouterView = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  hostname: Type.String(),
+  isOnline: Type.Boolean({ description: 'false until routers connect to the controller' }),
+  supportedProtocols: Type.Record(Type.String(), Type.String(), { description: 'protocol -> address, e.g. tls -> tls:host:3022' }),
+  syncStatus: Type.String(),
+  cost: Type.Integer(),
+  noTraversal: Type.Boolean(),
+  disabled: Type.Boolean(),
+  tags: Tags,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  _links: Links,
+});

@@ -4,8 +4,9 @@
  * are judged by the service too, so the answer names the rule broken.
  */
 import { Type } from 'typebox';
-import { DateTime, Links } from './common.js';
+import { DateTime, Links, ListQueryParams } from './common.js';
 import { Tags } from './identity.js';
+import { RoleFilterParams } from './role-filter.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -43,4 +44,52 @@ export const ServiceView = Type.Object({
   createdAt: DateTime,
   updatedAt: DateTime,
   _links: Links,
+});
+
+/** One posture check as the caller's session is judged on it (reference postureQuery). */
+const PostureQueryView = Type.Object({
+  id: Type.String(),
+  queryType: Type.String(),
+  isPassing: Type.Boolean(),
+  timeout: Type.Integer({ description: 'seconds a pass lasts; -1: no limit' }),
+  timeoutRemaining: Type.Integer({ description: 'seconds until it stops passing; -1: never; 0: not passing' }),
+  timeoutAt: Type.Union([DateTime, Type.Null()]),
+  promptOnWake: Type.Optional(Type.Boolean()),
+  promptOnUnlock: Type.Optional(Type.Boolean()),
+  promptGracePeriodSeconds: Type.Optional(Type.Integer()),
+  process: Type.Optional(Type.Object({ osType: Type.String(), path: Type.String() })),
+  processes: Type.Optional(Type.Array(Type.Object({ osType: Type.String(), path: Type.String() }))),
+  tags: Tags,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  _links: Links,
+});
+
+/** One granting service policy's posture checks for the caller's session (reference postureQueries). */
+const PolicyPostureQueriesView = Type.Object({
+  policyId: Type.String(),
+  policyType: Type.String({ description: 'Dial or Bind' }),
+  isPassing: Type.Boolean({ description: 'every check of the policy passes (a policy without checks passes)' }),
+  postureQueries: Type.Array(PostureQueryView),
+});
+
+/** A service as a client sees it: the caller's permissions, the configs of the types it asked for, its posture. */
+export const ClientServiceView = Type.Object({
+  ...ServiceView.properties,
+  config: Type.Record(Type.String(), Type.Object({}, { additionalProperties: true }), { description: 'config type name -> config data, for the config types asked for' }),
+  permissions: Type.Array(Type.String(), { description: 'Bind and/or Dial' }),
+  postureQueries: Type.Array(PolicyPostureQueriesView),
+});
+
+const ConfigTypeName = Type.String({ maxLength: 255 });
+
+/** `GET /services` on the client API: the list parameters, the role filter, and `configTypes` (repeatable). */
+export const ClientServiceListParams = Type.Object({
+  ...ListQueryParams.properties,
+  ...RoleFilterParams,
+  configTypes: Type.Optional(Type.Union([ConfigTypeName, Type.Array(ConfigTypeName)], { description: "config type ids or names whose configs to include, or 'all'; default: those asked for at login" })),
+});
+
+export const ClientServiceDetailParams = Type.Object({
+  configTypes: Type.Optional(Type.Union([ConfigTypeName, Type.Array(ConfigTypeName)], { description: "config type ids or names whose configs to include, or 'all'" })),
 });

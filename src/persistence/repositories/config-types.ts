@@ -19,6 +19,7 @@ export const CONFIG_TYPE_FIELDS: FieldMap = {
 
 export const CONFIG_TYPE_TABLE: ResourceTable<'config_types', ConfigType> = {
   table: 'config_types',
+  changeLog: 'config-type',
   fields: CONFIG_TYPE_FIELDS,
   fromRow: (row: ConfigTypesTable) => ({
     id: row.id,

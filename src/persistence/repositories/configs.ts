@@ -20,6 +20,7 @@ export const CONFIG_FIELDS: FieldMap = {
 
 export const CONFIG_TABLE: ResourceTable<'configs', Config> = {
   table: 'configs',
+  changeLog: 'config',
   fields: CONFIG_FIELDS,
   fromRow: (row: ConfigsTable) => ({
     id: row.id,

@@ -38,6 +38,7 @@ export function edgeRouterPolicyFromRow(row: EdgeRouterPoliciesTable): EdgeRoute
 /** How edge router policies are stored. */
 export const EDGE_ROUTER_POLICY_TABLE: ResourceTable<'edge_router_policies', EdgeRouterPolicy> = {
   table: 'edge_router_policies',
+  changeLog: 'edge-router-policy',
   fields: EDGE_ROUTER_POLICY_FIELDS,
   fromRow: edgeRouterPolicyFromRow,
   toRow: (policy) => ({

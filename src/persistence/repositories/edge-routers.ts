@@ -84,6 +84,7 @@ function toRow(router: EdgeRouter): EdgeRoutersTable {
 /** How edge routers are stored. */
 export const EDGE_ROUTER_TABLE: ResourceTable<'edge_routers', EdgeRouter> = {
   table: 'edge_routers',
+  changeLog: 'edge-router',
   fields: EDGE_ROUTER_FIELDS,
   fromRow,
   toRow,

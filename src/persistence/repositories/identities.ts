@@ -113,6 +113,7 @@ function hostingPrecedence(value: string): HostingPrecedence {
 /** How identities are stored; an administrator's update leaves the client info logins record. */
 export const IDENTITY_TABLE: ResourceTable<'identities', Identity> = {
   table: 'identities',
+  changeLog: 'identity',
   fields: IDENTITY_FIELDS,
   fromRow,
   toRow,

@@ -230,6 +230,10 @@ export function createOidcRepository(database: Database): OidcRepository {
       await atomically(db, async (trx) => {
         await trx.updateTable('oidc_sessions').set({ revoked_at: toIso(at) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
         await trx.updateTable('oidc_refresh_tokens').set({ status: 'revoked' }).where('session_id', '=', id).execute();
+        // A revoked session is kept (its tokens must keep failing); what its client reported goes (migration 0015).
+        await trx.deleteFrom('posture_responses').where('oidc_session_id', '=', id).execute();
+        // Its client API sessions end with it, for every kind of revocation (migration 0016).
+        await trx.deleteFrom('edge_sessions').where('oidc_session_id', '=', id).execute();
       });
     },
 

@@ -23,7 +23,7 @@ import { parseJson, toDate } from './row-values.js';
 export interface RoleEntity {
   id: string;
   name: string;
-  roleAttributes: string[];
+  roleAttributes: readonly string[];
   tags: Tags;
   createdAt: Date;
   updatedAt: Date;
@@ -92,8 +92,11 @@ export interface PolicyEngineStore {
   policy<P extends PolicyType>(policyType: P, id: string): Promise<PolicyOfType[P] | undefined>;
   /** The fields a list of policies of `policyType` may filter and sort on (the policy table's). */
   policyFields(policyType: PolicyType): FieldMap;
-  /** A page of `target` entities within `within` (memberships, all must hold), under the client's query. */
-  listEntities(target: RoleTarget, query: ListQuery, within: readonly Membership[]): Promise<{ items: RoleEntity[]; totalCount: number }>;
+  /**
+   * A page of `target` entities within `within` (memberships, all must hold), under the client's query on `fields`
+   * (the neutral ones by default; a resource's own, e.g. a service's, when its list offers more).
+   */
+  listEntities(target: RoleTarget, query: ListQuery, within: readonly Membership[], fields?: FieldMap): Promise<{ items: RoleEntity[]; totalCount: number }>;
   /** How many `target` entities lie within every membership of `within`. */
   countEntities(target: RoleTarget, within: readonly Membership[]): Promise<number>;
   /** A page of the policies of `policyType` among `ids`, under the client's query. */
@@ -175,8 +178,8 @@ export function createPolicyEngineStore(database: Database): PolicyEngineStore {
       return row && asPolicy(policyType, row);
     },
     policyFields: (policyType) => POLICY_TABLES[policyType].fields,
-    async listEntities(target, query, memberships) {
-      const { rows, totalCount } = await listTableRows(db, database.dialect, ENTITY_TABLES[target], ROLE_ENTITY_FIELDS, query, within(target, memberships));
+    async listEntities(target, query, memberships, fields = ROLE_ENTITY_FIELDS) {
+      const { rows, totalCount } = await listTableRows(db, database.dialect, ENTITY_TABLES[target], fields, query, within(target, memberships));
       return { items: rows.map((row) => entityFromRow(row as EntityRow)), totalCount };
     },
     async countEntities(target, memberships) {

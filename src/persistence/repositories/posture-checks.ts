@@ -57,6 +57,7 @@ function toRow(check: PostureCheck): PostureChecksTable {
 /** How posture checks are stored. */
 export const POSTURE_CHECK_TABLE: ResourceTable<'posture_checks', PostureCheck> = {
   table: 'posture_checks',
+  changeLog: 'posture-check',
   fields: POSTURE_CHECK_FIELDS,
   fromRow,
   toRow,

@@ -37,6 +37,7 @@ export function serviceEdgeRouterPolicyFromRow(row: ServiceEdgeRouterPoliciesTab
 /** How service edge router policies are stored. */
 export const SERVICE_EDGE_ROUTER_POLICY_TABLE: ResourceTable<'service_edge_router_policies', ServiceEdgeRouterPolicy> = {
   table: 'service_edge_router_policies',
+  changeLog: 'service-edge-router-policy',
   fields: SERVICE_EDGE_ROUTER_POLICY_FIELDS,
   fromRow: serviceEdgeRouterPolicyFromRow,
   toRow: (policy) => ({

@@ -40,6 +40,7 @@ export function servicePolicyFromRow(row: ServicePoliciesTable): ServicePolicy {
 /** How service policies are stored. */
 export const SERVICE_POLICY_TABLE: ResourceTable<'service_policies', ServicePolicy> = {
   table: 'service_policies',
+  changeLog: 'service-policy',
   fields: SERVICE_POLICY_FIELDS,
   fromRow: servicePolicyFromRow,
   toRow: (policy) => ({

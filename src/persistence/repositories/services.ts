@@ -53,6 +53,7 @@ async function writeConfigs(db: Kysely<Tables>, service: Service): Promise<void>
 
 export const SERVICE_TABLE: ResourceTable<'services', Service> = {
   table: 'services',
+  changeLog: 'service',
   fields: SERVICE_FIELDS,
   fromRow: serviceFromRow,
   toRow: (service) => ({
@@ -109,8 +110,8 @@ export function createServiceRepository(database: Database): ServiceRepository {
     ...generic,
     findById: async (id) => one(await generic.findById(id)),
     findByName: async (name) => one(await generic.findByName(name)),
-    async list(query) {
-      const { items, totalCount } = await generic.list(query);
+    async list(query, restriction) {
+      const { items, totalCount } = await generic.list(query, restriction);
       return { items: await withConfigs(items), totalCount };
     },
     async idsUsingConfig(configId) {

@@ -83,7 +83,7 @@ export function createEdgeRouterService(deps: {
   const { routers, enrollment, clock } = deps;
 
   const kit = resourceService<EdgeRouter, EdgeRouterFields, EdgeRouterInput, EdgeRouterPatch, AuditedScope<EdgeRouterRepository>>(
-    { repository: routers, fields: EDGE_ROUTER_TABLE.fields, work: deps.changes, clock },
+    { repository: routers, fields: EDGE_ROUTER_TABLE.fields, roleFilter: 'edge-router', work: deps.changes, clock },
     {
       entityType: 'edge-router',
       label: 'edge router',

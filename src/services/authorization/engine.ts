@@ -8,14 +8,18 @@
  * 2. each candidate decided exactly by `matchesRoles` (policy/roles.ts, the one definition of a match);
  * 3. the other side of the matched policies as one membership condition, which the store combines with the
  *    client's filter, sort and paging (or checks one entity against with `matchesRoles`).
- * Nothing is cached, so a change shows in the next answer on every controller sharing the store.
+ * The hot question, an identity's services in list order, is answered from the in-memory service reach index
+ * instead (service-reach.ts, decision 0028), which follows the store's change log; the store answers it when the
+ * client filters or sorts otherwise. Either way a change shows in the next answer on every controller.
  */
 import type { PolicySide, PolicyType, RoleTarget, ServicePolicy, ServicePolicyType } from '../../domain/policy.js';
 import { ApiError } from '../../errors/api-error.js';
-import { parseListParams, type ListQuery, type RawListParams } from '../../persistence/query/list-query.js';
+import { parseListParams, type FieldMap, type ListQuery, type RawListParams } from '../../persistence/query/list-query.js';
 import { ROLE_ENTITY_FIELDS, type Membership, type PolicyEngineStore, type PolicyOfType, type RoleEntity } from '../../persistence/repositories/policy-engine.js';
 import { matchesRoles, parseRoles, type RoleHolder } from '../../policy/roles.js';
 import type { ListPage } from '../list-page.js';
+import type { ReachOrder, ReachService } from '../../policy/service-reach-state.js';
+import type { ServiceReach } from './service-reach.js';
 
 export type { RoleEntity } from '../../persistence/repositories/policy-engine.js';
 
@@ -84,6 +88,24 @@ export interface AccessDecision {
   policies: { policy: ServicePolicy; postureChecks: RoleEntity[] }[];
 }
 
+/** A service policy granting an identity a service. */
+export interface ServiceGrant {
+  id: string;
+  type: ServicePolicyType;
+}
+
+export interface GrantedService {
+  /** The service whole, as the in-memory index holds it (never to be changed). */
+  service: ReachService;
+  grants: ServiceGrant[];
+}
+
+export interface VisibleServicesOptions {
+  fields: FieldMap;
+  everyService: boolean;
+  within: readonly Membership[];
+}
+
 export interface PolicyEngine {
   /** The entity, or 404 NOT_FOUND naming its type and id. */
   entity(target: RoleTarget, id: string): Promise<RoleEntity>;
@@ -101,6 +123,25 @@ export interface PolicyEngine {
   members(policyType: PolicyType, policyId: string, side: PolicySide, params: RawListParams): Promise<ListPage<RoleEntity>>;
   /** Whether identity `identityId` may `type` service `serviceId`, and through which policies and posture checks. */
   access(identityId: string, serviceId: string, type: ServicePolicyType): Promise<AccessDecision>;
+  /**
+   * One page of the services `identity` may dial or bind (every service when `everyService`: an administrator's
+   * view), under the client's list parameters on `fields` and within every membership of `within` (a role filter),
+   * each with the service policies that grant the identity it. From the in-memory index when nothing narrows it.
+   */
+  visibleServices(identity: RoleHolder, params: RawListParams, options: VisibleServicesOptions): Promise<ListPage<GrantedService>>;
+  /**
+   * Service `serviceId` with the policies that grant `identity` it, when the identity may see it: it may dial or
+   * bind it, or `everyService` (an administrator). Undefined otherwise, or when there is no such service.
+   */
+  visibleService(identity: RoleHolder, serviceId: string, everyService: boolean): Promise<GrantedService | undefined>;
+  /**
+   * The version of the index (any change anywhere moves it), when the newest change it holds was made, and the
+   * fingerprint of `identity`'s service list (policy/service-reach-state.ts `fingerprint`) read from it, unless the
+   * version is still `knownVersion` (then nothing changed and the fingerprint is not computed).
+   */
+  serviceListState(identity: RoleHolder, knownVersion: number | undefined): Promise<{ version: number; fingerprint: string | undefined; newestChangeAt: number }>;
+  /** The ids of the posture checks each of the service policies `policyIds` names, by policy id (from memory). */
+  postureChecksOf(policyIds: readonly string[]): Promise<Map<string, string[]>>;
   /** The edge routers usable by the identity, by the service, and by both (counts), and up to `limit` common ones. */
   routers(identityId: string, serviceId: string, limit: number): Promise<{ identityCount: number; serviceCount: number; commonCount: number; common: RoleEntity[] }>;
 }
@@ -110,8 +151,8 @@ export interface PolicyEngine {
  *
  * @example const page = await engine.related('identity', id, 'service', { limit: '100' }, 'Dial');
  */
-export function createPolicyEngine(deps: { store: PolicyEngineStore }): PolicyEngine {
-  const { store } = deps;
+export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: ServiceReach }): PolicyEngine {
+  const { store, reach: serviceReach } = deps;
 
   async function entity(target: RoleTarget, id: string): Promise<RoleEntity> {
     const found = await store.entity(target, id);
@@ -141,8 +182,57 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore }): PolicyEn
     policiesSelecting,
     async related(from, id, to, params, type) {
       const query = parseListParams(params, ROLE_ENTITY_FIELDS);
+      const order = indexedOrder(query);
+      if (from === 'identity' && to === 'service' && order) {
+        const index = await serviceReach.current();
+        const found = index.page(await entity(from, id), type, order.order, order.descending, query.offset, query.limit);
+        // The index's own objects, read-only to everyone: no copy per request.
+        const items: RoleEntity[] = found.items.map(({ service }) => service);
+        return page(query, Object.keys(ROLE_ENTITY_FIELDS), { items, totalCount: found.totalCount });
+      }
       const membership = await reach(from, await entity(from, id), to, type);
       return page(query, Object.keys(ROLE_ENTITY_FIELDS), await store.listEntities(to, query, [membership]));
+    },
+    async visibleServices(identity, params, options) {
+      const query = parseListParams(params, options.fields);
+      const index = await serviceReach.current();
+      const order = indexedOrder(query);
+      let ids: string[];
+      let totalCount: number;
+      if (!options.everyService && options.within.length === 0 && order) {
+        const found = index.page(identity, undefined, order.order, order.descending, query.offset, query.limit);
+        ids = found.items.map((item) => item.service.id);
+        totalCount = found.totalCount;
+        // (The page's services come from the same index below.)
+      } else {
+        const within = options.everyService ? options.within : [await reach('identity', identity, 'service'), ...options.within];
+        const result = await store.listEntities('service', query, within, options.fields);
+        ids = result.items.map((item) => item.id);
+        totalCount = result.totalCount;
+      }
+      const grants = index.grants(identity, ids);
+      // A service the store listed but the index does not hold yet (created a moment ago) waits for the next page.
+      const items = ids.flatMap((id) => {
+        const service = index.serviceById(id);
+        return service ? [{ service, grants: grants.get(id) ?? [] }] : [];
+      });
+      return page(query, Object.keys(options.fields), { items, totalCount });
+    },
+    async visibleService(identity, serviceId, everyService) {
+      const index = await serviceReach.current();
+      const service = index.serviceById(serviceId);
+      const grants = index.grants(identity, [serviceId]).get(serviceId) ?? [];
+      return service && (grants.length > 0 || everyService) ? { service, grants } : undefined;
+    },
+    async serviceListState(identity, knownVersion) {
+      const index = await serviceReach.current();
+      // Read together, with no pause between: the fingerprint belongs to the version given with it.
+      const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
+      return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };
+    },
+    async postureChecksOf(policyIds) {
+      const index = await serviceReach.current();
+      return new Map(policyIds.map((id) => [id, index.postureCheckIds(id)]));
     },
     async policiesOf(target, id, policyType, params) {
       const query = parseListParams(params, store.policyFields(policyType));
@@ -156,7 +246,21 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore }): PolicyEn
       return page(query, Object.keys(ROLE_ENTITY_FIELDS), await store.listEntities(side, query, [membershipOf([policy], side)]));
     },
     async access(identityId, serviceId, type) {
-      const [identity, service] = [await entity('identity', identityId), await entity('service', serviceId)];
+      const identity = await entity('identity', identityId);
+      const index = await serviceReach.current();
+      // The index says which policies grant it; the store gives them whole, and their checks, in one read each.
+      if (index.serviceById(serviceId)) {
+        const grants = (index.grants(identity, [serviceId]).get(serviceId) ?? []).filter((grant) => grant.type === type);
+        if (grants.length === 0) return { allowed: false, policies: [] };
+        const { items: policies } = await store.listPolicies('service-policy', everything(), grants.map((grant) => grant.id));
+        const checkIds = new Map(policies.map((policy) => [policy.id, index.postureCheckIds(policy.id)]));
+        const wanted = [...new Set([...checkIds.values()].flat())];
+        const checks = wanted.length === 0 ? [] : (await store.listEntities('posture-check', everything(), [{ all: false, ids: wanted, anyOf: [], allOf: [] }])).items;
+        const withChecks = policies.map((policy) => ({ policy, postureChecks: checks.filter((check) => checkIds.get(policy.id)?.includes(check.id)) }));
+        return { allowed: withChecks.length > 0, policies: withChecks };
+      }
+      // Not in the index (no such service, or created a moment ago): the store decides, and answers 404 for none.
+      const service = await entity('service', serviceId);
       const policies = (await policiesSelecting('service-policy', 'identity', identity, type)).filter((policy) => policySelects(policy, 'service', service));
       const withChecks = [];
       for (const policy of policies) {
@@ -178,6 +282,19 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore }): PolicyEn
       };
     },
   };
+}
+
+/**
+ * The in-memory order that reads out `query`'s page, when there is one: no filter, and the lists' default sort
+ * (`createdAt, id`) or `name` either way (names are unique, so reversing the order is the descending sort).
+ */
+function indexedOrder(query: ListQuery): { order: ReachOrder; descending: boolean } | undefined {
+  if (query.where !== undefined) return undefined;
+  const [first, second, ...rest] = query.sort;
+  if (rest.length > 0 || second?.field !== 'id' || second.direction !== 'asc') return undefined;
+  if (first?.field === 'createdAt' && first.direction === 'asc') return { order: 'createdAt', descending: false };
+  if (first?.field === 'name') return { order: 'name', descending: first.direction === 'desc' };
+  return undefined;
 }
 
 /** The first page of the largest size, by name: for answers the server reads whole (posture checks of a policy). */

@@ -24,6 +24,11 @@ import { createPostureCheckService, type PostureCheckService } from './posture-c
 import { routerEnrollmentIssuer } from './router-enrollment.js';
 import { createTerminatorService, type TerminatorService } from './terminators.js';
 import { buildPolicyMembers, type PolicyMembers } from './policies.js';
+import { createIdentityEdgeRouterService, type IdentityEdgeRouterService } from './identity-edge-routers.js';
+import { createClientServiceService, type ClientServiceService } from './client-services.js';
+import { createServiceUpdatesService, type ServiceUpdatesService } from './service-updates.js';
+import { createServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
+import type { PostureService } from '../posture/index.js';
 
 /** Everything the domain offers; one member per resource service, and the engine. */
 export interface AuthorizationDomain extends PolicyMembers {
@@ -33,6 +38,12 @@ export interface AuthorizationDomain extends PolicyMembers {
   readonly edgeRouters: EdgeRouterService;
   readonly postureChecks: PostureCheckService;
   readonly terminators: TerminatorService;
+  /** The edge routers an identity may use (client API `/current-identity/edge-routers`). */
+  readonly identityEdgeRouters: IdentityEdgeRouterService;
+  /** The services a client may see, with its permissions, configs and posture (client API `/services`). */
+  readonly clientServices: ClientServiceService;
+  /** When an identity's service list last changed (client API `/current-api-session/service-updates`). */
+  readonly serviceUpdates: ServiceUpdatesService;
 }
 
 export interface AuthorizationDeps {
@@ -42,6 +53,8 @@ export interface AuthorizationDeps {
   enrollmentJwt: EnrollmentJwtSigner | undefined;
   /** How long a router's one-time enrollment lasts (edge.enrollment.edgeRouterDurationMs, or the identity one). */
   routerEnrollmentDurationMs: number;
+  /** Evaluates the posture checks of the policies that grant a client its services. */
+  posture: Pick<PostureService, 'policyPostureQueries'>;
 }
 
 export function buildAuthorizationDomain(database: Database, deps: AuthorizationDeps): AuthorizationDomain {
@@ -49,6 +62,7 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
   const configTypes = createConfigTypeRepository(database);
   const configs = createConfigRepository(database);
   const services = createServiceRepository(database);
+  const policies = buildPolicyMembers(database, { clock });
   return {
     configTypes: createConfigTypeService({ configTypes, configs, changes: auditedChanges(database, clock, createConfigTypeRepository), clock }),
     configs: createConfigService({ configs, configTypes, services, changes: auditedChanges(database, clock, createConfigRepository), clock }),
@@ -61,6 +75,15 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
     }),
     postureChecks: createPostureCheckService({ checks: createPostureCheckRepository(database), changes: auditedChanges(database, clock, createPostureCheckRepository), clock }),
     terminators: createTerminatorService({ terminators: createTerminatorRepository(database), changes: auditedChanges(database, clock, createTerminatorRepository), clock }),
-    ...buildPolicyMembers(database, { clock }),
+    identityEdgeRouters: createIdentityEdgeRouterService({ engine: policies.engine, routers: createEdgeRouterRepository(database) }),
+    clientServices: createClientServiceService({
+      engine: policies.engine,
+      configs,
+      configTypes,
+      postureChecks: createPostureCheckRepository(database),
+      posture: deps.posture,
+    }),
+    serviceUpdates: createServiceUpdatesService({ engine: policies.engine, marks: createServiceUpdateMarkRepository(database), clock }),
+    ...policies,
   };
 }

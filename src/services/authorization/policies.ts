@@ -6,6 +6,7 @@
 import type { Database } from '../../persistence/database.js';
 import { createEdgeRouterPolicyRepository } from '../../persistence/repositories/edge-router-policies.js';
 import { createPolicyEngineStore } from '../../persistence/repositories/policy-engine.js';
+import { createServiceReachSource } from '../../persistence/repositories/service-reach-source.js';
 import { createServiceEdgeRouterPolicyRepository } from '../../persistence/repositories/service-edge-router-policies.js';
 import { createServicePolicyRepository } from '../../persistence/repositories/service-policies.js';
 import type { Clock } from '../../shared/clock.js';
@@ -15,6 +16,7 @@ import { createPolicyEngine, type PolicyEngine } from './engine.js';
 import { createPolicyAdviceService, type PolicyAdviceService } from './policy-advice.js';
 import { createServiceEdgeRouterPolicyService, type ServiceEdgeRouterPolicyService } from './service-edge-router-policies.js';
 import { createServicePolicyService, type ServicePolicyService } from './service-policies.js';
+import { createServiceReach } from './service-reach.js';
 
 export interface PolicyMembers {
   readonly servicePolicies: ServicePolicyService;
@@ -28,7 +30,7 @@ export interface PolicyMembers {
 export function buildPolicyMembers(database: Database, deps: { clock: Clock }): PolicyMembers {
   const { clock } = deps;
   const store = createPolicyEngineStore(database);
-  const engine = createPolicyEngine({ store });
+  const engine = createPolicyEngine({ store, reach: createServiceReach({ source: createServiceReachSource(database) }) });
   return {
     servicePolicies: createServicePolicyService({
       policies: createServicePolicyRepository(database),

@@ -71,7 +71,7 @@ export function createPostureCheckService(deps: {
   clock: Clock;
 }): PostureCheckService {
   const kit = resourceService<PostureCheck, PostureCheckFields, PostureCheckInput, PostureCheckPatch, ResourceScope<PostureCheck>>(
-    { repository: deps.checks, fields: POSTURE_CHECK_TABLE.fields, work: deps.changes, clock: deps.clock },
+    { repository: deps.checks, fields: POSTURE_CHECK_TABLE.fields, roleFilter: 'posture-check', work: deps.changes, clock: deps.clock },
     {
       entityType: 'posture-check',
       label: 'posture check',

@@ -97,7 +97,7 @@ export function createServiceService(deps: {
   }
 
   const kit = resourceService<Service, ServiceFields, ServiceInput, ServicePatch, ResourceScope<Service>>(
-    { repository: services, fields: SERVICE_TABLE.fields, work: deps.changes, clock: deps.clock },
+    { repository: services, fields: SERVICE_TABLE.fields, roleFilter: 'service', work: deps.changes, clock: deps.clock },
     {
       entityType: 'service',
       label: 'service',

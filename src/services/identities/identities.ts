@@ -26,6 +26,7 @@ import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
 import { changedFields, editableFields, identityFields, patchedFields, requestedEnrollments, type IdentityCreateInput, type IdentityFields, type IdentityFieldsInput, type IdentityPatchInput } from './identity-input.js';
 import type { ListPage } from '../list-page.js';
+import type { RoleFilterParams } from '../role-filter.js';
 import { resourceService, type ResourceScope } from '../resource-service.js';
 import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 
@@ -49,7 +50,8 @@ export interface IdentityDetail extends IdentitySummary {
 }
 
 export interface IdentityService {
-  list(params: RawListParams): Promise<ListPage<IdentityDetail>>;
+  /** One page; `roleFilter` and `roleSemantic` select by role attributes and ids (services/role-filter.ts). */
+  list(params: RawListParams & RoleFilterParams): Promise<ListPage<IdentityDetail>>;
   /** 404 NOT_FOUND when `id` is unknown (as for every operation on one identity). */
   get(id: string): Promise<IdentityDetail>;
   /**
@@ -100,7 +102,7 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
   const { identities, authPolicies, authenticators, enrollments, clock } = deps;
 
   const managed = resourceService<Identity, IdentityFields, IdentityCreateInput, IdentityPatchInput, IdentityChangeScope>(
-    { repository: identities, fields: IDENTITY_TABLE.fields, work: deps.work, clock },
+    { repository: identities, fields: IDENTITY_TABLE.fields, roleFilter: 'identity', work: deps.work, clock },
     {
       entityType: 'identity',
       label: 'identity',

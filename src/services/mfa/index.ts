@@ -11,6 +11,7 @@ import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 import type { ApiSessionService } from '../sessions/api-sessions.js';
+import type { PostureService } from '../posture/index.js';
 import { createMfaService, type MfaService } from './mfa.js';
 import { createSessionMfaService, type SessionMfaService } from './session-mfa.js';
 
@@ -27,6 +28,8 @@ export function buildMfaDomain(
     clock: Clock;
     events: Pick<SecurityEvents, 'totpLocked'>;
     apiSessions: ApiSessionService;
+    /** Told when a session answers TOTP (MFA posture checks); absent in builders that need no posture. */
+    posture?: Pick<PostureService, 'mfaAnswered'>;
     /** `edge.totp`; absent without an edge section (the defaults apply). */
     totp: { hostname: string; maxAttempts: number; lockoutMs: number } | undefined;
   },
@@ -42,5 +45,5 @@ export function buildMfaDomain(
     events: deps.events,
     ...(totp ? { maxFailedCodes: totp.maxAttempts, lockoutMs: totp.lockoutMs } : {}),
   });
-  return { records, mfa, sessionMfa: createSessionMfaService({ mfa, apiSessions: deps.apiSessions }) };
+  return { records, mfa, sessionMfa: createSessionMfaService({ mfa, apiSessions: deps.apiSessions, ...(deps.posture ? { posture: deps.posture } : {}) }) };
 }

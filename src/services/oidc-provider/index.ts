@@ -15,17 +15,20 @@ import type { AuthenticationService } from '../authentication/authentication.js'
 import { serverSigningKey } from '../enrollment/enrollment-jwt.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import type { MfaService } from '../mfa/mfa.js';
+import type { SessionConfigTypes } from '../sessions/config-types.js';
 import { createAccessTokenVerifier, type AccessTokenVerifier } from './oidc-access-tokens.js';
 import { createAuthRequestSeal } from './oidc-auth-request-seal.js';
 import { createOidcFactorService, type OidcFactorService } from './oidc-factors.js';
 import { createOidcProviderService, type OidcProviderService } from './oidc-provider.js';
 import { publishSigningKey } from './oidc-signing-keys.js';
-import { createOidcTokenSigner } from './oidc-tokens.js';
+import { createOidcTokenSigner, type OidcTokenSigner } from './oidc-tokens.js';
 
 export interface OidcDomain {
   provider: OidcProviderService;
   accessTokens: AccessTokenVerifier;
   factors: OidcFactorService;
+  /** The signer over the controller's keys, for other tokens checked against `/oidc/keys` (client API sessions). */
+  tokens: OidcTokenSigner;
 }
 
 export async function buildOidcDomain(
@@ -40,6 +43,8 @@ export async function buildOidcDomain(
     authentication: AuthenticationService;
     extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
     mfa: MfaService;
+    /** Resolves a login's config types to ids (the sessions domain's). */
+    configTypes: Pick<SessionConfigTypes, 'resolve'>;
   },
 ): Promise<OidcDomain> {
   const { clock, lifetimes } = deps;
@@ -68,10 +73,12 @@ export async function buildOidcDomain(
     clock,
     accessTokenDurationMs: lifetimes.accessTokenDurationMs,
     refreshTokenDurationMs: lifetimes.refreshTokenDurationMs,
+    configTypes: deps.configTypes,
   });
   return {
     provider,
     accessTokens: createAccessTokenVerifier({ tokens, oidc, identities, clock }),
     factors: createOidcFactorService({ provider, extJwt: deps.extJwt, oidc, identities, mfa: deps.mfa, clock }),
+    tokens,
   };
 }

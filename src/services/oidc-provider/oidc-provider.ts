@@ -22,6 +22,7 @@ import { createAuthorizationCodeGrant } from './grants/authorization-code.js';
 import { createRefreshTokenGrant } from './grants/refresh-token.js';
 import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
 import type { OidcTokenSigner } from './oidc-tokens.js';
+import type { SessionConfigTypes } from '../sessions/config-types.js';
 
 /** Where a request arrived: its issuer and the binding's registered redirect URIs. */
 export interface OidcBindPoint {
@@ -132,6 +133,8 @@ export function createOidcProviderService(deps: {
   clock: Clock;
   refreshTokenDurationMs: number;
   accessTokenDurationMs: number;
+  /** Resolves the config types a login asked for to ids, as a legacy session's (`z_ct`). */
+  configTypes: Pick<SessionConfigTypes, 'resolve'>;
 }): OidcProviderService {
   const { oidc, identities, authentication, tokens, seal, clock } = deps;
   const principals = createPrincipalLoader({ identities, clock });
@@ -285,8 +288,7 @@ export function createOidcProviderService(deps: {
         identityId: identity.id,
         amr: [credentials.method],
         authTime: now,
-        // TODO(helper-3 adds configTypes to AuthenticationRequest)
-        configTypes: [...((credentials as AuthenticationRequest & { configTypes?: readonly string[] }).configTypes ?? [])],
+        configTypes: await deps.configTypes.resolve(credentials.configTypes ?? []),
         // Spec: started -> partially authenticated while a factor is outstanding (no code exists, so the token
         // endpoint cannot be reached), else on to the callback.
         status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',

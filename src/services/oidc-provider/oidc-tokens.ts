@@ -3,7 +3,7 @@
  * token (a JWT, RFC 9068 shape plus the `z_` claims), the ID token (OpenID Connect Core 1.0 §2), and verification
  * of access tokens presented back to the controller.
  */
-import { errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type KeyObject, type CryptoKey as JoseKey } from 'jose';
+import { errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
 import { OIDC_CLIENT_ID, type OidcSession } from '../../domain/oidc.js';
 import type { Identity } from '../../domain/identity.js';
 import { newUuid } from '../../shared/random.js';
@@ -44,6 +44,17 @@ export interface OidcTokenSigner {
    * `allowExpired` skips the time checks, for hints that may legitimately be old (RP-Initiated Logout 1.0 §2).
    */
   verify(token: string, now: Date, options?: { allowExpired?: boolean }): Promise<JWTPayload>;
+  /**
+   * Signs `claims` with the current key: tokens other parts of the controller issue under its keys, so that whoever
+   * reads `/oidc/keys` can check them (client API session tokens, docs/decisions/0031-edge-sessions.md). The caller
+   * sets every claim (`iss`, `aud`, `exp`, ...); `typ` names the kind of token (RFC 8725 §3.11).
+   */
+  signOther(claims: JWTPayload, typ: string): Promise<string>;
+  /**
+   * Verifies a token `signOther` signed: our keys only, each with its own algorithm (`none` and others refused), the
+   * `typ`, issuer and audience given, and times against `now`. Throws TokenRejected (`expired` or `invalid`).
+   */
+  verifyOther(token: string, now: Date, expected: { typ: string; issuer: string; audience: string }): Promise<JWTPayload>;
   /** The current key and the retired keys still published at `now`. */
   jwks(now: Date): Jwks;
 }
@@ -78,6 +89,19 @@ export function createOidcTokenSigner(options: {
     if (!jwk) throw new TokenRejected('invalid', 'unknown key id');
     if (header.alg !== jwk.alg) throw new TokenRejected('invalid', 'algorithm does not match the key');
     return importOnce(jwk);
+  }
+
+  /** Verifies a token against our keys under `options`, turning every refusal into TokenRejected. */
+  async function verifyOurs(token: string, now: Date, options: Omit<JWTVerifyOptions, 'algorithms' | 'currentDate'>): Promise<JWTPayload> {
+    try {
+      // The algorithm list pins ES256 (or our keys' algorithms): `none` and HS256-with-the-public-key are refused.
+      const { payload } = await jwtVerify(token, async (header) => keyFor(header, now), { ...options, algorithms, currentDate: now });
+      return payload;
+    } catch (error) {
+      if (error instanceof TokenRejected) throw error;
+      if (error instanceof errors.JWTExpired) throw new TokenRejected('expired', 'token expired');
+      throw new TokenRejected('invalid', 'token is invalid');
+    }
   }
 
   return {
@@ -128,25 +152,17 @@ export function createOidcTokenSigner(options: {
         .sign(signingKey.key);
     },
     async verify(token, now, verifyOptions = {}) {
-      try {
-        const { payload } = await jwtVerify(
-          token,
-          async (header) => keyFor(header, now),
-          // The algorithm list pins ES256 (or our keys' algorithms): `none` and HS256-with-the-public-key are refused.
-          {
-            algorithms,
-            issuer: [...issuers],
-            audience: OIDC_CLIENT_ID,
-            currentDate: now,
-            ...(verifyOptions.allowExpired ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
-          },
-        );
-        return payload;
-      } catch (error) {
-        if (error instanceof TokenRejected) throw error;
-        if (error instanceof errors.JWTExpired) throw new TokenRejected('expired', 'token expired');
-        throw new TokenRejected('invalid', 'token is invalid');
-      }
+      return verifyOurs(token, now, {
+        issuer: [...issuers],
+        audience: OIDC_CLIENT_ID,
+        ...(verifyOptions.allowExpired ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
+      });
+    },
+    async signOther(claims, typ) {
+      return new SignJWT(claims).setProtectedHeader({ alg, kid, typ }).sign(signingKey.key);
+    },
+    async verifyOther(token, now, expected) {
+      return verifyOurs(token, now, { issuer: expected.issuer, audience: expected.audience, typ: expected.typ });
     },
     jwks: (now) => ({ keys: [{ ...signingKey.publicJwk }, ...publishedRetired(now).map((key) => ({ ...key.publicJwk }))] }),
   };

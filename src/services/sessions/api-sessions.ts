@@ -7,6 +7,7 @@ import type { ApiSession } from '../../domain/identity.js';
 import type { ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import type { Clock } from '../../shared/clock.js';
 import type { SessionActivity } from './session-activity.js';
+import type { SessionConfigTypes } from './config-types.js';
 import { newEntityId, newSecretToken } from '../../shared/random.js';
 
 /** What a new session still has to answer, decided at authentication. */
@@ -38,9 +39,16 @@ export interface ApiSessionService {
   end(sessionId: string): Promise<boolean>;
 }
 
-export function createApiSessionService(deps: { apiSessions: ApiSessionRepository; activity: SessionActivity; clock: Clock }): ApiSessionService {
+export function createApiSessionService(deps: {
+  apiSessions: ApiSessionRepository;
+  activity: SessionActivity;
+  clock: Clock;
+  /** Resolves the config types a login asked for to ids (absent: kept as given). */
+  configTypes?: Pick<SessionConfigTypes, 'resolve'>;
+}): ApiSessionService {
   return {
     async start(identityId, authMethod, ipAddress, factors = { outstanding: [], mfaRequired: false }, origin = { authenticatorId: '', configTypes: [] }) {
+      const configTypes = deps.configTypes ? await deps.configTypes.resolve(origin.configTypes) : [...origin.configTypes];
       const now = deps.clock.now();
       const session: ApiSession = {
         id: newEntityId(),
@@ -48,7 +56,7 @@ export function createApiSessionService(deps: { apiSessions: ApiSessionRepositor
         authMethod,
         authenticatorId: origin.authenticatorId,
         ipAddress,
-        configTypes: [...origin.configTypes],
+        configTypes,
         createdAt: now,
         lastActivityAt: now,
         ...factors,

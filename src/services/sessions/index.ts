@@ -1,6 +1,7 @@
 /**
  * The sessions domain's builder: legacy API sessions in the store, their activity kept in memory and written in
- * batches far more often than a session can time out, and whether identities have a live session of either kind.
+ * batches far more often than a session can time out, whether identities have a live session of either kind, and the
+ * config types a session asked for at login (resolved to ids).
  */
 import type { Database } from '../../persistence/database.js';
 import { createApiSessionRepository, type ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
@@ -8,12 +9,16 @@ import { createSessionPresenceRepository, type SessionPresenceRepository } from 
 import type { Clock } from '../../shared/clock.js';
 import type { EventLog } from '../audit/security-events.js';
 import { createApiSessionService, type ApiSessionService } from './api-sessions.js';
+import { createSessionConfigTypes, type SessionConfigTypes } from './config-types.js';
+import { createConfigTypeRepository } from '../../persistence/repositories/config-types.js';
 import { createSessionActivity, type SessionActivity } from './session-activity.js';
 
 export interface SessionsDomain {
   records: ApiSessionRepository;
   activity: SessionActivity;
   service: ApiSessionService;
+  /** The config types of a session: resolved at login (legacy and OIDC), read by the services list. */
+  configTypes: SessionConfigTypes;
   /** What an identity's `hasApiSession` is decided from (decision 0010). */
   presence: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
 }
@@ -28,10 +33,12 @@ export function buildSessionsDomain(
     flushIntervalMs: Math.min(10_000, Math.floor(deps.sessionTimeoutMs / 10)),
     onError: (error) => deps.log.error({ err: error }, 'could not record session activity; will retry'),
   });
+  const configTypes = createSessionConfigTypes({ configTypes: createConfigTypeRepository(database) });
   return {
     records,
     activity,
-    service: createApiSessionService({ apiSessions: records, activity, clock: deps.clock }),
+    service: createApiSessionService({ apiSessions: records, activity, clock: deps.clock, configTypes }),
+    configTypes,
     presence: { presence: createSessionPresenceRepository(database), legacyTimeoutMs: deps.sessionTimeoutMs, accessTokenLifetimeMs: deps.accessTokenLifetimeMs },
   };
 }

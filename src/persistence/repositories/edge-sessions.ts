@@ -1,0 +1,135 @@
+/**
+ * Client API sessions in the store (migration 0016), written by hand: sessions have no name, so the resource kit's
+ * repository does not fit. One row per (API session, service, type); rows go with their API session through the
+ * foreign key of its kind, and with their service or identity. Reads carry the service's name (the entity ref the
+ * session view shows). No rules here: who may open or see a session is the edge-sessions domain's.
+ */
+import { sql, type SqlBool } from 'kysely';
+import type { EdgeSession, NamedEdgeSession } from '../../domain/edge-session.js';
+import type { RoleTarget, ServicePolicyType } from '../../domain/policy.js';
+import type { Database } from '../database.js';
+import { listTableRows, type FieldMap, type ListQuery, type ListRestriction } from '../query/list-query.js';
+import { membershipCondition, type Membership } from './policy-engine.js';
+import type { EdgeSessionsTable } from '../tables.js';
+import { parseJson, toDate, toIso } from './row-values.js';
+
+/** Public field name -> column, for `filter` and `sort` on session lists. */
+export const EDGE_SESSION_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  serviceId: { column: 'service_id', type: 'string' },
+  type: { column: 'type', type: 'string' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+  updatedAt: { column: 'updated_at', type: 'datetime' },
+};
+
+export interface EdgeSessionRepository {
+  /**
+   * Stores `session` unless its API session already has one for the same service and type, and returns the stored
+   * one either way (the new row, or the earlier one unchanged). Safe under concurrent calls: the unique index
+   * decides, and the loser reads the winner's row.
+   */
+  /**
+   * Inserts `session`, or finds the API session's open one for its service and type. Undefined when something it
+   * refers to (the API session, identity or service) was deleted meanwhile.
+   */
+  open(session: EdgeSession): Promise<NamedEdgeSession | undefined>;
+  findById(id: string): Promise<NamedEdgeSession | undefined>;
+  /** A page of one API session's sessions under the client's query. */
+  listOfApiSession(apiSessionId: string, query: ListQuery): Promise<{ items: NamedEdgeSession[]; totalCount: number }>;
+  /** Deletes those of `ids` that belong to `apiSessionId`; how many went. */
+  delete(apiSessionId: string, ids: readonly string[]): Promise<number>;
+}
+
+/**
+ * The restriction "within every one of `memberships`" on `target`'s table, for a list that two kinds of policy bound
+ * together (a service's edge routers: the identity's edge router policies and the service's service edge router
+ * policies).
+ */
+export function withinEvery(target: RoleTarget, memberships: readonly Membership[]): ListRestriction {
+  if (memberships.length === 0) return sql<SqlBool>`1 = 1`;
+  return sql<SqlBool>`(${sql.join(memberships.map((membership) => membershipCondition(target, membership)), sql` and `)})`;
+}
+
+function fromRow(row: EdgeSessionsTable): EdgeSession {
+  return {
+    id: row.id,
+    apiSessionId: row.api_session_id,
+    apiSessionKind: row.oidc_session_id === null ? 'legacy' : 'oidc',
+    identityId: row.identity_id,
+    serviceId: row.service_id,
+    type: row.type as ServicePolicyType,
+    tags: parseJson(row.tags),
+    createdAt: toDate(row.created_at),
+    updatedAt: toDate(row.updated_at),
+  };
+}
+
+function toRow(session: EdgeSession): EdgeSessionsTable {
+  return {
+    id: session.id,
+    api_session_id: session.apiSessionId,
+    legacy_session_id: session.apiSessionKind === 'legacy' ? session.apiSessionId : null,
+    oidc_session_id: session.apiSessionKind === 'oidc' ? session.apiSessionId : null,
+    identity_id: session.identityId,
+    service_id: session.serviceId,
+    type: session.type,
+    tags: JSON.stringify(session.tags),
+    created_at: toIso(session.createdAt),
+    updated_at: toIso(session.updatedAt),
+  };
+}
+
+export function createEdgeSessionRepository(database: Database): EdgeSessionRepository {
+  const { db } = database;
+
+  async function named(sessions: EdgeSession[]): Promise<NamedEdgeSession[]> {
+    const ids = [...new Set(sessions.map((session) => session.serviceId))];
+    const rows = ids.length === 0 ? [] : await db.selectFrom('services').select(['id', 'name']).where('id', 'in', ids).execute();
+    const names = new Map(rows.map((row) => [row.id, row.name]));
+    return sessions.map((session) => ({ ...session, serviceName: names.get(session.serviceId) ?? '' }));
+  }
+
+  return {
+    async open(session) {
+      const row = toRow(session);
+      try {
+        await db
+          .insertInto('edge_sessions')
+          .values(row)
+          .onConflict((conflict) => conflict.columns(['api_session_id', 'service_id', 'type']).doNothing())
+          .execute();
+      } catch (error) {
+        if (isForeignKeyViolation(error)) return undefined;
+        throw error;
+      }
+      const stored = await db
+        .selectFrom('edge_sessions')
+        .selectAll()
+        .where('api_session_id', '=', row.api_session_id)
+        .where('service_id', '=', row.service_id)
+        .where('type', '=', row.type)
+        .executeTakeFirstOrThrow();
+      return (await named([fromRow(stored)]))[0] as NamedEdgeSession;
+    },
+    async findById(id) {
+      const row = await db.selectFrom('edge_sessions').selectAll().where('id', '=', id).executeTakeFirst();
+      return row && (await named([fromRow(row)]))[0];
+    },
+    async listOfApiSession(apiSessionId, query) {
+      const mine = sql<SqlBool>`${sql.ref('edge_sessions.api_session_id')} = ${apiSessionId}`;
+      const { rows, totalCount } = await listTableRows(db, database.dialect, 'edge_sessions', EDGE_SESSION_FIELDS, query, mine);
+      return { items: await named(rows.map(fromRow)), totalCount };
+    },
+    async delete(apiSessionId, ids) {
+      if (ids.length === 0) return 0;
+      const result = await db.deleteFrom('edge_sessions').where('api_session_id', '=', apiSessionId).where('id', 'in', [...ids]).executeTakeFirst();
+      return Number(result.numDeletedRows);
+    },
+  };
+}
+
+/** A foreign-key violation on either dialect (SQLite's extended code, PostgreSQL's SQLSTATE 23503). */
+function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
+}

@@ -1,0 +1,52 @@
+/**
+ * Posture responses in the store (migration 0015): one row per (API session, slot), replaced by the next response
+ * to the same slot. Rows of a session go with it through the foreign key of its kind. Also reads the one fact an
+ * OIDC session holds about MFA: when its login answered TOTP.
+ */
+import type { ApiSessionRef, PostureFacts, PostureSlot } from '../../domain/posture-response.js';
+import type { Database } from '../database.js';
+import { atomically } from '../unit-of-work.js';
+import { parseJson, toDate, toIso } from './row-values.js';
+
+export interface PostureResponseRepository {
+  /** Stores every slot (upsert), all or none. */
+  put(session: ApiSessionRef, slots: readonly PostureSlot[], typeIds: readonly string[]): Promise<void>;
+  /** Every slot of one API session. */
+  slotsOf(sessionId: string): Promise<PostureSlot[]>;
+  /** When an OIDC session's login answered TOTP (its `auth_time` when its `amr` holds `totp`), else null. */
+  oidcLoginMfaAt(sessionId: string): Promise<Date | null>;
+}
+
+export function createPostureResponseRepository({ db }: Database): PostureResponseRepository {
+  return {
+    async put(session, slots, typeIds) {
+      await atomically(db, async (trx) => {
+        for (const [index, { slot, facts, receivedAt }] of slots.entries()) {
+          const { typeId: _typeId, ...body } = facts;
+          const row = {
+            session_id: session.id,
+            slot,
+            legacy_session_id: session.kind === 'legacy' ? session.id : null,
+            oidc_session_id: session.kind === 'oidc' ? session.id : null,
+            type_id: typeIds[index] ?? facts.typeId,
+            body: JSON.stringify({ ...body, typeId: facts.typeId }),
+            received_at: toIso(receivedAt),
+          };
+          await trx
+            .insertInto('posture_responses')
+            .values(row)
+            .onConflict((conflict) => conflict.columns(['session_id', 'slot']).doUpdateSet({ type_id: row.type_id, body: row.body, received_at: row.received_at }))
+            .execute();
+        }
+      });
+    },
+    async slotsOf(sessionId) {
+      const rows = await db.selectFrom('posture_responses').select(['slot', 'body', 'received_at']).where('session_id', '=', sessionId).execute();
+      return rows.map((row) => ({ slot: row.slot, facts: parseJson<PostureFacts>(row.body), receivedAt: toDate(row.received_at) }));
+    },
+    async oidcLoginMfaAt(sessionId) {
+      const row = await db.selectFrom('oidc_sessions').select(['amr', 'auth_time']).where('id', '=', sessionId).executeTakeFirst();
+      return row && parseJson<string[]>(row.amr).includes('totp') ? toDate(row.auth_time) : null;
+    },
+  };
+}

@@ -1,0 +1,173 @@
+/**
+ * Services as a client sees them (client API `GET /services`, `GET /services/{id}`; issue 15, item 1;
+ * docs/decisions/0032-client-services.md): the services the caller may dial or bind (an administrator sees every
+ * service), each with the caller's `permissions`, the `config` data of the config types it asked for, and its
+ * `postureQueries`: for each service policy that grants it the service, that policy's posture checks as evaluated for
+ * the caller's API session. Membership and grants come from the one policy engine; nothing here decides them.
+ */
+import type { Config, ConfigType } from '../../domain/config.js';
+import type { PostureCheck } from '../../domain/posture-check.js';
+import type { ServicePolicyType } from '../../domain/policy.js';
+import type { Service } from '../../domain/service.js';
+import { ApiError } from '../../errors/api-error.js';
+import { paramError } from '../../persistence/query/filter-error.js';
+import type { ListQuery } from '../../persistence/query/list-query.js';
+import { SERVICE_FIELDS } from '../../persistence/repositories/services.js';
+import type { ResourceRepository } from '../../persistence/resource-table.js';
+import type { AuthContext } from '../authentication/request-auth.js';
+import type { ListPage, RawListParams } from '../list-page.js';
+import type { PolicyPostureQueries, PostureService } from '../posture/index.js';
+import { roleFilterMembership, roleFilterOf, type RoleFilterParams } from '../role-filter.js';
+import type { RequestedConfigTypes } from '../sessions/config-types.js';
+import type { GrantedService, PolicyEngine, ServiceGrant } from './engine.js';
+import { idIn } from './related-list.js';
+
+/** A service with what only the asking session fills in. */
+export interface ClientService extends Service {
+  /** `Bind` then `Dial`, the ones the caller has. */
+  permissions: ServicePolicyType[];
+  /** Config type name -> the data of the service's config of that type, for the types asked for. */
+  config: Record<string, Record<string, unknown>>;
+  postureQueries: PolicyPostureQueries[];
+}
+
+/** Who asks, and what their session asked for at login. */
+export interface ClientServiceCaller {
+  auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>;
+  sessionConfigTypes: RequestedConfigTypes;
+}
+
+/** The list parameters of `GET /services`: paging, filter, role filter and `configTypes` (repeatable). */
+export type ClientServiceParams = RawListParams & RoleFilterParams & { configTypes?: string | readonly string[] };
+
+export interface ClientServiceService {
+  list(caller: ClientServiceCaller, params: ClientServiceParams): Promise<ListPage<ClientService>>;
+  /** One service, or 404 when it does not exist or the caller may neither dial nor bind it. */
+  get(caller: ClientServiceCaller, id: string, params: Pick<ClientServiceParams, 'configTypes'>): Promise<ClientService>;
+}
+
+/** The most `configTypes` values a request may name. */
+export const MAX_CONFIG_TYPES = 100;
+const PERMISSION_ORDER: readonly ServicePolicyType[] = ['Bind', 'Dial'];
+
+export function createClientServiceService(deps: {
+  engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService' | 'postureChecksOf'>;
+  configs: Pick<ResourceRepository<Config>, 'list'>;
+  configTypes: Pick<ResourceRepository<ConfigType>, 'list'>;
+  postureChecks: Pick<ResourceRepository<PostureCheck>, 'list'>;
+  posture: Pick<PostureService, 'policyPostureQueries'>;
+}): ClientServiceService {
+  const byIds = (ids: readonly string[]): ListQuery => ({ where: idIn(ids), sort: [], limit: Math.max(1, ids.length), offset: 0 });
+
+  /**
+   * The config types a request wants: the `configTypes` parameter when given (ids or names, or `all`; a value
+   * naming no type is refused, naming it), else those the session asked for at login.
+   */
+  async function wantedTypes(param: ClientServiceParams['configTypes'], session: RequestedConfigTypes): Promise<{ all: boolean; ids: Set<string> }> {
+    const values = param === undefined ? undefined : typeof param === 'string' ? [param] : [...param];
+    if (values === undefined || values.length === 0) return { all: session.all, ids: new Set(session.ids) };
+    if (values.length > MAX_CONFIG_TYPES) throw paramError('INVALID_FILTER', 'configTypes', values.length, `must name at most ${MAX_CONFIG_TYPES} config types`);
+    if (values.some((value) => value.toLowerCase() === 'all')) return { all: true, ids: new Set() };
+    const { items } = await deps.configTypes.list({
+      where: { kind: 'or', operands: [idIn(values), { kind: 'in', field: 'name', values }] },
+      sort: [],
+      limit: values.length * 2,
+      offset: 0,
+    });
+    const ids = new Set<string>();
+    for (const value of values) {
+      const type = items.find((item) => item.id === value || item.name === value);
+      if (!type) throw paramError('INVALID_FILTER', 'configTypes', value, `'${value}' names no config type (give config type ids or names, or 'all')`);
+      ids.add(type.id);
+    }
+    return { all: false, ids };
+  }
+
+  /** The page's services, in the engine's order, with what the caller's session adds. */
+  async function dressed(caller: ClientServiceCaller, page: GrantedService[], wanted: { all: boolean; ids: Set<string> }): Promise<ClientService[]> {
+    if (page.length === 0) return [];
+    const configs = await configsOf(page.map((item) => item.service), wanted);
+    const postures = await postureOf(caller, page.flatMap((item) => item.grants));
+    return page.map(({ service, grants }) => {
+      const types = new Set(grants.map((grant) => grant.type));
+      return {
+        id: service.id,
+        name: service.name,
+        roleAttributes: [...service.roleAttributes],
+        configs: [...service.configs],
+        encryptionRequired: service.encryptionRequired,
+        maxIdleTimeMillis: service.maxIdleTimeMillis,
+        terminatorStrategy: service.terminatorStrategy,
+        tags: { ...service.tags },
+        createdAt: service.createdAt,
+        updatedAt: service.updatedAt,
+        permissions: PERMISSION_ORDER.filter((type) => types.has(type)),
+        config: Object.fromEntries(
+          service.configs.flatMap((configId): Array<[string, Record<string, unknown>]> => {
+            const found = configs.get(configId);
+            return found ? [found] : [];
+          }),
+        ),
+        postureQueries: grants.flatMap((grant) => postures.get(grant.id) ?? []),
+      };
+    });
+  }
+
+  /** Config id -> [type name, data] for the wanted types' configs of `services` (two reads for the page). */
+  async function configsOf(services: readonly { configs: readonly string[] }[], wanted: { all: boolean; ids: Set<string> }): Promise<Map<string, [string, Record<string, unknown>]>> {
+    const configIds = [...new Set(services.flatMap((service) => service.configs))];
+    if (configIds.length === 0 || (!wanted.all && wanted.ids.size === 0)) return new Map();
+    const { items: configs } = await deps.configs.list(byIds(configIds));
+    const chosen = configs.filter((config) => wanted.all || wanted.ids.has(config.configTypeId));
+    if (chosen.length === 0) return new Map();
+    const { items: types } = await deps.configTypes.list(byIds([...new Set(chosen.map((config) => config.configTypeId))]));
+    const typeNames = new Map(types.map((type) => [type.id, type.name]));
+    return new Map(chosen.flatMap((config) => {
+      const name = typeNames.get(config.configTypeId);
+      return name === undefined ? [] : [[config.id, [name, config.data]] as const];
+    }));
+  }
+
+  /**
+   * Policy id -> its posture queries for the caller's session, for every policy in `grants`. The checks each policy
+   * names come from memory; the checks themselves and the session's reports are read only when there are any.
+   */
+  async function postureOf(caller: ClientServiceCaller, grants: ServiceGrant[]): Promise<Map<string, PolicyPostureQueries>> {
+    const policies = new Map(grants.map((grant) => [grant.id, grant]));
+    if (policies.size === 0) return new Map();
+    const checkIds = await deps.engine.postureChecksOf([...policies.keys()]);
+    const wantedChecks = [...new Set([...checkIds.values()].flat())];
+    if (wantedChecks.length === 0) {
+      // No policy here names a check: each passes as it is, and nothing about the session needs reading.
+      return new Map([...policies.values()].map((grant) => [grant.id, { policyId: grant.id, policyType: grant.type, isPassing: true, postureQueries: [] }]));
+    }
+    const { items: checks } = await deps.postureChecks.list(byIds(wantedChecks));
+    const checkById = new Map(checks.map((check) => [check.id, check]));
+    const queries = await deps.posture.policyPostureQueries(
+      caller.auth,
+      [...policies.values()].map((grant) => ({ id: grant.id, type: grant.type, checks: (checkIds.get(grant.id) ?? []).flatMap((id) => checkById.get(id) ?? []) })),
+    );
+    return new Map(queries.map((query) => [query.policyId, query]));
+  }
+
+  return {
+    async list(caller, params) {
+      const { configTypes, roleFilter, roleSemantic, ...list } = params;
+      const filter = roleFilterOf({ roleFilter, roleSemantic });
+      const wanted = await wantedTypes(configTypes, caller.sessionConfigTypes);
+      const page = await deps.engine.visibleServices(caller.auth.identity, list, {
+        fields: SERVICE_FIELDS,
+        everyService: caller.auth.identity.isAdmin,
+        within: filter ? [roleFilterMembership(filter)] : [],
+      });
+      return { ...page, items: await dressed(caller, page.items, wanted) };
+    },
+    async get(caller, id, params) {
+      const wanted = await wantedTypes(params.configTypes, caller.sessionConfigTypes);
+      const visible = await deps.engine.visibleService(caller.auth.identity, id, caller.auth.identity.isAdmin);
+      const [service] = visible ? await dressed(caller, [visible], wanted) : [];
+      if (!service) throw new ApiError('NOT_FOUND', { message: `No service the caller may see has the id '${id}'`, cause: { field: 'id', value: id } });
+      return service;
+    },
+  };
+}

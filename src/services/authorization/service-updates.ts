@@ -1,0 +1,61 @@
+/**
+ * `GET /current-api-session/service-updates` (issue 15, item 5; docs/decisions/0032-client-services.md): when the
+ * caller's service list, or anything it says, last changed. SDKs poll it and list their services again only when it
+ * moves, so it must move for every change the caller would see (a service, its configs and their types, a policy, a
+ * posture check of a policy that selects the caller, the caller's attributes) and for nothing else.
+ *
+ * The engine gives a fingerprint of the list from its in-memory index. A poll with nothing changed anywhere since
+ * this controller last answered the identity costs a map lookup after the index's one change-log read; after a
+ * change, the fingerprint is recomputed once per identity (no store read while it is the same). When it moved, the
+ * new time is written to the store, so every controller answers the same time, and a restart changes nothing.
+ */
+import type { Clock } from '../../shared/clock.js';
+import type { ServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
+import type { RoleHolder } from '../../policy/roles.js';
+import type { PolicyEngine } from './engine.js';
+
+export interface ServiceUpdatesService {
+  /** When `identity`'s service list last changed; `since` (the API session's start) when nothing is known before it. */
+  lastChangeAt(identity: RoleHolder, since: Date): Promise<Date>;
+}
+
+/** Identities whose last answer a controller keeps in memory. */
+const KEPT_IDENTITIES = 100_000;
+
+export function createServiceUpdatesService(deps: {
+  engine: Pick<PolicyEngine, 'serviceListState'>;
+  marks: ServiceUpdateMarkRepository;
+  clock: Clock;
+}): ServiceUpdatesService {
+  const seen = new Map<string, { version: number; fingerprint: string; changedAt: Date }>();
+  const keep = (key: string, entry: { version: number; fingerprint: string; changedAt: Date }) => {
+    seen.delete(key);
+    seen.set(key, entry);
+    if (seen.size > KEPT_IDENTITIES) seen.delete(seen.keys().next().value as string);
+  };
+
+  return {
+    async lastChangeAt(identity, since) {
+      const key = `${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+      const known = seen.get(key);
+      const state = await deps.engine.serviceListState(identity, known?.version);
+      const { version, newestChangeAt } = state;
+      if (known && (state.fingerprint === undefined || known.fingerprint === state.fingerprint)) {
+        keep(key, { ...known, version });
+        return known.changedAt;
+      }
+      const fingerprint = state.fingerprint as string;
+      const stored = await deps.marks.find(identity.id);
+      let changedAt: Date;
+      if (stored && stored.fingerprint === fingerprint) changedAt = stored.changedAt;
+      else {
+        // The change is no later than the newest one the index holds; the time only ever moves forward.
+        const newest = newestChangeAt || deps.clock.now().getTime();
+        changedAt = stored ? new Date(Math.max(stored.changedAt.getTime() + 1, newest)) : new Date(newestChangeAt || since.getTime());
+        await deps.marks.save(identity.id, { fingerprint, changedAt });
+      }
+      keep(key, { version, fingerprint, changedAt });
+      return changedAt;
+    },
+  };
+}

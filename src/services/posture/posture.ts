@@ -1,0 +1,151 @@
+/**
+ * Posture per API session (issue 15, item 6; docs/decisions/0029-posture-responses.md): storing what a client
+ * reports (`POST /posture-response`, `/posture-response-bulk`), recording the session's TOTP answers, and deciding
+ * posture checks for one session. The state is read once per call (two primary-key reads) and every check of the
+ * call is decided from it by the one evaluator (evaluate.ts), so a listing of many services costs no more reads.
+ */
+import type { PostureCheck, PostureCheckTypeId, OsType } from '../../domain/posture-check.js';
+import type { ClientInfo } from '../../domain/identity.js';
+import { postureStateOf, type ApiSessionRef, type PostureSlot, type PostureState } from '../../domain/posture-response.js';
+import type { PostureResponseRepository } from '../../persistence/repositories/posture-responses.js';
+import type { ResourceRepository } from '../../persistence/resource-table.js';
+import type { Clock } from '../../shared/clock.js';
+import type { AuthContext } from '../authentication/request-auth.js';
+import { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, type CheckOutcome } from './evaluate.js';
+import { namedCheckIds, slotsOf, type PostureResponseInput } from './response-input.js';
+
+/** The most responses one bulk request may carry (the wire schema holds the same bound). */
+export const MAX_BULK_RESPONSES = 128;
+
+/** A service whose MFA timer a submission changed (reference `postureResponseService`). */
+export interface PostureTimerService {
+  id: string;
+  name: string;
+  postureQueryType: 'MFA';
+  timeout: number;
+  timeoutRemaining: number;
+}
+
+/** One posture check as a client sees it for its session (reference `postureQuery`, without links). */
+export interface PostureQuery extends CheckOutcome {
+  id: string;
+  createdAt: Date;
+  updatedAt: Date;
+  queryType: PostureCheckTypeId;
+  promptOnWake?: boolean;
+  promptOnUnlock?: boolean;
+  promptGracePeriodSeconds?: number;
+  process?: { osType: OsType; path: string };
+  processes?: Array<{ osType: OsType; path: string }>;
+}
+
+/** One service policy's checks for a session (reference `postureQueries`): it passes when all its checks pass. */
+export interface PolicyPostureQueries {
+  policyId: string;
+  policyType: 'Dial' | 'Bind';
+  isPassing: boolean;
+  postureQueries: PostureQuery[];
+}
+
+export interface PostureService {
+  /**
+   * Stores responses for the caller's API session, all or none; 400 naming the field for the first one refused.
+   * `bulk` names fields by their index (`2.id`).
+   */
+  submit(auth: AuthContext, responses: readonly PostureResponseInput[], options: { bulk: boolean }): Promise<{ services: PostureTimerService[] }>;
+  /** Records that the caller's API session answered TOTP now (it restarts MFA checks' timers). */
+  mfaAnswered(auth: Pick<AuthContext, 'kind' | 'session'>): Promise<void>;
+  /** Everything the session has reported, read once; pass it to `evaluateCheck` for many checks. */
+  stateOf(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>): Promise<PostureState>;
+  /** Whether one check passes for the session now. */
+  isPassing(check: PostureCheck, auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>): Promise<boolean>;
+  /** The checks as the session's posture queries, in the order given (one state read for all). */
+  postureQueries(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>, checks: readonly PostureCheck[]): Promise<PostureQuery[]>;
+  /**
+   * Each policy's posture queries and whether the policy passes (all its checks pass; a policy without checks
+   * passes). A service is allowed when any policy of the type passes (facts §A6 "Posture gating").
+   */
+  policyPostureQueries(
+    auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>,
+    policies: ReadonlyArray<{ id: string; type: 'Dial' | 'Bind'; checks: readonly PostureCheck[] }>,
+  ): Promise<PolicyPostureQueries[]>;
+}
+
+const sessionRef = (auth: Pick<AuthContext, 'kind' | 'session'>): ApiSessionRef => ({ kind: auth.kind, id: auth.session.id });
+
+/** C SDKs before 0.25.0, and clients that do not say what they are, count as legacy endpoints (facts §B1, MFA). */
+export function isLegacyEndpoint(sdkInfo: ClientInfo): boolean {
+  const type = typeof sdkInfo.type === 'string' ? sdkInfo.type.toLowerCase() : '';
+  const version = typeof sdkInfo.version === 'string' ? sdkInfo.version : '';
+  if (type === '' || version === '') return true;
+  if (!/(^|[^a-z])c(-sdk|$)|sdk-c/.test(type)) return false;
+  const [major = 0, minor = 0] = version.replace(/^v/, '').split('.').map((part) => Number.parseInt(part, 10) || 0);
+  return major === 0 && minor < 25;
+}
+
+/** A check as a posture query, with the outcome for the session. */
+export function postureQueryOf(check: PostureCheck, outcome: CheckOutcome): PostureQuery {
+  const query: PostureQuery = { id: check.id, createdAt: check.createdAt, updatedAt: check.updatedAt, queryType: check.typeId, ...outcome };
+  if (check.typeId === 'MFA') Object.assign(query, { promptOnWake: check.promptOnWake, promptOnUnlock: check.promptOnUnlock, promptGracePeriodSeconds: MFA_PROMPT_GRACE_SECONDS });
+  if (check.typeId === 'PROCESS') query.process = { osType: check.process.osType, path: check.process.path };
+  if (check.typeId === 'PROCESS_MULTI') query.processes = check.processes.map(({ osType, path }) => ({ osType, path }));
+  return query;
+}
+
+export function createPostureService(deps: { responses: PostureResponseRepository; checks: Pick<ResourceRepository<PostureCheck>, 'findById'>; clock: Clock }): PostureService {
+  const { responses, checks, clock } = deps;
+
+  async function stateOf(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>): Promise<PostureState> {
+    const [slots, loginMfaAt] = await Promise.all([
+      responses.slotsOf(auth.session.id),
+      auth.kind === 'oidc' ? responses.oidcLoginMfaAt(auth.session.id) : Promise.resolve(null),
+    ]);
+    return postureStateOf(slots, loginMfaAt, isLegacyEndpoint(auth.identity.sdkInfo));
+  }
+
+  async function postureQueries(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>, list: readonly PostureCheck[]): Promise<PostureQuery[]> {
+    const state = await stateOf(auth);
+    const now = clock.now();
+    return list.map((check) => postureQueryOf(check, evaluateCheck(check, state, now)));
+  }
+
+  return {
+    async submit(auth, items, { bulk }) {
+      // Every check named is read before anything is written; a refusal stores nothing.
+      const named = new Map<string, PostureCheck>();
+      for (const id of namedCheckIds(items)) {
+        const check = await checks.findById(id);
+        if (check) named.set(id, check);
+      }
+      const now = clock.now();
+      const slots: PostureSlot[] = [];
+      const typeIds: string[] = [];
+      items.forEach((item, index) => {
+        for (const slot of slotsOf(item, named, now, bulk ? `${index}.` : '')) {
+          slots.push(slot);
+          typeIds.push(item.typeId);
+        }
+      });
+      if (slots.length > 0) await responses.put(sessionRef(auth), slots, typeIds);
+      // The services whose MFA timers a wake or unlock shortened need the caller's service policies; until the
+      // client service list lands (issue 15, item 1) the answer lists none (docs/decisions/0029).
+      return { services: [] };
+    },
+    async mfaAnswered(auth) {
+      await responses.put(sessionRef(auth), [{ slot: 'MFA', facts: { typeId: 'MFA' }, receivedAt: clock.now() }], ['MFA']);
+    },
+    stateOf,
+    async isPassing(check, auth) {
+      return evaluateCheck(check, await stateOf(auth), clock.now()).isPassing;
+    },
+    postureQueries,
+    async policyPostureQueries(auth, policies) {
+      const state = await stateOf(auth);
+      const now = clock.now();
+      return policies.map((policy) => {
+        const queries = policy.checks.map((check) => postureQueryOf(check, evaluateCheck(check, state, now)));
+        return { policyId: policy.id, policyType: policy.type, isPassing: queries.every((query) => query.isPassing), postureQueries: queries };
+      });
+    },
+  };
+}
