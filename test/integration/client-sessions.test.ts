@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { createEdgeSessionRepository } from '../../src/persistence/repositories/edge-sessions.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { httpsOrigin } from '../../src/services/controllers/version.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -484,5 +485,14 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
       const adminId = (await db().selectFrom('identities').select('id').where('is_default_admin', '=', storedBool(true)).executeTakeFirstOrThrow()).id;
       admin = managementClient(ctl, (await ctl.running.services.apiSessions.start(adminId, 'password', '127.0.0.1')).token);
     });
+  });
+
+  it('opens nothing, and says so, when its API session or service is deleted while the request runs', async () => {
+    const sessions = createEdgeSessionRepository(ctl.running.database);
+    const now = new Date();
+    const base = { id: 'race-session', identityId: identityIds.alice!, serviceId: services.web!, type: 'Dial' as const, tags: {}, createdAt: now, updatedAt: now };
+    // An API session that no longer exists: the foreign key refuses the row, and the repository says so.
+    assert.equal(await sessions.open({ ...base, apiSessionId: 'ended-api-session', apiSessionKind: 'legacy' }), undefined);
+    assert.equal(await db().selectFrom('edge_sessions').select('id').where('id', '=', 'race-session').executeTakeFirst(), undefined);
   });
 });

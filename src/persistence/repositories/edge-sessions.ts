@@ -26,11 +26,8 @@ export interface EdgeSessionRepository {
   /**
    * Stores `session` unless its API session already has one for the same service and type, and returns the stored
    * one either way (the new row, or the earlier one unchanged). Safe under concurrent calls: the unique index
-   * decides, and the loser reads the winner's row.
-   */
-  /**
-   * Inserts `session`, or finds the API session's open one for its service and type. Undefined when something it
-   * refers to (the API session, identity or service) was deleted meanwhile.
+   * decides, and the loser reads the winner's row. Undefined when something it refers to (the API session, the
+   * identity or the service) was deleted meanwhile.
    */
   open(session: EdgeSession): Promise<NamedEdgeSession | undefined>;
   findById(id: string): Promise<NamedEdgeSession | undefined>;
