@@ -42,6 +42,13 @@ export interface ReachPolicy {
   postureCheckRoles: readonly string[];
 }
 
+/** A service policy granting an identity a service, with the ids of the posture checks the policy names. */
+export interface ReachGrant {
+  id: string;
+  type: ServicePolicyType;
+  postureCheckIds: string[];
+}
+
 /** The list orders a page can be read in: the lists' default (`createdAt`, then `id`) and by `name`. */
 export type ReachOrder = 'createdAt' | 'name';
 
@@ -357,16 +364,17 @@ export class ServiceReachState {
    * The service policies that grant `identity` each of `serviceIds` (those it has and the index knows), in no
    * particular order: the identity's matched policies, each decided against the service with `matchesRoles`.
    */
-  grants(identity: RoleHolder, serviceIds: readonly string[]): Map<string, { id: string; type: ServicePolicyType }[]> {
-    const policies = [...this.selecting(identity)];
-    const granted = new Map<string, { id: string; type: ServicePolicyType }[]>();
+  grants(identity: RoleHolder, serviceIds: readonly string[]): Map<string, ReachGrant[]> {
+    // Each matched policy once, with the posture checks it names, read from the same state as the grants.
+    const policies = [...this.selecting(identity)].map((policy) => ({ policy, grant: { id: policy.id, type: policy.type, postureCheckIds: this.postureCheckIds(policy.id) } }));
+    const granted = new Map<string, ReachGrant[]>();
     for (const id of serviceIds) {
       const slot = this.slotOf.get(id);
       if (slot === undefined) continue;
       const service = this.serviceAt(slot);
       granted.set(
         id,
-        policies.filter((policy) => matchesRoles(policy.service, policy.semantic, service)).map((policy) => ({ id: policy.id, type: policy.type })),
+        policies.filter(({ policy }) => matchesRoles(policy.service, policy.semantic, service)).map(({ grant }) => grant),
       );
     }
     return granted;

@@ -51,7 +51,7 @@ export const MAX_CONFIG_TYPES = 100;
 const PERMISSION_ORDER: readonly ServicePolicyType[] = ['Bind', 'Dial'];
 
 export function createClientServiceService(deps: {
-  engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService' | 'postureChecksOf'>;
+  engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService'>;
   configs: Pick<ResourceRepository<Config>, 'list'>;
   configTypes: Pick<ResourceRepository<ConfigType>, 'list'>;
   postureChecks: Pick<ResourceRepository<PostureCheck>, 'list'>;
@@ -130,13 +130,13 @@ export function createClientServiceService(deps: {
 
   /**
    * Policy id -> its posture queries for the caller's session, for every policy in `grants`. The checks each policy
-   * names come from memory; the checks themselves and the session's reports are read only when there are any.
+   * names come with the grants, from memory; the checks themselves and the session's reports are read only when
+   * there are any.
    */
   async function postureOf(caller: ClientServiceCaller, grants: ServiceGrant[]): Promise<Map<string, PolicyPostureQueries>> {
     const policies = new Map(grants.map((grant) => [grant.id, grant]));
     if (policies.size === 0) return new Map();
-    const checkIds = await deps.engine.postureChecksOf([...policies.keys()]);
-    const wantedChecks = [...new Set([...checkIds.values()].flat())];
+    const wantedChecks = [...new Set([...policies.values()].flatMap((grant) => grant.postureCheckIds))];
     if (wantedChecks.length === 0) {
       // No policy here names a check: each passes as it is, and nothing about the session needs reading.
       return new Map([...policies.values()].map((grant) => [grant.id, { policyId: grant.id, policyType: grant.type, isPassing: true, postureQueries: [] }]));
@@ -145,7 +145,7 @@ export function createClientServiceService(deps: {
     const checkById = new Map(checks.map((check) => [check.id, check]));
     const queries = await deps.posture.policyPostureQueries(
       caller.auth,
-      [...policies.values()].map((grant) => ({ id: grant.id, type: grant.type, checks: (checkIds.get(grant.id) ?? []).flatMap((id) => checkById.get(id) ?? []) })),
+      [...policies.values()].map((grant) => ({ id: grant.id, type: grant.type, checks: grant.postureCheckIds.flatMap((id) => checkById.get(id) ?? []) })),
     );
     return new Map(queries.map((query) => [query.policyId, query]));
   }

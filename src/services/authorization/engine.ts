@@ -18,7 +18,7 @@ import { parseListParams, type FieldMap, type ListQuery, type RawListParams } fr
 import { ROLE_ENTITY_FIELDS, type Membership, type PolicyEngineStore, type PolicyOfType, type RoleEntity } from '../../persistence/repositories/policy-engine.js';
 import { matchesRoles, parseRoles, type RoleHolder } from '../../policy/roles.js';
 import type { ListPage } from '../list-page.js';
-import type { ReachOrder, ReachService } from '../../policy/service-reach-state.js';
+import type { ReachGrant, ReachOrder, ReachService } from '../../policy/service-reach-state.js';
 import type { ServiceReach } from './service-reach.js';
 
 export type { RoleEntity } from '../../persistence/repositories/policy-engine.js';
@@ -88,11 +88,8 @@ export interface AccessDecision {
   policies: { policy: ServicePolicy; postureChecks: RoleEntity[] }[];
 }
 
-/** A service policy granting an identity a service. */
-export interface ServiceGrant {
-  id: string;
-  type: ServicePolicyType;
-}
+/** A service policy granting an identity a service, with the ids of the posture checks it names. */
+export type ServiceGrant = ReachGrant;
 
 export interface GrantedService {
   /** The service whole, as the in-memory index holds it (never to be changed). */
@@ -140,8 +137,6 @@ export interface PolicyEngine {
    * version is still `knownVersion` (then nothing changed and the fingerprint is not computed).
    */
   serviceListState(identity: RoleHolder, knownVersion: number | undefined): Promise<{ version: number; fingerprint: string | undefined; newestChangeAt: number }>;
-  /** The ids of the posture checks each of the service policies `policyIds` names, by policy id (from memory). */
-  postureChecksOf(policyIds: readonly string[]): Promise<Map<string, string[]>>;
   /** The edge routers usable by the identity, by the service, and by both (counts), and up to `limit` common ones. */
   routers(identityId: string, serviceId: string, limit: number): Promise<{ identityCount: number; serviceCount: number; commonCount: number; common: RoleEntity[] }>;
 }
@@ -229,10 +224,6 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: Serv
       // Read together, with no pause between: the fingerprint belongs to the version given with it.
       const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
       return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };
-    },
-    async postureChecksOf(policyIds) {
-      const index = await serviceReach.current();
-      return new Map(policyIds.map((id) => [id, index.postureCheckIds(id)]));
     },
     async policiesOf(target, id, policyType, params) {
       const query = parseListParams(params, store.policyFields(policyType));
