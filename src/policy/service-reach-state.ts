@@ -42,6 +42,14 @@ export interface ReachPolicy {
   postureCheckRoles: readonly string[];
 }
 
+/**
+ * What an answer about `identity` depends on, as text: its id and its attributes in any order. Answers kept under it
+ * stay right for the identity until the state changes, and an attribute change gives another key.
+ */
+export function holderKey(identity: RoleHolder): string {
+  return `${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+}
+
 /** A service policy granting an identity a service, with the ids of the posture checks the policy names. */
 export interface ReachGrant {
   id: string;
@@ -338,7 +346,7 @@ export class ServiceReachState {
 
   /** The whole answer to a question, kept from an earlier one or computed now and kept. */
   private answerFor(identity: RoleHolder, wanted: number, order: ReachOrder): Answer {
-    const key = `${wanted}|${order}|${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+    const key = `${wanted}|${order}|${holderKey(identity)}`;
     let answer = this.answers.get(key);
     if (answer) {
       this.answers.delete(key);

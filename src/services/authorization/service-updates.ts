@@ -12,6 +12,7 @@
 import type { Clock } from '../../shared/clock.js';
 import type { ServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
 import type { RoleHolder } from '../../policy/roles.js';
+import { holderKey } from '../../policy/service-reach-state.js';
 import type { PolicyEngine } from './engine.js';
 
 export interface ServiceUpdatesService {
@@ -36,7 +37,7 @@ export function createServiceUpdatesService(deps: {
 
   return {
     async lastChangeAt(identity, since) {
-      const key = `${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+      const key = holderKey(identity);
       const known = seen.get(key);
       const state = await deps.engine.serviceListState(identity, known?.version);
       const { version, newestChangeAt } = state;
