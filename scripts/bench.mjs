@@ -9,15 +9,18 @@
 //  6. complete OIDC PKCE logins and refresh grants per second, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
-//     JWT (step 6, last) against the same request without one.
-// Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5).
+//     JWT (step 6, last) against the same request without one,
+//  9. revocation propagation between two controllers on the store: logout at A to refusal at B (p50, p99).
+// Options: --seconds N (per load run, default 5), --connections N (default 10), --rounds N (default 5),
+//          --store sqlite|postgres (default sqlite; postgres: a throwaway cluster, or SVC_BENCH_POSTGRES_URL; the
+//          first-run quickstart is always the embedded default, the rest runs on the chosen store).
 // Separate suites: `npm run bench -- authz [options]` (the policy engine at size; scripts/bench/authz.mjs).
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, generatorName, load, measured, median, post, readWhenWritten, rssMiB, stop, waitFor } from './bench/lib.mjs';
+import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './bench/lib.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -29,10 +32,17 @@ if (process.argv[2] in SUITES) {
   process.exit(run.status ?? 1);
 }
 const { values } = parseArgs({
-  options: { seconds: { type: 'string', default: '5' }, connections: { type: 'string', default: '10' }, rounds: { type: 'string', default: '5' } },
+  options: {
+    seconds: { type: 'string', default: '5' },
+    connections: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '5' },
+    store: { type: 'string', default: 'sqlite' },
+  },
 });
 const loadOptions = { connections: Number(values.connections), seconds: Number(values.seconds) };
 const rounds = Number(values.rounds);
+if (!['sqlite', 'postgres'].includes(values.store)) throw new Error('--store is sqlite or postgres');
+let cluster;
 
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const svc = join(root, 'bin/svc.js');
@@ -71,6 +81,8 @@ try {
   const quickstart = await waitFor(versionUrl, ca, started, child);
   await stop(child);
   row('first-run quickstart to first answer', `${quickstart.ms.toFixed(0)} ms`);
+  row('store for the steps below', values.store);
+  if (values.store === 'postgres') ({ cluster } = await moveToPostgres(home, svc, env, 'bench-password'));
 
   // 2. Cold start from the config file quickstart wrote.
   started = process.hrtime.bigint();
@@ -125,6 +137,22 @@ try {
   await compare('GET /current-identity (Bearer access token)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   // The secondary external JWT (issue 6): the same session request, now verifying a JWT on every call. Last, because
   // from here on the admin needs that JWT on every request.
+  // 9. Revocation propagation: a second controller on the same store and PKI, another port (before step 8's last
+  // part, which makes the admin's sessions need a secondary JWT).
+  const portB = await freePort();
+  const configB = join(home, 'config-b.yml');
+  writeFileSync(configB, readFileSync(join(home, 'config.yml'), 'utf8').replaceAll(`127.0.0.1:${port}`, `127.0.0.1:${portB}`));
+  const childB = spawn(process.execPath, [svc, 'controller', 'run', '--config', configB], { env, stdio: 'ignore' });
+  const originB = `https://127.0.0.1:${portB}`;
+  await waitFor(`${originB}/edge/client/v1/version`, ca, process.hrtime.bigint(), childB);
+  const spread = await new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, [join(root, 'scripts/bench/propagation.mjs'), origin, originB, ca, '50', 'admin', 'bench-password'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`propagation exited ${code}`))));
+  });
+  await stop(childB);
+  row(`logout at A to refusal at B (two controllers), ${spread.samples} samples`, `p50 ${spread.p50.toFixed(1)} ms, p99 ${spread.p99.toFixed(1)} ms, max ${spread.max.toFixed(1)} ms`);
   const secondaryJwt = await requireSecondaryJwt(origin, ca, token);
   await compare('GET /current-identity (svc-session + secondary ext JWT)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { 'svc-session': token, authorization: `Bearer ${secondaryJwt}` } } }, bareTarget);
   row('controller RSS after the load runs', `${rssMiB(child.pid).toFixed(0)} MiB`);
@@ -152,5 +180,6 @@ try {
   console.log(`\nsvc bench — node ${process.version}, ${generatorName}, ${values.connections} keep-alive connections, ${values.seconds}s per load run, ${rounds} alternating rounds\n`);
   for (const line of rows) console.log(line);
 } finally {
+  await cluster?.stop();
   rmSync(home, { recursive: true, force: true });
 }

@@ -17,13 +17,12 @@
 //          --router-policies N (1000 of each kind), --attributes N (1000), --seconds S (10), --connections N (10),
 //          --store sqlite|postgres (default sqlite; postgres runs a throwaway cluster, or SVC_BENCH_POSTGRES_URL).
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuMs, freePort, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
-import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
+import { cpuMs, freePort, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -122,18 +121,7 @@ try {
   // 1. The network, through the store. On PostgreSQL the config points at the cluster and the admin is created there.
   const storePath = join(home, 'db/svc.sqlite');
   let target = storePath;
-  if (values.store === 'postgres') {
-    if (process.env.SVC_BENCH_POSTGRES_URL) target = process.env.SVC_BENCH_POSTGRES_URL;
-    else {
-      const bin = findPostgresBin();
-      if (!bin) throw new Error('--store postgres needs PostgreSQL binaries or SVC_BENCH_POSTGRES_URL');
-      cluster = await startThrowawayCluster(bin);
-      target = cluster.url;
-    }
-    const configFile = join(home, 'config.yml');
-    writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/^db: .*$/m, `db: ${target}`));
-    await output([svc, 'controller', 'create-admin', '--config', configFile, '--admin-user', 'admin', '--admin-password', 'bench-password']);
-  }
+  if (values.store === 'postgres') ({ url: target, cluster } = await moveToPostgres(home, svc, env, 'bench-password'));
   const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), target, JSON.stringify(sizes)]));
   row('store', values.store);
   row('network', `${sizes.identities} identities, ${sizes.services} services, ${sizes.routers} routers, ${sizes.servicePolicies} service policies, ${sizes.edgeRouterPolicies} + ${sizes.serviceEdgeRouterPolicies} router policies`);

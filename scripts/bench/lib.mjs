@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 
@@ -129,3 +130,25 @@ export async function measured(url, ca, pid, options) {
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+
+/**
+ * Points the config of a quickstart home at PostgreSQL (SVC_BENCH_POSTGRES_URL, else a throwaway cluster) and creates
+ * the admin there with `password`. Resolves with the URL and the cluster to stop afterwards (none for a given URL).
+ */
+export async function moveToPostgres(home, svc, env, password) {
+  let url = process.env.SVC_BENCH_POSTGRES_URL;
+  let cluster;
+  if (!url) {
+    const bin = findPostgresBin();
+    if (!bin) throw new Error('--store postgres needs PostgreSQL binaries or SVC_BENCH_POSTGRES_URL');
+    cluster = await startThrowawayCluster(bin);
+    url = cluster.url;
+  }
+  const configFile = join(home, 'config.yml');
+  writeFileSync(configFile, readFileSync(configFile, 'utf8').replace(/^db: .*$/m, `db: ${url}`));
+  await new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [svc, 'controller', 'create-admin', '--config', configFile, '--admin-user', 'admin', '--admin-password', password], { env, stdio: 'inherit' });
+    child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error('create-admin on PostgreSQL failed'))));
+  });
+  return { url, cluster };
+}

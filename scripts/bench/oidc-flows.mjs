@@ -30,7 +30,10 @@ async function login() {
   const authorize = await call('GET', `/oidc/authorization?${query}`);
   const authRequestId = new URL(authorize.location, origin).searchParams.get('authRequestID');
   const loggedIn = await call('POST', '/oidc/login/password', { body: JSON.stringify({ authRequestId, username, password }), type: 'application/json' });
-  const code = new URL(loggedIn.location).searchParams.get('code');
+  // The login answers with the provider's callback (as the reference does), which redirects to the client with the code.
+  const callback = new URL(loggedIn.location, origin);
+  const redirected = callback.origin === origin ? (await call('GET', callback.pathname + callback.search)).location : loggedIn.location;
+  const code = new URL(redirected).searchParams.get('code');
   const tokens = await call('POST', '/oidc/token', { body: form({ grant_type: 'authorization_code', code, redirect_uri: redirectUri, client_id: 'svc', code_verifier: verifier }), type: 'application/x-www-form-urlencoded' });
   if (tokens.status !== 200) throw new Error(`token exchange failed: ${tokens.text}`);
   return JSON.parse(tokens.text);

@@ -28,6 +28,8 @@ import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildSessionsDomain } from '../services/sessions/index.js';
 import { buildPostureDomain } from '../services/posture/index.js';
 import { buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
+import { buildChangeFeed } from '../services/change-feed/index.js';
+import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
@@ -106,12 +108,17 @@ export async function startController(
   // The CA that signs enrolled identities' certificates; loaded (and checked) before anything is opened.
   const signingCa = config.edge ? await loadCertificateAuthority(config.edge.enrollment.signingCert, { clock }) : undefined;
 
+  const metrics = createControllerMetrics({ dialect: config.db.kind, clock });
   const database = await openDatabase(config.db, {
     onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open another'),
+    onQuery: (durationMs) => metrics.storeQuery(durationMs),
   });
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;
   const sessions = buildSessionsDomain(database, { clock, log: logger, sessionTimeoutMs, accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0 });
   const { activity } = sessions;
+  // What keeps this controller's in-memory copies (authentication, the service reach index) current: decision 0035.
+  const feed = await buildChangeFeed(database, { target: config.db, log: logger, onLag: (seconds) => metrics.setChangeFeedLag(seconds) });
+  metrics.countLiveSessionsWith(liveSessionCounter(sessions.presence, clock));
 
   // Everything after the store is open runs in assemble(): if any step fails (publishing the signing key,
   // registering this controller, listening), what is already open is closed again before the error propagates.
@@ -119,6 +126,7 @@ export async function startController(
     return await assemble();
   } catch (error) {
     await activity.close();
+    await feed.close();
     await database.close();
     throw error;
   }
@@ -126,9 +134,11 @@ export async function startController(
   async function assemble(): Promise<RunningController> {
     const caPems = trustedCas(config, identity);
     const secrets = createSecretBox(secretsKey(config, identity));
-    const controllersDomain = buildControllersDomain(database, { config, build: options.build ?? readBuildInfo() });
+    const controllersDomain = buildControllersDomain(database, { config, build: options.build ?? readBuildInfo(), clock });
+    // Before the name is written anywhere (the signing key's owner, the controllers row): decision 0034.
+    await controllersDomain.checkNameFree(identity);
     const { version } = controllersDomain;
-    const { audit, events } = buildAuditDomain(database, { clock, log: logger });
+    const { audit, events } = buildAuditDomain(database, { clock, log: logger, metrics });
     const externalJwt = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events });
     const enrollmentSettings = {
       clock,
@@ -159,6 +169,7 @@ export async function startController(
       ? await buildOidcDomain(database, {
           identity,
           issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
+          otherIssuers: [httpsOrigin(config.edge.api.address)],
           lifetimes: config.edge.oidc,
           secrets,
           clock,
@@ -168,8 +179,9 @@ export async function startController(
           configTypes: sessions.configTypes,
         })
       : undefined;
-    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords });
+    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed });
     const authorization = buildAuthorizationDomain(database, {
+      feed,
       clock,
       log: logger,
       enrollmentJwt: enrollmentSettings.jwt,
@@ -180,9 +192,18 @@ export async function startController(
       config,
       clock,
       version,
-      auth: buildRequestAuthenticator(database, { clock, sessions, sessionTimeoutMs, authentication, extJwt: externalJwt.authenticator, accessTokens: oidc?.accessTokens }),
+      auth: buildRequestAuthenticator(database, {
+        clock,
+        feed,
+        sessions,
+        sessionTimeoutMs,
+        extJwt: externalJwt.authenticator,
+        tokens: oidc?.tokens,
+        onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)),
+      }),
       apiSessions: sessions.service,
       sessionConfigTypes: sessions.configTypes,
+      metrics,
       authentication,
       ...(oidc ? { oidc: oidc.provider, accessTokens: oidc.accessTokens, oidcFactors: oidc.factors } : {}),
       controllers: controllersDomain.service,
@@ -261,6 +282,8 @@ export async function startController(
       await Promise.allSettled(apps.map(({ app }) => app.close()));
       throw error;
     }
+    // Started once every listener is up, so that a start that fails leaves no timer writing to a closed store.
+    const heartbeat = controllersDomain.startHeartbeat(controllerId, (error) => logger.warn({ err: error }, 'the controller heartbeat could not be written; retrying at the next one'));
     if (options.listen !== false) logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
 
     return {
@@ -270,8 +293,10 @@ export async function startController(
       apps,
       async close() {
         await Promise.allSettled(apps.map(({ app }) => app.close()));
+        await heartbeat.stop();
         await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
         await activity.close();
+        await feed.close();
         await database.close();
       },
     };

@@ -1,7 +1,8 @@
 /**
  * The `apis` list of one web listener: which binding names this controller serves, no binding twice,
  * Edge bindings only with an `edge` section, and each binding's own options (shape-checked against the
- * schema for that binding, since JSON Schema cannot switch on `binding` with readable errors).
+ * schema for that binding, since JSON Schema cannot switch on `binding` with readable errors). `metrics` is kept
+ * apart from the Edge APIs in the result: it needs no `edge` section and is no API of `/version`.
  */
 import { closestMatch } from '../shared/text-distance.js';
 import { checkAgainstSchema, isClean } from '../shared/schema-check.js';
@@ -12,25 +13,32 @@ import { errorCount, reportError } from './rule-context.js';
 import type { RuleContext } from './rule-context.js';
 import { EdgeOidcOptionsSchema, NoOptionsSchema } from './schema.js';
 import type { EdgeOidcOptionsFile, ListenerFile } from './schema.js';
-import type { ApiBinding, ApiBindingName, RedirectUriPattern } from './types.js';
+import type { ApiBinding, BindingName, RedirectUriPattern } from './types.js';
 
-const SUPPORTED: readonly ApiBindingName[] = ['edge-client', 'edge-management', 'edge-oidc'];
+const SUPPORTED: readonly BindingName[] = ['edge-client', 'edge-management', 'edge-oidc', 'metrics'];
 /** Bindings other controllers of this network serve; named so the error says why rather than "unknown". */
-const NOT_SUPPORTED = new Set(['fabric', 'health-checks', 'zac', 'spa', 'metrics']);
+const NOT_SUPPORTED = new Set(['fabric', 'health-checks', 'zac', 'spa']);
+
+/** A listener's explicit bindings: its Edge APIs, and whether it serves `/metrics`. */
+export interface ListenerBindings {
+  apis: ApiBinding[];
+  metrics: boolean;
+}
 
 /**
  * The explicit bindings of one listener, or undefined when any is wrong. `hasEdge` is whether the file has
- * an `edge` section; every supported binding is an Edge binding and needs it.
+ * an `edge` section; every Edge binding needs it (`metrics` does not).
  */
 export function bindingRules(
   context: RuleContext,
   path: KeyPath,
   apis: ListenerFile['apis'],
   hasEdge: boolean,
-): ApiBinding[] | undefined {
+): ListenerBindings | undefined {
   const before = errorCount(context);
   const seen = new Map<string, number>();
   const bindings: ApiBinding[] = [];
+  let metrics = false;
   apis.forEach((api, index) => {
     const apiPath = [...path, index];
     const name = api.binding;
@@ -45,6 +53,10 @@ export function bindingRules(
       return;
     }
     seen.set(name, index);
+    if (name === 'metrics') {
+      metrics = withoutOptions(context, apiPath, api.options ?? {});
+      return;
+    }
     if (!hasEdge) {
       reportError(context, [...apiPath, 'binding'], `binding '${name}' needs the 'edge' section, which this file does not have`);
       return;
@@ -52,10 +64,10 @@ export function bindingRules(
     const binding = withOptions(context, apiPath, name, api.options ?? {});
     if (binding !== undefined) bindings.push(binding);
   });
-  return errorCount(context) > before ? undefined : bindings;
+  return errorCount(context) > before ? undefined : { apis: bindings, metrics };
 }
 
-function isSupported(name: string): name is ApiBindingName {
+function isSupported(name: string): name is BindingName {
   return (SUPPORTED as readonly string[]).includes(name);
 }
 
@@ -66,11 +78,18 @@ function unsupportedMessage(name: string): string {
   return `unknown binding '${name}'${hint}; expected one of ${SUPPORTED.join(', ')}`;
 }
 
+/** True when a binding that takes no options was given none; each one given is reported with where it is. */
+function withoutOptions(context: RuleContext, apiPath: KeyPath, options: Record<string, unknown>): boolean {
+  const checked = checkAgainstSchema(options, NoOptionsSchema, context.source, [...apiPath, 'options']);
+  context.diagnostics.push(...checked.diagnostics);
+  return checked.diagnostics.length === 0;
+}
+
 /** Checks the binding's options against its own schema and maps them. */
 function withOptions(
   context: RuleContext,
   apiPath: KeyPath,
-  name: ApiBindingName,
+  name: ApiBinding['binding'],
   options: Record<string, unknown>,
 ): ApiBinding | undefined {
   const optionsPath = [...apiPath, 'options'];

@@ -34,15 +34,16 @@ export function listenerRules(
   const bindPoints = clean('bindPoints')
     ? listener.bindPoints.map((point, index) => bindPointRules(context, [...path, 'bindPoints', index], point))
     : [undefined];
-  const apis = clean('apis') ? bindingRules(context, [...path, 'apis'], listener.apis, hasEdge) : undefined;
+  const bindings = clean('apis') ? bindingRules(context, [...path, 'apis'], listener.apis, hasEdge) : undefined;
   const identity = listener.identity === undefined ? rootIdentity : identityFiles(context, [...path, 'identity'], listener.identity);
   const options = optionRules(context, [...path, 'options'], listener.options ?? {});
-  const parts = [apis, identity, options, ...bindPoints];
+  const parts = [bindings, identity, options, ...bindPoints];
   if (errorCount(context) > before || !clean('name') || parts.some((part) => part === undefined)) return undefined;
   return {
     name: listener.name,
     bindPoints: bindPoints as BindPoint[],
-    apis: apis as ApiBinding[],
+    apis: bindings?.apis as ApiBinding[],
+    metrics: bindings?.metrics === true,
     identity: identity as IdentityFiles,
     options: options as WebListenerOptions,
   };

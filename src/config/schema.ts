@@ -167,7 +167,7 @@ export const ControllerFileSchema = Type.Object(
   closed,
 );
 
-/** Options of the `edge-client` and `edge-management` bindings: none. */
+/** Options of the `edge-client`, `edge-management` and `metrics` bindings: none. */
 export const NoOptionsSchema = Type.Object({}, closed);
 
 /** Options of the `edge-oidc` binding. */

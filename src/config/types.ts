@@ -39,6 +39,9 @@ export interface RedirectUriPattern {
 
 export type ApiBindingName = 'edge-client' | 'edge-management' | 'edge-oidc';
 
+/** Every name a listener's `apis` may list: the Edge APIs, and `metrics` (Prometheus text at `/metrics`, decision 0033). */
+export type BindingName = ApiBindingName | 'metrics';
+
 export type ApiBinding =
   | { readonly binding: 'edge-client'; readonly options: Readonly<Record<string, never>> }
   | { readonly binding: 'edge-management'; readonly options: Readonly<Record<string, never>> }
@@ -76,6 +79,8 @@ export interface WebListener {
   readonly bindPoints: readonly BindPoint[];
   /** After auto-binding: the APIs this listener serves. */
   readonly apis: readonly ApiBinding[];
+  /** Serves `GET /metrics` (the `metrics` binding); apart from `apis`, the Edge APIs that `/version` lists. */
+  readonly metrics: boolean;
   /** Server identity for this listener; defaults to the controller identity. */
   readonly identity: IdentityFiles;
   readonly options: WebListenerOptions;

@@ -36,6 +36,7 @@ export const ERROR_CATALOGUE = {
     message: 'The requested operation is rate limited and the rate limit has been exceeded. Please try again later',
   },
   TIMEOUT: { status: 503, message: 'The requested operation took too much time to reply' },
+  STORE_UNAVAILABLE: { status: 503, message: 'The controller cannot reach its store at the moment; try again shortly' },
   NOT_ACCEPTABLE: { status: 406, message: 'None of the media types in the Accept header can be produced' },
   ENTITY_CAN_NOT_BE_DELETED: { status: 400, message: 'The entity requested for delete can not be deleted' },
   ENTITY_CAN_NOT_BE_UPDATED: { status: 400, message: 'The entity requested for update can not be updated' },

@@ -19,6 +19,8 @@ import { edgeClientUrl } from './edge-client/root-paths.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/routes.js';
 import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
+import { registerMetrics } from './metrics/routes.js';
+import { recordRequest } from './metrics/request-metrics.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -97,6 +99,9 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
       services.events.serverError({ requestId: String(request.id), method: request.method, path: request.routeOptions.url ?? 'unrouted', status: reply.statusCode });
     }
   });
+  // Request counts and latency by route template and status (decision 0033), on every listener whether or not it
+  // serves /metrics itself.
+  app.addHook('onResponse', recordRequest(services.metrics));
   app.server.on('checkExpectation', expectationHandler(standardHeaders, newUuid));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);
@@ -114,6 +119,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
       await registerOidc(app, { services, bindPoint, redirectUris: api.options.redirectURIs });
     }
   }
+  if (listener.metrics) registerMetrics(app, services);
   await app.ready();
   return app;
 }

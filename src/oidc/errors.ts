@@ -63,9 +63,12 @@ export function oidcErrorHandler(error: FastifyError, request: FastifyRequest, r
     request.log.error({ err: error }, 'unhandled error in the OIDC provider');
     return sendOAuthError(reply, 500, 'server_error', 'an unexpected error occurred');
   }
-  if (isApiError(error)) {
-    if (error.challenges.length > 0) reply.header('www-authenticate', error.challenges.map(formatChallenge));
-    if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
+  if (isApiError(error) && error.challenges.length > 0) reply.header('www-authenticate', error.challenges.map(formatChallenge));
+  if (apiError.retryAfterSeconds !== undefined) reply.header('retry-after', String(apiError.retryAfterSeconds));
+  // RFC 6749 §4.1.2.1's word for a server that cannot answer for now.
+  if (apiError.code === 'STORE_UNAVAILABLE') {
+    request.log.warn({ err: error }, 'the store could not be reached');
+    return sendOAuthError(reply, apiError.status, 'temporarily_unavailable', apiError.message);
   }
   if (apiError.code === 'INVALID_CONTENT_TYPE') {
     return sendOAuthError(reply, apiError.status, 'invalid_request', 'use application/x-www-form-urlencoded or application/json');

@@ -4,8 +4,9 @@
  * Nothing here knows business rules; repositories sit on top.
  */
 import SqliteDriver from 'better-sqlite3';
-import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
+import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
+import { createChangeSignal, type ChangeSignal } from './change-signal.js';
 import { migrateToLatest } from './migrate.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
@@ -19,6 +20,8 @@ export type DatabaseTarget = { kind: 'sqlite'; path: string } | { kind: 'postgre
 export interface Database {
   readonly db: Kysely<Tables>;
   readonly dialect: DialectName;
+  /** Changes this controller commits, told to its in-memory copies at commit (change-signal.ts). */
+  readonly changes: ChangeSignal;
   close(): Promise<void>;
 }
 
@@ -28,11 +31,15 @@ export interface OpenOptions {
    * a listener pg would raise them as uncaught exceptions and end the process; the pool replaces the connection.
    */
   onConnectionError?(error: Error): void;
+  /** Told how long every query took, in milliseconds, failed ones too (the store query histogram of the metrics). */
+  onQuery?(durationMs: number): void;
 }
 
 /** Opens the store and runs pending migrations; throws with the migration name when one fails. */
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
-  const database = target.kind === 'sqlite' ? openSqlite(target.path) : openPostgres(target.url, options.onConnectionError ?? (() => {}));
+  // Kysely times each query only when a log function is given, so none is given without a listener.
+  const log = options.onQuery ? queryTimer(options.onQuery) : undefined;
+  const database = target.kind === 'sqlite' ? openSqlite(target.path, log) : openPostgres(target.url, options.onConnectionError ?? (() => {}), log);
   try {
     await migrateToLatest(database.db);
   } catch (error) {
@@ -42,22 +49,28 @@ export async function openDatabase(target: DatabaseTarget, options: OpenOptions 
   return database;
 }
 
-function openSqlite(path: string): Database {
+/** Kysely's `log` option reporting every query's time, executed or failed. */
+function queryTimer(onQuery: (durationMs: number) => void): (event: LogEvent) => void {
+  return (event) => onQuery(event.queryDurationMillis);
+}
+
+function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined): Database {
   const driver = new SqliteDriver(path);
   // WAL lets readers proceed while one writer commits; NORMAL sync is durable across process crashes in WAL mode.
   driver.pragma('journal_mode = WAL');
   driver.pragma('synchronous = NORMAL');
   driver.pragma('foreign_keys = ON');
   driver.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }), plugins: [new SqliteValuesPlugin()] });
-  return { db, dialect: 'sqlite', close: () => db.destroy() };
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }), plugins: [new SqliteValuesPlugin()], ...(log ? { log } : {}) });
+  return { db, dialect: 'sqlite', changes: createChangeSignal(), close: () => db.destroy() };
 }
 
-function openPostgres(url: string, onConnectionError: (error: Error) => void): Database {
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined): Database {
+  // A connection not made within 5 s fails the request (503) rather than holding it while the store is unreachable.
+  const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   pool.on('error', onConnectionError);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: () => db.destroy() };
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  return { db, dialect: 'postgres', changes: createChangeSignal(), close: () => db.destroy() };
 }
 
 /** Reads a config `db` value: a `postgres://` (or `postgresql://`) URL, else a SQLite file path. */

@@ -19,6 +19,7 @@ import { authorizationChanges } from './migrations/0014-authorization-changes.js
 import { postureResponses } from './migrations/0015-posture-responses.js';
 import { edgeSessions } from './migrations/0016-edge-sessions.js';
 import { serviceUpdateMarks } from './migrations/0017-service-update-marks.js';
+import { severalControllers } from './migrations/0018-several-controllers.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -37,6 +38,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0015-posture-responses': postureResponses,
   '0016-edge-sessions': edgeSessions,
   '0017-service-update-marks': serviceUpdateMarks,
+  '0018-several-controllers': severalControllers,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -86,7 +86,7 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
   const withDependents = <T>(work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> =>
     dependents || changeLog ? atomically(database.db, work) : work(database.db);
   const logged = async (trx: Kysely<Tables>, id: string) => {
-    if (changeLog) await recordChange(trx, database.dialect, changeLog, id);
+    if (changeLog) await recordChange({ ...database, db: trx }, changeLog, id);
   };
 
   return {

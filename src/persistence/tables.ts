@@ -14,6 +14,8 @@ export interface ControllersTable {
   api_addresses: string;
   is_online: boolean | number;
   last_joined_at: string;
+  /** ISO time of the latest heartbeat (migration 0018); null before the first. */
+  last_heartbeat_at: string | null;
   created_at: string;
   updated_at: string;
 }
@@ -243,6 +245,10 @@ export interface OidcSigningKeysTable {
   first_used_at: string;
   retired_at: string | null;
   publish_until: string | null;
+  /** The controller signing with the key (migration 0018); null for keys published before it. */
+  owner: string | null;
+  /** JSON array of the `iss` values the owner signs for. */
+  issuers: string;
 }
 
 /** Columns of every managed resource of the authorization model (migration 0012). */

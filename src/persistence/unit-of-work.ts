@@ -14,9 +14,31 @@ import type { Kysely } from 'kysely';
 import type { Database } from './database.js';
 import type { Tables } from './tables.js';
 
+/** What each open transaction (opened by `atomically`) runs once it has committed. */
+const commitHooks = new WeakMap<Kysely<Tables>, Array<() => void>>();
+
 /** Runs `work` in a transaction, or in the transaction `db` already is. */
-export function atomically<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
-  return db.isTransaction ? work(db) : db.transaction().execute(work);
+export async function atomically<T>(db: Kysely<Tables>, work: (trx: Kysely<Tables>) => Promise<T>): Promise<T> {
+  if (db.isTransaction) return work(db);
+  const hooks: Array<() => void> = [];
+  const result = await db.transaction().execute((trx) => {
+    commitHooks.set(trx, hooks);
+    return work(trx);
+  });
+  for (const hook of hooks) hook();
+  return result;
+}
+
+/**
+ * Runs `hook` once what `db` wrote is committed: at the end of the transaction `db` is (nothing, if it rolls back),
+ * or now when `db` is the store itself (its statements commit one by one). Used to tell in-memory copies of rows
+ * about a change no earlier than other readers can see it in the store.
+ */
+export function afterCommit(db: Kysely<Tables>, hook: () => void): void {
+  const hooks = db.isTransaction ? commitHooks.get(db) : undefined;
+  if (hooks) hooks.push(hook);
+  // A transaction opened elsewhere (a migration) has no hooks: told now, and again when the change feed reads the log.
+  else hook();
 }
 
 /** Runs work over a scope built on one transaction; what the work returns, or nothing written when it throws. */

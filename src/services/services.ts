@@ -28,6 +28,7 @@ import type { AuthorizationDomain } from './authorization/index.js';
 import type { PostureService } from './posture/index.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
 import type { EdgeSessionService } from './edge-sessions/index.js';
+import type { ControllerMetrics } from './metrics/index.js';
 
 export interface Services {
   readonly config: ControllerConfig;
@@ -78,6 +79,8 @@ export interface Services {
   readonly edgeSessions: EdgeSessionService;
   /** The config types an API session asked for at login, as ids (`of`), and resolving names to ids (`resolve`). */
   readonly sessionConfigTypes: SessionConfigTypes;
+  /** This controller's Prometheus metrics: what HTTP, logins, the caches and the store report, and `/metrics` serves. */
+  readonly metrics: ControllerMetrics;
   /**
    * A new value every time the controller starts, sent as `svc-instance-id` on every response: SDKs re-read
    * `/version` and their view of the controller when it changes (a restart, or another controller answering).

@@ -6,6 +6,8 @@ export interface LruCache<K, V> {
   get(key: K): V | undefined;
   set(key: K, value: V): void;
   delete(key: K): void;
+  /** Forgets every entry. */
+  clear(): void;
   readonly size: number;
 }
 
@@ -27,6 +29,9 @@ export function createLru<K, V>(capacity: number): LruCache<K, V> {
     },
     delete(key) {
       entries.delete(key);
+    },
+    clear() {
+      entries.clear();
     },
     get size() {
       return entries.size;

@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { addCertAuthenticator, createIdentity, issueClientCertificate, updatePolicyBody } from '../helpers/fixtures.js';
+import { addCertAuthenticator, createAuthPolicy, createIdentity, issueClientCertificate, updatePolicyBody } from '../helpers/fixtures.js';
+import { totpCode } from '../helpers/totp.js';
 
 describe(`the current identity (${testDialect})`, () => {
   let ctl: TestController;
@@ -29,6 +30,47 @@ describe(`the current identity (${testDialect})`, () => {
   const call = (path: string, options: { method?: string; body?: object } = {}, session = token) =>
     ctl.fetch(`/edge/client/v1${path}`, { ...options, headers: { 'svc-session': session } });
   const ownId = async () => (await call('/current-identity/authenticators')).json().data[0].id as string;
+
+  it('shows every change to the identity at once, though its detail is kept in memory', async () => {
+    const dora = await createIdentity(ctl.running.database, { name: 'dora', password: 'dora-password' });
+    const session = await loginAs('dora', 'dora-password');
+    const me = async () => {
+      const res = await call('/current-identity', {}, session);
+      assert.equal(res.status, 200, res.text);
+      return res.json().data;
+    };
+    const admin = { 'svc-session': await ctl.adminToken() };
+    const manage = async (method: string, path: string, body?: object) => {
+      const res = await ctl.fetch(`/edge/management/v1${path}`, { method, headers: admin, ...(body ? { body } : {}) });
+      assert.ok(res.status < 300, `${method} ${path}: ${res.status} ${res.text}`);
+      return res.json().data;
+    };
+    assert.equal((await me()).isMfaEnabled, false);
+    assert.equal((await me()).hasApiSession, true);
+
+    await manage('PATCH', `/identities/${dora.id}`, { roleAttributes: ['kept-in-memory'] });
+    assert.deepEqual((await me()).roleAttributes, ['kept-in-memory'], 'its own attributes');
+
+    const policy = await createAuthPolicy(ctl.running.database);
+    await manage('PATCH', `/identities/${dora.id}`, { authPolicyId: policy });
+    await manage('PATCH', `/auth-policies/${policy}`, { name: 'renamed-for-dora' });
+    assert.equal((await me()).authPolicy.name, 'renamed-for-dora', 'the name of its auth policy');
+
+    const enrollment = await manage('POST', '/enrollments', { identityId: dora.id, method: 'ott', expiresAt: new Date(Date.now() + 3_600_000).toISOString() });
+    assert.equal((await me()).enrollment.ott.id, enrollment.id, 'a new enrollment');
+    await manage('DELETE', `/enrollments/${enrollment.id}`);
+    assert.equal((await me()).enrollment.ott, undefined, 'a deleted enrollment');
+
+    const started = await call('/current-identity/mfa', { method: 'POST' }, session);
+    assert.equal(started.status, 201, started.text);
+    const verified = await call('/current-identity/mfa/verify', { method: 'POST', body: { code: totpCode(started.json().data.provisioningUrl, new Date()) } }, session);
+    assert.equal(verified.status, 200, verified.text);
+    assert.equal((await me()).isMfaEnabled, true, 'a verified MFA enrollment');
+
+    const [authenticator] = await manage('GET', `/identities/${dora.id}/authenticators`);
+    await manage('DELETE', `/authenticators/${authenticator.id}`);
+    assert.deepEqual((await me()).authenticators, {}, 'a deleted authenticator');
+  });
 
   it('shows the session identity with its authenticators and never a password hash', async () => {
     const res = await call('/current-identity');

@@ -13,7 +13,7 @@ import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { AUDIENCE, ISSUER, signerBody, signingKey, signToken, startJwksServer, type JwksServer, type SigningKey } from '../helpers/external-jwt.js';
-import { createIdentity } from '../helpers/fixtures.js';
+import { createIdentity, updateIdentityRow } from '../helpers/fixtures.js';
 import { authPolicyBody, managementClient, type ManagementClient } from '../helpers/management.js';
 import { discoverClient, followCallback, postForm, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
 import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
@@ -91,7 +91,7 @@ describe(`logins with external JWTs (${testDialect})`, () => {
 
     it('matches the claim to externalId for a signer with useExternalId, and reads a JSON-pointer claimsProperty', async () => {
       const identity = await createIdentity(db(), { name: 'jwt-ext' });
-      await db().db.updateTable('identities').set({ external_id: 'ext-42' }).where('id', '=', identity.id).execute();
+      await updateIdentityRow(db(), identity.id, { external_id: 'ext-42' });
       const res = await admin.patch(`/external-jwt-signers/${secondarySigner}`, { useExternalId: true, claimsProperty: '/user/id' });
       assert.equal(res.status, 200, res.text);
       try {
@@ -116,7 +116,7 @@ describe(`logins with external JWTs (${testDialect})`, () => {
     it('refuses every bad token with 401 in realm svc-primary-ext-jwt naming the failed check', async () => {
       const identity = await createIdentity(db(), { name: 'jwt-bob' });
       const disabled = await createIdentity(db(), { name: 'jwt-disabled' });
-      await db().db.updateTable('identities').set({ disabled: true, disabled_at: clock.now().toISOString() }).where('id', '=', disabled.id).execute();
+      await updateIdentityRow(db(), disabled.id, { disabled: true, disabled_at: clock.now().toISOString() });
       const now = Math.floor(clock.now().getTime() / 1000);
       const impostor = await signingKey('primary-key');
       const cases: Array<[string, string, 'invalid' | 'expired', RegExp]> = [

@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createApiSessionRepository } from '../../src/persistence/repositories/api-sessions.js';
 import { createControllerPki } from '../../src/pki/index.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -103,12 +104,17 @@ describe(`legacy sessions (${testDialect})`, () => {
   it('stops the live sessions of a disabled identity and resumes them when it is enabled', async () => {
     const identity = await createIdentity(db(), { name: 'to-disable', password: 'right-password' });
     const token = (await login('to-disable', 'right-password')).json().data.token;
-    await db().db.updateTable('identities').set({ disabled: true, disabled_at: clock.now().toISOString() }).where('id', '=', identity.id).execute();
+    // Through the management API, as an operator does: the change reaches the copies kept in memory at commit.
+    const admin = { 'svc-session': await ctl.adminToken() };
+    const manage = (action: 'disable' | 'enable') =>
+      ctl.fetch(`/edge/management/v1/identities/${identity.id}/${action}`, { method: 'POST', headers: admin, body: action === 'disable' ? { durationMinutes: 0 } : {} });
+    assert.equal((await whoAmI(token)).status, 200);
+    assert.equal((await manage('disable')).status, 200);
     const refused = await whoAmI(token);
     assert.equal(refused.status, 401);
     assert.deepEqual(refused.headerValues('www-authenticate'), ['svc-session realm="svc-session" error="invalid" error_description="the identity is disabled"']);
     assert.equal((await login('to-disable', 'right-password')).status, 401, 'and it cannot log in');
-    await db().db.updateTable('identities').set({ disabled: false, disabled_at: null }).where('id', '=', identity.id).execute();
+    assert.equal((await manage('enable')).status, 200);
     assert.equal((await whoAmI(token)).status, 200);
   });
 
@@ -126,6 +132,19 @@ describe(`legacy sessions (${testDialect})`, () => {
     assert.equal(expired.status, 401);
     assert.deepEqual(expired.headerValues('www-authenticate'), ['svc-session realm="svc-session" error="expired" error_description="token expired"']);
     assert.equal((await whoAmI(token)).status, 401, 'an expired session stays ended');
+  });
+
+  it('measures inactivity from the latest activity any controller wrote, though this one keeps the session in memory', async () => {
+    await createIdentity(db(), { name: 'roaming-user', password: 'right-password' });
+    const { id, token } = (await login('roaming-user', 'right-password')).json().data;
+    assert.equal((await whoAmI(token)).status, 200, 'used here, so kept in memory here');
+    clock.advance(20 * MINUTE);
+    // Another controller on the store saw the session now and wrote it, as its activity flush does.
+    await createApiSessionRepository(db()).touchMany([{ id, at: clock.now() }]);
+    clock.advance(20 * MINUTE);
+    assert.equal((await whoAmI(token)).status, 200, '40 minutes since its last use here, 20 since its last use anywhere');
+    clock.advance(31 * MINUTE);
+    assert.equal((await whoAmI(token)).status, 401, 'and it ends once idle everywhere for longer than the timeout');
   });
 
   it('does not write to the store on every authenticated request', async () => {

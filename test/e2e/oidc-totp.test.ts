@@ -14,7 +14,7 @@ import * as client from 'openid-client';
 import { manualClock } from '../../src/shared/clock.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
+import { createAuthPolicy, createIdentity, updateIdentityRow } from '../helpers/fixtures.js';
 import { caFetch, discoverClient, followCallback, postForm, postLogin, REDIRECT_URI, startLogin, type StartedLogin } from '../helpers/oidc.js';
 import { authRequestKey } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
 import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/grants/refresh-token.js';
@@ -72,7 +72,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
   async function enrolledUser(options: { authPolicyId?: string } = {}) {
     const user = await newUser();
     const mfa = await enrollThroughClientApi(user);
-    if (options.authPolicyId) await db().updateTable('identities').set({ auth_policy_id: options.authPolicyId }).where('id', '=', user.id).execute();
+    if (options.authPolicyId) await updateIdentityRow(ctl.running.database, user.id, { auth_policy_id: options.authPolicyId });
     return { ...user, ...mfa };
   }
 
@@ -347,7 +347,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
     it('refuses the TOTP answer once the identity has been disabled during the login', async () => {
       const user = await enrolledUser();
       const { started } = await primaryLogin(user);
-      await db().updateTable('identities').set({ disabled: true, disabled_at: clock.now().toISOString() }).where('id', '=', user.id).execute();
+      await updateIdentityRow(ctl.running.database, user.id, { disabled: true, disabled_at: clock.now().toISOString() });
       const res = await answerTotp(started.authRequestId, totpCode(user.provisioningUrl, clock.now()));
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json().error, 'access_denied');

@@ -9,7 +9,7 @@ import { manualClock } from '../../src/shared/clock.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { addCertAuthenticator, createAuthPolicy, createIdentity, issueClientCertificate } from '../helpers/fixtures.js';
+import { addCertAuthenticator, createAuthPolicy, createIdentity, issueClientCertificate, updateIdentityRow } from '../helpers/fixtures.js';
 import { managementClient } from '../helpers/management.js';
 import { totpCode, wrongTotpCode } from '../helpers/totp.js';
 
@@ -123,7 +123,7 @@ describe(`password lockout (${testDialect})`, () => {
 
   it("locks out the default admin's password only for the address the wrong guesses came from", async () => {
     const { admin, adminId } = await adminClient();
-    await db().db.updateTable('identities').set({ auth_policy_id: await policy(3, 60) }).where('id', '=', adminId).execute();
+    await updateIdentityRow(db(), adminId, { auth_policy_id: await policy(3, 60) });
 
     for (const guess of ['wrong-1', 'wrong-2', 'wrong-3']) assert.equal((await login('admin', guess, '127.0.0.2')).status, 401);
     assert.equal((await login('admin', 'admin-password', '127.0.0.2')).status, 401, 'the guessing address is locked out');

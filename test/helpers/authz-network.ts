@@ -162,7 +162,7 @@ export async function insertNetwork(database: Database, network: AuthzNetwork, a
   const policyBase = (p: NetPolicy) => ({ id: p.id, name: p.name, semantic: p.semantic, tags: '{}', created_at: now, updated_at: now });
   await atomically(database.db, async (db) => {
     // Many rows at once: every controller's in-memory index rebuilds rather than follow them one by one.
-    await recordChange(db, database.dialect, '*', '');
+    await recordChange({ ...database, db }, '*', '');
     await insertAll(
       db,
       'identities',

@@ -6,7 +6,10 @@ import { readFileSync } from 'node:fs';
 import { hashPassword } from '../../src/crypto/passwords.js';
 import { DEFAULT_AUTH_POLICY_ID } from '../../src/domain/auth-policy.js';
 import { newIdentity } from '../../src/domain/identity.js';
+import type { Updateable } from 'kysely';
 import type { Database } from '../../src/persistence/database.js';
+import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
+import type { IdentitiesTable } from '../../src/persistence/tables.js';
 import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { certificateFingerprint, generateKeyPair, issueCertificate, loadCertificateAuthority, privateKeyToPem, type PkiPaths } from '../../src/pki/index.js';
@@ -72,12 +75,22 @@ export async function addCertAuthenticator(database: Database, identityId: strin
   return id;
 }
 
-/** Replaces parts of an auth policy's body directly in the store. */
+/**
+ * Changes columns of an identity's row directly in the store, and logs the change as every writer of the store
+ * must, so controllers drop what they keep of it in memory (decision 0035).
+ */
+export async function updateIdentityRow(database: Database, identityId: string, values: Updateable<IdentitiesTable>): Promise<void> {
+  await database.db.updateTable('identities').set(values).where('id', '=', identityId).execute();
+  await recordChange(database, 'identity', identityId);
+}
+
+/** Replaces parts of an auth policy's body directly in the store (and logs the change, as above). */
 export async function updatePolicyBody(database: Database, policyId: string, change: (body: any) => void): Promise<void> {
   const row = await database.db.selectFrom('auth_policies').select('body').where('id', '=', policyId).executeTakeFirstOrThrow();
   const body = JSON.parse(row.body);
   change(body);
   await database.db.updateTable('auth_policies').set({ body: JSON.stringify(body) }).where('id', '=', policyId).execute();
+  await recordChange(database, 'auth-policy', policyId);
 }
 
 /** Creates an auth policy through its repository: the system default's settings changed by `change`; returns its id. */

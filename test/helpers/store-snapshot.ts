@@ -6,7 +6,11 @@
 import type { Kysely } from 'kysely';
 import type { Database } from '../../src/persistence/database.js';
 
-const VOLATILE_COLUMNS: Record<string, readonly string[]> = { api_sessions: ['last_activity_at'] };
+const VOLATILE_COLUMNS: Record<string, readonly string[]> = {
+  api_sessions: ['last_activity_at'],
+  // Written by the controller's own heartbeat timer (decision 0034), whatever requests arrive.
+  controllers: ['last_heartbeat_at', 'is_online'],
+};
 
 export type StoreSnapshot = Record<string, string[]>;
 

@@ -25,7 +25,8 @@ describe(`listing controllers (${testDialect})`, () => {
         fingerprint: `fp${i}`,
         apiAddresses: {},
         isOnline: i % 2 === 0,
-        lastJoinedAt: at,
+        // Joined now: the heartbeat is then fresh, and the running controller's sweep leaves the online peers online.
+        lastJoinedAt: new Date(),
         createdAt: at,
         updatedAt: at,
       });

@@ -28,7 +28,7 @@ describe('bindings', () => {
     const result = await loadText(controllerYaml({ web: WEB.replace('edge-management', 'edge-managment') }));
 
     assert.deepEqual(printed(result), [
-      `${F}:22:18: web[0].apis[1].binding: unknown binding 'edge-managment' (did you mean 'edge-management'?); expected one of edge-client, edge-management, edge-oidc`,
+      `${F}:22:18: web[0].apis[1].binding: unknown binding 'edge-managment' (did you mean 'edge-management'?); expected one of edge-client, edge-management, edge-oidc, metrics`,
     ]);
   });
 

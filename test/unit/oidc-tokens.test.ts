@@ -8,6 +8,7 @@ import { describe, it } from 'node:test';
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Identity } from '../../src/domain/identity.js';
 import type { OidcSession } from '../../src/domain/oidc.js';
+import { keySetOf } from '../helpers/signing-keys.js';
 import { createOidcTokenSigner, isAccessTokenClaims, TokenRejected } from '../../src/services/oidc-provider/oidc-tokens.js';
 import { createLru } from '../../src/shared/lru.js';
 
@@ -20,7 +21,7 @@ async function setup() {
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'kid-1', alg: 'ES256', use: 'sig' };
   const signer = createOidcTokenSigner({
     signingKey: { key: privateKey as never, alg: 'ES256', kid: 'kid-1', publicJwk },
-    issuers: [ISSUER],
+    keys: await keySetOf({ key: privateKey as never, alg: 'ES256', kid: 'kid-1', publicJwk }, [ISSUER]),
     accessTokenDurationMs: 30 * 60_000,
     idTokenDurationMs: 30 * 60_000,
   });

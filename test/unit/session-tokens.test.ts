@@ -10,6 +10,7 @@ import type { EdgeSession } from '../../src/domain/edge-session.js';
 import type { Identity } from '../../src/domain/identity.js';
 import type { OidcSession } from '../../src/domain/oidc.js';
 import { createSessionTokens } from '../../src/services/edge-sessions/session-tokens.js';
+import { keySetOf } from '../helpers/signing-keys.js';
 import { createOidcTokenSigner, isAccessTokenClaims, TokenRejected } from '../../src/services/oidc-provider/oidc-tokens.js';
 
 const OIDC_ISSUER = 'https://127.0.0.1:1280/oidc';
@@ -21,7 +22,7 @@ async function setup() {
   const publicJwk = { ...(await exportJWK(publicKey)), kid: 'kid-1', alg: 'ES256', use: 'sig' };
   const signer = createOidcTokenSigner({
     signingKey: { key: privateKey as never, alg: 'ES256', kid: 'kid-1', publicJwk },
-    issuers: [OIDC_ISSUER],
+    keys: await keySetOf({ key: privateKey as never, alg: 'ES256', kid: 'kid-1', publicJwk }, [OIDC_ISSUER]),
     accessTokenDurationMs: 30 * 60_000,
     idTokenDurationMs: 30 * 60_000,
   });

@@ -38,7 +38,7 @@ export const currentIdentityRoutes = [
     access: 'session',
     uses: ['identities'],
     schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
-    handler: async ({ domains, auth }) => envelope(identityDetailView(await domains.identities.get(auth!.identity.id))),
+    handler: async ({ domains, auth }) => envelope(identityDetailView(await domains.identities.current(auth!.identity))),
   }),
   defineRoute({
     method: 'GET',

@@ -11,6 +11,7 @@ import { ApiError, isApiError, type AuthChallenge, type ErrorCause } from '../..
 import { ERROR_CATALOGUE, type ErrorCode } from '../../errors/catalogue.js';
 import { printable, renderCause } from '../../errors/excerpt.js';
 import { storeValueError } from '../../errors/store-value.js';
+import { isStoreUnavailable, storeUnavailableError } from '../../errors/store-unavailable.js';
 import { uniqueViolationError } from '../../errors/unique-violation.js';
 
 /**
@@ -115,6 +116,7 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   if (error instanceof SyntaxError || error.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
     return new ApiError('COULD_NOT_PARSE_BODY', { message: `The body is not valid JSON: ${error.message}` });
   }
+  if (isStoreUnavailable(error)) return storeUnavailableError();
   const status = error.statusCode;
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const code = CODE_BY_STATUS[status] ?? 'COULD_NOT_VALIDATE';
@@ -126,6 +128,7 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
 export function errorHandler(error: FastifyError, request: FastifyRequest, reply: FastifyReply) {
   const apiError = toApiError(error, request);
   if (apiError.code === 'UNHANDLED') request.log.error({ err: error }, 'unhandled error');
+  else if (apiError.code === 'STORE_UNAVAILABLE') request.log.warn({ err: error }, 'the store could not be reached');
   // A refused value is the client's doing, but it also means a request check upstream is missing: keep it visible.
   else if (storeValueError(error)) request.log.warn({ err: error }, 'the store refused a value from a request');
   return sendApiError(request, reply, apiError);

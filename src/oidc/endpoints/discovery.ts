@@ -23,7 +23,7 @@ export const discovery: OidcEndpoint = {
       // From the grant registry, so the document names exactly what the token endpoint answers.
       grant_types_supported: [...GRANT_TYPES],
       subject_types_supported: ['public'],
-      id_token_signing_alg_values_supported: provider.jwks().keys.map((k) => k.alg),
+      id_token_signing_alg_values_supported: [...new Set((await provider.jwks()).keys.map((k) => k.alg))],
       token_endpoint_auth_methods_supported: ['none'],
       revocation_endpoint_auth_methods_supported: ['none'],
       code_challenge_methods_supported: ['S256'],

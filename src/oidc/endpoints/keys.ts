@@ -5,6 +5,6 @@ export const keys: OidcEndpoint = {
   method: 'GET',
   url: '/oidc/keys',
   async handler({ provider }, _request, reply) {
-    return reply.type('application/json').send(provider.jwks());
+    return reply.type('application/json').send(await provider.jwks());
   },
 };

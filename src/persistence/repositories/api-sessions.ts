@@ -7,6 +7,7 @@ import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
 import type { ApiSessionsTable } from '../tables.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toBool, toDate, toIso } from './row-values.js';
 
 export interface ApiSessionRepository {
@@ -39,7 +40,8 @@ function fromRow(row: Selectable<ApiSessionsTable>): ApiSession {
   };
 }
 
-export function createApiSessionRepository({ db }: Database): ApiSessionRepository {
+export function createApiSessionRepository(database: Database): ApiSessionRepository {
+  const { db } = database;
   return {
     async insert(session, tokenHash) {
       await db
@@ -84,17 +86,26 @@ export function createApiSessionRepository({ db }: Database): ApiSessionReposito
     },
     async replaceOutstanding(id, expected, remaining) {
       // Compare-and-set on the stored list, so two answers racing cannot both count.
-      const result = await db
-        .updateTable('api_sessions')
-        .set({ outstanding_factors: JSON.stringify(remaining) })
-        .where('id', '=', id)
-        .where('outstanding_factors', '=', JSON.stringify(expected))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return atomically(db, async (trx) => {
+        const result = await trx
+          .updateTable('api_sessions')
+          .set({ outstanding_factors: JSON.stringify(remaining) })
+          .where('id', '=', id)
+          .where('outstanding_factors', '=', JSON.stringify(expected))
+          .executeTakeFirst();
+        const updated = Number(result.numUpdatedRows) > 0;
+        // Copies of the session kept in memory (the authentication cache) must not keep asking for the factor.
+        if (updated) await recordChange({ ...database, db: trx }, 'api-session', id);
+        return updated;
+      });
     },
     async delete(id) {
-      const result = await db.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return atomically(db, async (trx) => {
+        const result = await trx.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();
+        const deleted = Number(result.numDeletedRows) > 0;
+        if (deleted) await recordChange({ ...database, db: trx }, 'api-session', id);
+        return deleted;
+      });
     },
   };
 }

@@ -55,6 +55,8 @@ export const AUTH_POLICY_TABLE: ResourceTable<'auth_policies', AuthPolicy> = {
   fields: AUTH_POLICY_FIELDS,
   fromRow: authPolicyFromRow,
   toRow: authPolicyToRow,
+  // Request authentication keeps policies in memory (the secondary JWT requirement): changes must reach it.
+  changeLog: 'auth-policy',
 };
 
 export function createAuthPolicyRepository(database: Database): AuthPolicyRepository {

@@ -6,7 +6,9 @@ import type { Authenticator, AuthenticatorMethod } from '../../domain/authentica
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { AuthenticatorsTable } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { toBool, toDate } from './row-values.js';
+import { atomically } from '../unit-of-work.js';
 
 /** Public field name -> column, for `filter` and `sort` on authenticator lists. */
 export const AUTHENTICATOR_FIELDS: FieldMap = {
@@ -91,8 +93,12 @@ export function createAuthenticatorRepository(database: Database): Authenticator
       return withIdentityNames(rows);
     },
     async delete(id) {
-      const result = await db.deleteFrom('authenticators').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return atomically(db, async (trx) => {
+        const row = await trx.deleteFrom('authenticators').where('id', '=', id).returning('identity_id').executeTakeFirst();
+        // An identity's detail lists its authenticators; controllers keep details in memory (decision 0035).
+        if (row) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
+        return row !== undefined;
+      });
     },
   };
 }

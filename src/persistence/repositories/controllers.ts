@@ -1,12 +1,13 @@
 /**
- * Controllers sharing the store. Each controller upserts its own row (by name) at start and marks itself
- * offline when it stops; lists go through the filter language.
+ * Controllers sharing the store. Each controller upserts its own row (by name) at start, beats its heartbeat while it
+ * runs (marking offline the others whose heartbeat stopped) and marks itself offline when it stops; lists go through
+ * the filter language, and read `isOnline` from the heartbeat's age (docs/decisions/0034-several-controllers.md).
  */
 import type { ControllerRecord } from '../../domain/controller.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { ControllersTable } from '../tables.js';
-import { parseJson, toBool, toDate, toIso } from './row-values.js';
+import { parseJson, toBool, toDate, toDateOrNull, toIso } from './row-values.js';
 
 /** Public field name -> column, for `filter` and `sort` on the controllers list. */
 export const CONTROLLER_FIELDS: FieldMap = {
@@ -20,20 +21,29 @@ export const CONTROLLER_FIELDS: FieldMap = {
 };
 
 export interface ControllerRepository {
-  /** Inserts or refreshes the row of the controller named `record.name`; returns the stored id. */
+  /** Inserts or refreshes the row of the controller named `record.name`, its heartbeat at `lastJoinedAt`; returns the stored id. */
   upsert(record: ControllerRecord): Promise<string>;
+  /** The row of the controller named `name`, with its latest heartbeat. */
+  findByName(name: string): Promise<{ record: ControllerRecord; lastHeartbeatAt: Date | null } | undefined>;
   setOnline(id: string, isOnline: boolean, at: Date): Promise<void>;
-  list(query: ListQuery): Promise<{ items: ControllerRecord[]; totalCount: number }>;
+  /**
+   * Records a heartbeat of controller `id` at `at` (online), and marks offline every other controller whose latest
+   * heartbeat is older than `staleBefore` (killed, or cut off from the store), so that filters on `isOnline` see it.
+   */
+  heartbeat(id: string, at: Date, staleBefore: Date): Promise<void>;
+  /** A page of controllers; `isOnline` only for a controller online whose latest heartbeat is `onlineSince` or later. */
+  list(query: ListQuery, onlineSince: Date): Promise<{ items: ControllerRecord[]; totalCount: number }>;
 }
 
-function fromRow(row: ControllersTable): ControllerRecord {
+function fromRow(row: ControllersTable, onlineSince?: Date): ControllerRecord {
+  const fresh = onlineSince === undefined || (row.last_heartbeat_at !== null && row.last_heartbeat_at >= toIso(onlineSince));
   return {
     id: row.id,
     name: row.name,
     certPem: row.cert_pem,
     fingerprint: row.fingerprint,
     apiAddresses: parseJson(row.api_addresses),
-    isOnline: toBool(row.is_online),
+    isOnline: toBool(row.is_online) && fresh,
     lastJoinedAt: toDate(row.last_joined_at),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
@@ -51,6 +61,7 @@ export function createControllerRepository(database: Database): ControllerReposi
         api_addresses: JSON.stringify(record.apiAddresses),
         is_online: record.isOnline,
         last_joined_at: toIso(record.lastJoinedAt),
+        last_heartbeat_at: toIso(record.lastJoinedAt),
         updated_at: toIso(record.updatedAt),
       };
       if (existing) {
@@ -63,12 +74,26 @@ export function createControllerRepository(database: Database): ControllerReposi
         .execute();
       return record.id;
     },
+    async findByName(name) {
+      const row = await db.selectFrom('controllers').selectAll().where('name', '=', name).executeTakeFirst();
+      return row && { record: fromRow(row), lastHeartbeatAt: toDateOrNull(row.last_heartbeat_at) };
+    },
+    async heartbeat(id, at, staleBefore) {
+      await db.updateTable('controllers').set({ is_online: true, last_heartbeat_at: toIso(at) }).where('id', '=', id).execute();
+      await db
+        .updateTable('controllers')
+        .set({ is_online: false, updated_at: toIso(at) })
+        .where('id', '!=', id)
+        .where('is_online', '=', true)
+        .where((eb) => eb.or([eb('last_heartbeat_at', 'is', null), eb('last_heartbeat_at', '<', toIso(staleBefore))]))
+        .execute();
+    },
     async setOnline(id, isOnline, at) {
       await db.updateTable('controllers').set({ is_online: isOnline, updated_at: toIso(at) }).where('id', '=', id).execute();
     },
-    async list(query) {
+    async list(query, onlineSince) {
       const { rows, totalCount } = await listRows(database, 'controllers', CONTROLLER_FIELDS, query);
-      return { items: rows.map(fromRow), totalCount };
+      return { items: rows.map((row) => fromRow(row, onlineSince)), totalCount };
     },
   };
 }

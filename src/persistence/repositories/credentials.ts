@@ -5,6 +5,7 @@
 import { atomically } from '../unit-of-work.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
+import { recordChange } from './authorization-changes.js';
 import { toIso } from './row-values.js';
 import { isUsernameConflict, reclaimUsername, usernameHeld } from './usernames.js';
 
@@ -33,7 +34,8 @@ export interface CredentialRepository {
   findCert(fingerprint: string): Promise<CertCredential | undefined>;
 }
 
-export function createCredentialRepository({ db }: Database): CredentialRepository {
+export function createCredentialRepository(database: Database): CredentialRepository {
+  const { db } = database;
   async function findPasswordWhere(column: 'id' | 'username_key', value: string): Promise<PasswordCredential | undefined> {
     const row = await db
       .selectFrom('authenticators')
@@ -52,12 +54,15 @@ export function createCredentialRepository({ db }: Database): CredentialReposito
     async updatePassword(authenticatorId, { username, passwordHash, at }) {
       try {
         await atomically(db, async (trx) => {
-          await trx
+          const row = await trx
             .updateTable('authenticators')
             .set({ username, username_key: usernameKey(username), password_hash: passwordHash, updated_at: toIso(at) })
             .where('id', '=', authenticatorId)
-            .execute();
+            .returning('identity_id')
+            .executeTakeFirst();
           await reclaimUsername(trx, authenticatorId, username, toIso(at));
+          // The identity's detail shows its authenticators (decision 0035).
+          if (row) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
         });
         return true;
       } catch (error) {

@@ -12,6 +12,7 @@ import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { EnrollmentsTable } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { toDate, toIso } from './row-values.js';
 import { claimUsername, isUsernameConflict, usernameHeld } from './usernames.js';
 
@@ -110,6 +111,8 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
         })
         .execute();
       if (a.method === 'updb') await claimUsername(trx, a.username, { authenticatorId: a.id }, at);
+      // The identity's detail lists its enrollments and authenticators (decision 0035).
+      await recordChange({ ...database, db: trx }, 'identity', a.identityId);
       return 'consumed';
     });
   }
@@ -133,6 +136,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
             })
             .execute();
           if (e.method === 'updb' && e.username !== null) await claimUsername(trx, e.username, { enrollmentId: e.id }, toIso(e.createdAt));
+          await recordChange({ ...database, db: trx }, 'identity', e.identityId);
         });
         return 'inserted';
       } catch (error) {
@@ -163,16 +167,23 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
       return { items: rows.map(fromRow), totalCount };
     },
     async updateToken(id, change) {
-      const result = await db
-        .updateTable('enrollments')
-        .set({ token: change.token, jwt: change.jwt, expires_at: toIso(change.expiresAt), updated_at: toIso(change.updatedAt) })
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return atomically(db, async (trx) => {
+        const row = await trx
+          .updateTable('enrollments')
+          .set({ token: change.token, jwt: change.jwt, expires_at: toIso(change.expiresAt), updated_at: toIso(change.updatedAt) })
+          .where('id', '=', id)
+          .returning('identity_id')
+          .executeTakeFirst();
+        if (row) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
+        return row !== undefined;
+      });
     },
     async delete(id) {
-      const result = await db.deleteFrom('enrollments').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return atomically(db, async (trx) => {
+        const row = await trx.deleteFrom('enrollments').where('id', '=', id).returning('identity_id').executeTakeFirst();
+        if (row) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
+        return row !== undefined;
+      });
     },
     usernameInUse: (username) => usernameHeld(db, username),
     async hasAuthenticator(identityId, method) {

@@ -94,6 +94,7 @@ export const EXTERNAL_JWT_SIGNER_TABLE: ResourceTable<'external_jwt_signers', Ex
   fields: EXTERNAL_JWT_SIGNER_FIELDS,
   fromRow,
   toRow,
+  changeLog: 'external-jwt-signer',
 };
 
 export function createExternalJwtSignerRepository(database: Database): ExternalJwtSignerRepository {

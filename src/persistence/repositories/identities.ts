@@ -14,6 +14,7 @@ import type { FieldMap } from '../query/list-query.js';
 import { resourceRepository, type ResourceRepository, type ResourceTable } from '../resource-table.js';
 import type { IdentitiesTable } from '../tables.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
+import { recordChange } from './authorization-changes.js';
 import { claimUsername } from './usernames.js';
 import { indexAttributes, unindexEntity } from './role-index.js';
 
@@ -166,7 +167,11 @@ export function createIdentityRepository(database: Database): IdentityRepository
         ...(envInfo === undefined ? {} : { env_info: JSON.stringify(envInfo) }),
       };
       if (Object.keys(values).length === 0) return;
-      await db.updateTable('identities').set(values).where('id', '=', id).execute();
+      // Logged: request authentication keeps identities in memory, and posture reads the SDK it reported.
+      await atomically(db, async (trx) => {
+        await trx.updateTable('identities').set(values).where('id', '=', id).execute();
+        await recordChange({ ...database, db: trx }, 'identity', id);
+      });
     },
     async delete(id) {
       // The foreign keys cascade too; deleting explicitly keeps the outcome independent of how they are declared.
@@ -176,6 +181,7 @@ export function createIdentityRepository(database: Database): IdentityRepository
         await trx.deleteFrom('api_sessions').where('identity_id', '=', id).execute();
         await unindexEntity(trx, 'identity', id);
         const result = await trx.deleteFrom('identities').where('id', '=', id).executeTakeFirst();
+        await recordChange({ ...database, db: trx }, 'identity', id);
         return Number(result.numDeletedRows) > 0;
       });
     },

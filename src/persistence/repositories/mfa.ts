@@ -7,7 +7,9 @@ import type { SecretBox } from '../../crypto/secret-box.js';
 import type { MfaEnrollment } from '../../domain/mfa.js';
 import type { Database } from '../database.js';
 import type { MfaEnrollmentsTable } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { toBool, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
+import { atomically } from '../unit-of-work.js';
 
 export interface MfaRepository {
   /** Inserts a pending enrollment; a unique violation means the identity already has one. */
@@ -38,7 +40,8 @@ export interface MfaRepository {
   deleteByIdentity(identityId: string): Promise<boolean>;
 }
 
-export function createMfaRepository({ db }: Database, box: SecretBox): MfaRepository {
+export function createMfaRepository(database: Database, box: SecretBox): MfaRepository {
+  const { db } = database;
   const secretContext = (identityId: string) => `mfa-secret:${identityId}`;
   const codesContext = (identityId: string) => `mfa-recovery-codes:${identityId}`;
   const sealCodes = (identityId: string, codes: string[]) => box.seal(JSON.stringify(codes), codesContext(identityId));
@@ -61,22 +64,26 @@ export function createMfaRepository({ db }: Database, box: SecretBox): MfaReposi
 
   return {
     async insert(e) {
-      await db
-        .insertInto('mfa_enrollments')
-        .values({
-          id: e.id,
-          identity_id: e.identityId,
-          is_verified: e.isVerified,
-          secret_sealed: box.seal(e.secret, secretContext(e.identityId)),
-          recovery_codes_sealed: sealCodes(e.identityId, e.recoveryCodes),
-          last_used_step: e.lastUsedStep,
-          failed_attempts: e.failedAttempts,
-          locked_until: toIsoOrNull(e.lockedUntil),
-          revision: e.revision,
-          created_at: toIso(e.createdAt),
-          updated_at: toIso(e.updatedAt),
-        })
-        .execute();
+      await atomically(db, async (trx) => {
+        await trx
+          .insertInto('mfa_enrollments')
+          .values({
+            id: e.id,
+            identity_id: e.identityId,
+            is_verified: e.isVerified,
+            secret_sealed: box.seal(e.secret, secretContext(e.identityId)),
+            recovery_codes_sealed: sealCodes(e.identityId, e.recoveryCodes),
+            last_used_step: e.lastUsedStep,
+            failed_attempts: e.failedAttempts,
+            locked_until: toIsoOrNull(e.lockedUntil),
+            revision: e.revision,
+            created_at: toIso(e.createdAt),
+            updated_at: toIso(e.updatedAt),
+          })
+          .execute();
+        // An identity's detail says whether it has MFA; controllers keep details in memory (decision 0035).
+        await recordChange({ ...database, db: trx }, 'identity', e.identityId);
+      });
     },
     async findByIdentity(identityId) {
       const row = await db.selectFrom('mfa_enrollments').selectAll().where('identity_id', '=', identityId).executeTakeFirst();
@@ -92,14 +99,18 @@ export function createMfaRepository({ db }: Database, box: SecretBox): MfaReposi
       return new Set(rows.map((row) => row.identity_id));
     },
     async acceptStep(id, step, at, options = {}) {
-      const result = await db
-        .updateTable('mfa_enrollments')
-        .set({ last_used_step: step, failed_attempts: 0, updated_at: toIso(at), ...(options.verify ? { is_verified: true } : {}) })
-        .where('id', '=', id)
-        .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
-        .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', toIso(at))]))
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return atomically(db, async (trx) => {
+        const row = await trx
+          .updateTable('mfa_enrollments')
+          .set({ last_used_step: step, failed_attempts: 0, updated_at: toIso(at), ...(options.verify ? { is_verified: true } : {}) })
+          .where('id', '=', id)
+          .where((eb) => eb.or([eb('last_used_step', 'is', null), eb('last_used_step', '<', step)]))
+          .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<=', toIso(at))]))
+          .returning('identity_id')
+          .executeTakeFirst();
+        if (row && options.verify) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
+        return row !== undefined;
+      });
     },
     async countAttempt(id, at) {
       const row = await db
@@ -134,12 +145,19 @@ export function createMfaRepository({ db }: Database, box: SecretBox): MfaReposi
       return Number(result.numUpdatedRows) > 0;
     },
     async delete(id) {
-      const result = await db.deleteFrom('mfa_enrollments').where('id', '=', id).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return atomically(db, async (trx) => {
+        const row = await trx.deleteFrom('mfa_enrollments').where('id', '=', id).returning('identity_id').executeTakeFirst();
+        if (row) await recordChange({ ...database, db: trx }, 'identity', row.identity_id);
+        return row !== undefined;
+      });
     },
     async deleteByIdentity(identityId) {
-      const result = await db.deleteFrom('mfa_enrollments').where('identity_id', '=', identityId).executeTakeFirst();
-      return Number(result.numDeletedRows) > 0;
+      return atomically(db, async (trx) => {
+        const result = await trx.deleteFrom('mfa_enrollments').where('identity_id', '=', identityId).executeTakeFirst();
+        const deleted = Number(result.numDeletedRows) > 0;
+        if (deleted) await recordChange({ ...database, db: trx }, 'identity', identityId);
+        return deleted;
+      });
     },
   };
 }

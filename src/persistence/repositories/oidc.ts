@@ -8,6 +8,7 @@ import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domai
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
 import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 
 export interface OidcRepository {
@@ -234,6 +235,8 @@ export function createOidcRepository(database: Database): OidcRepository {
         await trx.deleteFrom('posture_responses').where('oidc_session_id', '=', id).execute();
         // Its client API sessions end with it, for every kind of revocation (migration 0016).
         await trx.deleteFrom('edge_sessions').where('oidc_session_id', '=', id).execute();
+        // Every controller drops what it keeps of the session (the authentication cache) within the feed's bound.
+        await recordChange({ ...database, db: trx }, 'oidc-session', id);
       });
     },
 

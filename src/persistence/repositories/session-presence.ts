@@ -21,6 +21,8 @@ export interface LivenessWindow {
 export interface SessionPresenceRepository {
   /** The ids among `identityIds` that have a live legacy session or a live, unrevoked OIDC session. */
   withLiveSession(identityIds: readonly string[], window: LivenessWindow): Promise<Set<string>>;
+  /** How many live legacy sessions and live, unrevoked OIDC sessions there are (the `svc_api_sessions` gauge). */
+  countLive(window: LivenessWindow): Promise<number>;
 }
 
 export function createSessionPresenceRepository({ db }: Database): SessionPresenceRepository {
@@ -36,31 +38,47 @@ export function createSessionPresenceRepository({ db }: Database): SessionPresen
         .where('identity_id', 'in', ids)
         .where('last_activity_at', '>', toIso(window.legacyActiveAfter))
         .execute();
-      // An OIDC session lives while an access token of it can still be valid: its first one (issued when the session
-      // was created) has not expired, or it holds an active refresh token, which is issued with every later access
-      // token and outlives it.
-      const oidc = db
-        .selectFrom('oidc_sessions as s')
-        .select('s.identity_id')
-        .distinct()
-        .where('s.identity_id', 'in', ids)
-        .where('s.revoked_at', 'is', null)
-        .where((eb) =>
-          eb.or([
-            eb('s.created_at', '>', toIso(window.accessIssuedAfter)),
-            eb.exists(
-              eb
-                .selectFrom('oidc_refresh_tokens as r')
-                .select('r.id')
-                .whereRef('r.session_id', '=', 's.id')
-                .where('r.status', '=', 'active')
-                .where('r.expires_at', '>', toIso(window.now)),
-            ),
-          ]),
-        )
-        .execute();
+      const oidc = liveOidcSessions(db, window).select('s.identity_id').distinct().where('s.identity_id', 'in', ids).execute();
       const [legacyRows, oidcRows] = await Promise.all([legacy, oidc]);
       return new Set([...legacyRows, ...oidcRows].map((row) => row.identity_id));
     },
+
+    async countLive(window) {
+      const legacy = db
+        .selectFrom('api_sessions')
+        .select((eb) => eb.fn.countAll().as('count'))
+        .where('last_activity_at', '>', toIso(window.legacyActiveAfter))
+        .executeTakeFirstOrThrow();
+      const oidc = liveOidcSessions(db, window)
+        .select((eb) => eb.fn.countAll().as('count'))
+        .executeTakeFirstOrThrow();
+      const [legacyRow, oidcRow] = await Promise.all([legacy, oidc]);
+      // PostgreSQL's count is a bigint, which pg hands over as text.
+      return Number(legacyRow.count) + Number(oidcRow.count);
+    },
   };
+}
+
+/**
+ * OIDC sessions that live: unrevoked, and an access token of them can still be valid: the first one (issued when the
+ * session was created) has not expired, or the session holds an active refresh token, which is issued with every
+ * later access token and outlives it.
+ */
+function liveOidcSessions(db: Database['db'], window: LivenessWindow) {
+  return db
+    .selectFrom('oidc_sessions as s')
+    .where('s.revoked_at', 'is', null)
+    .where((eb) =>
+      eb.or([
+        eb('s.created_at', '>', toIso(window.accessIssuedAfter)),
+        eb.exists(
+          eb
+            .selectFrom('oidc_refresh_tokens as r')
+            .select('r.id')
+            .whereRef('r.session_id', '=', 's.id')
+            .where('r.status', '=', 'active')
+            .where('r.expires_at', '>', toIso(window.now)),
+        ),
+      ]),
+    );
 }

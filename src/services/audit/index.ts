@@ -7,13 +7,14 @@ import { createAuditLogRepository } from '../../persistence/repositories/audit-l
 import type { Clock } from '../../shared/clock.js';
 import { createAuditService, type AuditService } from './audit.js';
 import { createSecurityEvents, type EventLog, type SecurityEvents } from './security-events.js';
+import type { ControllerMetrics } from '../metrics/index.js';
 
 export interface AuditDomain {
   audit: AuditService;
   events: SecurityEvents;
 }
 
-export function buildAuditDomain(store: Database, deps: { clock: Clock; log: EventLog }): AuditDomain {
+export function buildAuditDomain(store: Database, deps: { clock: Clock; log: EventLog; metrics?: ControllerMetrics }): AuditDomain {
   const audit = createAuditService({ auditLog: createAuditLogRepository(store), clock: deps.clock });
-  return { audit, events: createSecurityEvents({ log: deps.log, audit }) };
+  return { audit, events: createSecurityEvents({ log: deps.log, audit, ...(deps.metrics ? { metrics: deps.metrics } : {}) }) };
 }

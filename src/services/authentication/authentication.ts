@@ -85,19 +85,22 @@ export interface AuthenticationDeps {
   mfa: Pick<MfaRepository, 'isVerified'>;
   /** Counts password attempts against the policy's lockout. */
   passwords: PasswordGuard;
-  events: Pick<SecurityEvents, 'loginRefused'>;
+  events: Pick<SecurityEvents, 'loginRefused' | 'loginSucceeded'>;
   clock: Clock;
   sessionTimeoutMs: number;
+}
+
+/** The auth policy `identity` is under (the default one unless it names another); read through `policies`. */
+export async function authPolicyOf(policies: Pick<AuthPolicyRepository, 'findById'>, identity: Identity): Promise<AuthPolicy> {
+  const policy = await policies.findById(identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID);
+  if (!policy) throw new Error(`auth policy ${identity.authPolicyId} of identity ${identity.id} is missing`);
+  return policy;
 }
 
 export function createAuthenticationService(deps: AuthenticationDeps): AuthenticationService {
   const { identities, credentials, authPolicies, clock } = deps;
 
-  async function policyOf(identity: Identity): Promise<AuthPolicy> {
-    const policy = await authPolicies.findById(identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID);
-    if (!policy) throw new Error(`auth policy ${identity.authPolicyId} of identity ${identity.id} is missing`);
-    return policy;
-  }
+  const policyOf = (identity: Identity) => authPolicyOf(authPolicies, identity);
 
   /** The identity behind a credential, if it exists and may log in now; the reason in words when it may not. */
   async function usableIdentity(identityId: string): Promise<Identity | string> {
@@ -125,6 +128,7 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
       if (isApiError(error) && error.status === 401) reportRefusal(request, error);
       throw error;
     }
+    deps.events.loginSucceeded({ method: request.method });
     return { ...outcome, identity: await recordClientInfo(outcome.identity, request) };
   }
 

@@ -13,10 +13,14 @@ import { createPasswordLockoutRepository } from '../../persistence/repositories/
 import type { Clock } from '../../shared/clock.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
-import type { AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
+import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
+import { createAccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
+import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { SessionsDomain } from '../sessions/index.js';
-import { createAuthenticationService, type AuthenticationService } from './authentication.js';
+import { authPolicyOf, createAuthenticationService, type AuthenticationService } from './authentication.js';
 import { limitAuthentication } from './limited-authentication.js';
+import { createAuthLookups } from './auth-lookups.js';
 import { createPasswordGuard, type PasswordGuard } from './password-guard.js';
 import { createRequestAuthenticator, type RequestAuthenticator } from './request-auth.js';
 import { createWorkLimiter, type WorkLimiterOptions } from './work-limiter.js';
@@ -56,26 +60,40 @@ export function buildAuthenticationDomain(
   return { authentication: limitAuthentication(authentication, createWorkLimiter(deps.limits)), passwords };
 }
 
+/**
+ * The authenticator of every API request, reading sessions, identities and auth policies through the authentication
+ * cache (auth-lookups.ts) that `feed` keeps current.
+ */
 export function buildRequestAuthenticator(
   database: Database,
   deps: {
     clock: Clock;
+    feed: ChangeFeed;
     sessions: SessionsDomain;
     sessionTimeoutMs: number;
-    authentication: Pick<AuthenticationService, 'policyOf'>;
     extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
-    /** Absent without an edge section: every Bearer token is then invalid. */
-    accessTokens: AccessTokenVerifier | undefined;
+    /** The OIDC provider's token signer; absent without an edge section: every Bearer token is then invalid. */
+    tokens: OidcTokenSigner | undefined;
+    onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'];
   },
 ): RequestAuthenticator {
-  const { authentication, accessTokens } = deps;
-  return createRequestAuthenticator({
+  const { clock, tokens } = deps;
+  const lookups = createAuthLookups({
+    feed: deps.feed,
     apiSessions: deps.sessions.records,
     identities: createIdentityRepository(database),
+    authPolicies: createAuthPolicyRepository(database),
+    oidc: createOidcRepository(database),
+    ...(deps.onLookup ? { onLookup: deps.onLookup } : {}),
+  });
+  const accessTokens = tokens && createAccessTokenVerifier({ tokens, oidc: lookups.oidcSessions, identities: lookups.identities, clock });
+  return createRequestAuthenticator({
+    apiSessions: lookups.apiSessions,
+    identities: lookups.identities,
     activity: deps.sessions.activity,
-    clock: deps.clock,
+    clock,
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(accessTokens ? { accessTokens } : {}),
-    secondary: { requiredSigner: async (who) => (await authentication.policyOf(who)).secondary.requireExtJwt, check: deps.extJwt.secondary },
+    secondary: { requiredSigner: async (who) => (await authPolicyOf(lookups.authPolicies, who)).secondary.requireExtJwt, check: deps.extJwt.secondary },
   });
 }

@@ -6,13 +6,13 @@
 import { ApiError, type AuthChallenge } from '../../errors/api-error.js';
 import { hashToken } from '../../crypto/secrets.js';
 import type { ApiSession, Identity } from '../../domain/identity.js';
-import type { ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
 import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
+import type { SessionLookup } from './auth-lookups.js';
 import { createPrincipalLoader } from './principal.js';
 
 /**
@@ -56,8 +56,8 @@ function unauthorized(challenge: AuthChallenge, message?: string): ApiError {
 }
 
 export function createRequestAuthenticator(deps: {
-  apiSessions: ApiSessionRepository;
-  identities: IdentityRepository;
+  apiSessions: SessionLookup;
+  identities: Pick<IdentityRepository, 'findById'>;
   activity: SessionActivity;
   clock: Clock;
   sessionTimeoutMs: number;
@@ -84,13 +84,26 @@ export function createRequestAuthenticator(deps: {
   const invalidToken = (description = 'token is invalid') =>
     unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
-  async function fromSessionToken(token: string): Promise<AuthContext> {
-    const session = await apiSessions.findByTokenHash(hashToken(token));
-    if (!session) throw invalidToken();
-    const now = clock.now();
+  /** The session's principal, judged by the later of its stored and its remembered activity. */
+  const principalOf = (session: ApiSession, now: Date) => {
     const remembered = activity.pending(session.id);
     const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
-    const principal = await principals.load(session.identityId, { session: { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) }, now });
+    return principals.load(session.identityId, { session: { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) }, now });
+  };
+
+  async function fromSessionToken(token: string): Promise<AuthContext> {
+    const tokenHash = hashToken(token);
+    let session = await apiSessions.findByTokenHash(tokenHash);
+    if (!session) throw invalidToken();
+    const now = clock.now();
+    let principal = await principalOf(session, now);
+    if (!principal.ok && principal.reason === 'expired') {
+      // A kept copy knows only this controller's activity; another controller may have seen the session since and
+      // written that to the store. The store decides before the session is ended.
+      session = await apiSessions.findByTokenHash(tokenHash, { fromStore: true });
+      if (!session) throw invalidToken();
+      principal = await principalOf(session, now);
+    }
     if (!principal.ok && principal.reason === 'expired') {
       activity.forget(session.id);
       await apiSessions.delete(session.id);

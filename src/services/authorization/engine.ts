@@ -220,7 +220,9 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: Serv
       return service && (grants.length > 0 || everyService) ? { service, grants } : undefined;
     },
     async serviceListState(identity, knownVersion) {
-      const index = await serviceReach.current();
+      // Strict: every controller must answer the same time for the same store, or a client polling through a load
+      // balancer could see it move back.
+      const index = await serviceReach.current({ strict: true });
       // Read together, with no pause between: the fingerprint belongs to the version given with it.
       const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
       return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };

@@ -29,6 +29,7 @@ import { createClientServiceService, type ClientServiceService } from './client-
 import { createServiceUpdatesService, type ServiceUpdatesService } from './service-updates.js';
 import { createServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
 import type { PostureService } from '../posture/index.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
 
 /** Everything the domain offers; one member per resource service, and the engine. */
 export interface AuthorizationDomain extends PolicyMembers {
@@ -55,6 +56,8 @@ export interface AuthorizationDeps {
   routerEnrollmentDurationMs: number;
   /** Evaluates the posture checks of the policies that grant a client its services. */
   posture: Pick<PostureService, 'policyPostureQueries'>;
+  /** Tells the service reach index of changes (decision 0035); without it the index reads the log before each answer. */
+  feed?: ChangeFeed;
 }
 
 export function buildAuthorizationDomain(database: Database, deps: AuthorizationDeps): AuthorizationDomain {
@@ -62,7 +65,7 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
   const configTypes = createConfigTypeRepository(database);
   const configs = createConfigRepository(database);
   const services = createServiceRepository(database);
-  const policies = buildPolicyMembers(database, { clock });
+  const policies = buildPolicyMembers(database, { clock, ...(deps.feed ? { feed: deps.feed } : {}) });
   return {
     configTypes: createConfigTypeService({ configTypes, configs, changes: auditedChanges(database, clock, createConfigTypeRepository), clock }),
     configs: createConfigService({ configs, configTypes, services, changes: auditedChanges(database, clock, createConfigRepository), clock }),

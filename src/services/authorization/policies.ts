@@ -17,6 +17,7 @@ import { createPolicyAdviceService, type PolicyAdviceService } from './policy-ad
 import { createServiceEdgeRouterPolicyService, type ServiceEdgeRouterPolicyService } from './service-edge-router-policies.js';
 import { createServicePolicyService, type ServicePolicyService } from './service-policies.js';
 import { createServiceReach } from './service-reach.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
 
 export interface PolicyMembers {
   readonly servicePolicies: ServicePolicyService;
@@ -27,10 +28,11 @@ export interface PolicyMembers {
   readonly policyAdvice: PolicyAdviceService;
 }
 
-export function buildPolicyMembers(database: Database, deps: { clock: Clock }): PolicyMembers {
+export function buildPolicyMembers(database: Database, deps: { clock: Clock; feed?: ChangeFeed }): PolicyMembers {
   const { clock } = deps;
   const store = createPolicyEngineStore(database);
-  const engine = createPolicyEngine({ store, reach: createServiceReach({ source: createServiceReachSource(database) }) });
+  const reach = createServiceReach({ source: createServiceReachSource(database), ...(deps.feed ? { feed: deps.feed } : {}) });
+  const engine = createPolicyEngine({ store, reach });
   return {
     servicePolicies: createServicePolicyService({
       policies: createServicePolicyRepository(database),

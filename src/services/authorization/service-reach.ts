@@ -2,31 +2,53 @@
  * Keeps this controller's in-memory service reach index (policy/service-reach-state.ts; decision 0028) as current
  * as the store, for every controller sharing it.
  *
- * Before each answer the index reads the change log after the last change it applied (one indexed read) and
- * re-reads just the services and service policies those changes name, so a change costs work in proportion to what
- * it touched, and is in the next answer on every controller. It rebuilds from the whole store when it starts, when
+ * The index reads the change log after the last change it applied and re-reads just the services and service
+ * policies those changes name, so a change costs work in proportion to what it touched. With the change feed
+ * (decision 0035) it reads the log only when the feed has told of a change to what it holds (at commit on this
+ * controller, within the feed's bound from the others) or when the feed is not fresh; without one, before each answer. It rebuilds from the whole store when it starts, when
  * it has fallen behind what the log keeps (a gap in the numbers), or after a bulk load ('*').
  *
  * Answers that arrive while the log is being read wait for the read that starts after them: one that began earlier
  * might have missed a change committed just before the answer was asked for.
  */
-import type { AuthorizationChange } from '../../persistence/repositories/authorization-changes.js';
+import type { AuthorizationChange, ChangedEntity } from '../../persistence/repositories/authorization-changes.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
 import type { ServiceReachSource } from '../../persistence/repositories/service-reach-source.js';
 import { ServiceReachState } from '../../policy/service-reach-state.js';
 
 /** More changes than this at once are applied by rebuilding instead. */
 const MAX_CHANGES = 1_000;
+/** The entities the index holds (the log also carries the authentication cache's). */
+const INDEXED: ReadonlySet<ChangedEntity> = new Set(['service', 'service-policy', 'config', 'config-type', 'posture-check', '*']);
 
 export interface ServiceReach {
-  /** The index with every change committed before the call. */
-  current(): Promise<ServiceReachState>;
+  /**
+   * The index with every change committed on this controller before the call, and those of other controllers
+   * within the change feed's bound; `strict`: also every change any controller committed before the call (one read
+   * of the log), for answers that must agree between controllers whichever one is asked (service updates).
+   */
+  current(options?: { strict?: boolean }): Promise<ServiceReachState>;
 }
 
-export function createServiceReach(deps: { source: ServiceReachSource }): ServiceReach {
-  const { source } = deps;
+export function createServiceReach(deps: { source: ServiceReachSource; feed?: ChangeFeed }): ServiceReach {
+  const { source, feed } = deps;
   let state: ServiceReachState | undefined;
   let running: Promise<ServiceReachState> | undefined;
   let queued: Promise<ServiceReachState> | undefined;
+  // Changes to indexed entities the feed has told of, and how many of them the last read of the log began after.
+  let told = 0;
+  let applied = -1;
+  feed?.subscribe((event) => {
+    if (event.kind === 'changes' && !event.changes.some((change) => INDEXED.has(change.entityType))) {
+      // Nothing the index holds changed up to `through`, and every change it was told of is applied: it is current up
+      // to there. Moving its mark keeps it inside what the log keeps while other changes (logins, logouts) fill it.
+      if (state && event.through !== undefined && !running && applied === told) state.seq = Math.max(state.seq, event.through);
+      return;
+    }
+    told++;
+    // Followed at once, so the index never falls further behind than the log keeps; a failure is retried on demand.
+    void current().catch(() => undefined);
+  });
 
   async function rebuild(): Promise<ServiceReachState> {
     // The mark is read first: a change committed while the rows are read is applied again later, which is harmless.
@@ -47,11 +69,19 @@ export function createServiceReach(deps: { source: ServiceReachSource }): Servic
   }
 
   async function sync(): Promise<ServiceReachState> {
+    const begun = told;
+    const synced = await read();
+    applied = begun;
+    return synced;
+  }
+
+  async function read(): Promise<ServiceReachState> {
     if (!state) return (state = await rebuild());
-    const changes = await source.changes.since(state.seq, MAX_CHANGES + 1);
-    if (changes.length === 0) return state;
-    const gap = (changes[0]?.seq ?? 0) !== state.seq + 1;
-    if (gap || changes.length > MAX_CHANGES || changes.some((change) => change.entityType === '*')) return (state = await rebuild());
+    const changes = await source.changes.since(state.seq, MAX_CHANGES + 1, [...INDEXED]);
+    const first = changes[0];
+    if (!first) return state;
+    const rebuilds = changes.length > MAX_CHANGES || changes.some((change) => change.entityType === '*');
+    if (rebuilds || (await source.changes.missedAfter(state.seq, first))) return (state = await rebuild());
     const named = (type: string) => changes.filter((change) => change.entityType === type).map((change) => change.entityId);
     const [serviceIds, policyIds, configIds, typeIds, checkIds] = ['service', 'service-policy', 'config', 'config-type', 'posture-check'].map(named) as [string[], string[], string[], string[], string[]];
     const [services, policies, configs, types, checks] = await Promise.all([
@@ -74,13 +104,14 @@ export function createServiceReach(deps: { source: ServiceReachSource }): Servic
     for (const type of types) contents.putConfigType(type);
     for (const id of checkIds) contents.removePostureCheck(id);
     for (const check of checks) contents.putPostureCheck(check);
-    const newest = changes[changes.length - 1] as AuthorizationChange;
-    current.seq = newest.seq;
-    current.newestChangeAt = Math.max(current.newestChangeAt, newest.changedAt);
+    current.seq = (changes[changes.length - 1] as AuthorizationChange).seq;
+    for (const change of changes) if (INDEXED.has(change.entityType)) current.newestChangeAt = Math.max(current.newestChangeAt, change.changedAt);
     return current;
   }
 
-  function current(): Promise<ServiceReachState> {
+  function current(options?: { strict?: boolean }): Promise<ServiceReachState> {
+    // Nothing the index holds has changed since the last read of the log began: no read needed.
+    if (state && !options?.strict && !running && feed?.fresh() && applied === told) return Promise.resolve(state);
     if (!running) {
       running = sync().finally(() => (running = undefined));
       return running;

@@ -7,6 +7,8 @@
  * (400 ENTITY_CAN_NOT_BE_DELETED), lose `isAdmin`, or be disabled, by anyone including itself
  * (400 ENTITY_CAN_NOT_BE_UPDATED), so a store always keeps one administrator who can log in.
  */
+import type { ChangeFeed } from '../change-feed/change-feed.js';
+import { createFeedCache } from '../change-feed/feed-cache.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Actor } from '../../domain/audit.js';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
@@ -55,6 +57,11 @@ export interface IdentityService {
   /** 404 NOT_FOUND when `id` is unknown (as for every operation on one identity). */
   get(id: string): Promise<IdentityDetail>;
   /**
+   * The detail of the identity a request is authenticated as (`GET /current-identity`): kept in memory while the
+   * change feed is fresh (decision 0035), and it has an API session, the one it calls with.
+   */
+  current(identity: Identity): Promise<IdentityDetail>;
+  /**
    * Creates the identity and the enrollments it asks for in one unit of work: if an enrollment fails nothing is
    * written and the enrollment's error is thrown. 400 COULD_NOT_VALIDATE (field name or externalId) when in use,
    * 400 REFERENCED_ENTITY_NOT_FOUND (field authPolicyId) for an unknown policy.
@@ -88,7 +95,12 @@ export interface IdentityServiceDeps {
   /** Whether identities have live sessions, and how long each kind lives without a new request or token. */
   sessions: { presence: SessionPresenceRepository; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
   clock: Clock;
+  /** Keeps the callers' own details in memory (`current`); without it they are read from the store. */
+  feed?: ChangeFeed;
 }
+
+/** Callers' own details kept at most (about 2 KiB each). */
+const KEPT_CURRENT_DETAILS = 50_000;
 
 const inUse = (field: string, value: string) =>
   new ApiError('COULD_NOT_VALIDATE', { message: `The ${field} '${value}' is already in use`, cause: { field, reason: 'is already in use', value } });
@@ -100,6 +112,9 @@ const cannotUpdate = (message: string, field: string) => new ApiError('ENTITY_CA
 
 export function createIdentityService(deps: IdentityServiceDeps): IdentityService {
   const { identities, authPolicies, authenticators, enrollments, clock } = deps;
+  // Dropped by any change of the identity (its row, authenticators, enrollments, MFA) and of any auth policy's name.
+  const current =
+    deps.feed && createFeedCache<IdentityDetail>({ feed: deps.feed, entity: 'identity', clearOn: ['auth-policy'], capacity: KEPT_CURRENT_DETAILS });
 
   const managed = resourceService<Identity, IdentityFields, IdentityCreateInput, IdentityPatchInput, IdentityChangeScope>(
     { repository: identities, fields: IDENTITY_TABLE.fields, roleFilter: 'identity', work: deps.work, clock },
@@ -196,6 +211,11 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     async get(id) {
       const [detail] = await details([await managed.found(id)]);
       return detail as IdentityDetail;
+    },
+    async current(identity) {
+      const load = async () => (await details([identity]))[0];
+      const detail = (current ? await current.get(identity.id, load) : await load()) as IdentityDetail;
+      return { ...detail, identity, hasApiSession: true };
     },
     async create(actor, input) {
       // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.

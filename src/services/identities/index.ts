@@ -4,6 +4,7 @@
  * enrollments it is created with, the lockouts `enable` clears, the audit entry), built on one transaction's store.
  * An authenticator's delete commits with its entry, and a changed password with the lockouts it clears.
  */
+import type { ChangeFeed } from '../change-feed/change-feed.js';
 import type { Database } from '../../persistence/database.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
 import { createPasswordLockoutRepository } from '../../persistence/repositories/password-lockouts.js';
@@ -58,6 +59,8 @@ export function buildIdentitiesDomain(
     mfa: Pick<MfaRepository, 'verifiedAmong'>;
     sessions: SessionsDomain['presence'];
     passwords: PasswordGuard;
+    /** Keeps callers' own details in memory (decision 0035). */
+    feed?: ChangeFeed;
   },
 ): IdentitiesDomain {
   const { clock } = deps;
@@ -74,6 +77,7 @@ export function buildIdentitiesDomain(
       sessions: deps.sessions,
       clock,
       work: identityChanges(database, deps),
+      ...(deps.feed ? { feed: deps.feed } : {}),
     }),
     authenticators: createAuthenticatorService({ authenticators, identities: records, changes: auditedChanges(database, clock, createAuthenticatorRepository) }),
     ownAuthenticators: createOwnAuthenticatorService({

@@ -1,7 +1,8 @@
 /**
  * The OIDC provider domain's builder (issue 4): tokens signed with the controller's server key for every issuer
  * (one per bind point hosting edge-oidc); keys of earlier server certificates stay published, and verify, until the
- * tokens they signed have expired; the provider (authorization, logins, grants), the access-token verifier both Edge
+ * tokens they signed have expired; the keys of the other controllers sharing the store are published and verify too
+ * (docs/decisions/0034-several-controllers.md); the provider (authorization, logins, grants), the access-token verifier both Edge
  * APIs use, and the secondary factors of a login. Asynchronous: it publishes the signing key in the store first.
  */
 import type { SecretBox } from '../../crypto/secret-box.js';
@@ -20,7 +21,7 @@ import { createAccessTokenVerifier, type AccessTokenVerifier } from './oidc-acce
 import { createAuthRequestSeal } from './oidc-auth-request-seal.js';
 import { createOidcFactorService, type OidcFactorService } from './oidc-factors.js';
 import { createOidcProviderService, type OidcProviderService } from './oidc-provider.js';
-import { publishSigningKey } from './oidc-signing-keys.js';
+import { loadPublishedKeys, publishSigningKey } from './oidc-signing-keys.js';
 import { createOidcTokenSigner, type OidcTokenSigner } from './oidc-tokens.js';
 
 export interface OidcDomain {
@@ -37,6 +38,11 @@ export async function buildOidcDomain(
     identity: Pick<LoadedIdentity, 'serverLeaf' | 'serverKey'>;
     /** `https://<bind point>/oidc` of every bind point hosting edge-oidc. */
     issuers: string[];
+    /**
+     * Other `iss` values this controller signs for with the same key (`https://<edge.api.address>` of client API
+     * session tokens), published with it so that the other controllers accept them too.
+     */
+    otherIssuers?: string[];
     lifetimes: { accessTokenDurationMs: number; idTokenDurationMs: number; refreshTokenDurationMs: number };
     secrets: SecretBox;
     clock: Clock;
@@ -51,17 +57,24 @@ export async function buildOidcDomain(
   const oidc = createOidcRepository(database);
   const identities = createIdentityRepository(database);
   const signingKey = serverSigningKey(deps.identity);
+  const keys = createSigningKeyRepository(database);
+  const issuers = [...new Set([...deps.issuers, ...(deps.otherIssuers ?? [])])];
+  // The owner is the controller's name in the store (controllers.name, its server certificate's subject): one
+  // controller's rotation retires its own keys only (docs/decisions/0034-several-controllers.md).
+  const owner = deps.identity.serverLeaf.subject;
+  await publishSigningKey({
+    keys,
+    owner,
+    signingKey,
+    issuers,
+    now: clock.now(),
+    longestTokenLifetimeMs: Math.max(lifetimes.accessTokenDurationMs, lifetimes.idTokenDurationMs),
+  });
   const tokens = createOidcTokenSigner({
     signingKey,
-    issuers: deps.issuers,
     accessTokenDurationMs: lifetimes.accessTokenDurationMs,
     idTokenDurationMs: lifetimes.idTokenDurationMs,
-    retiredKeys: await publishSigningKey({
-      keys: createSigningKeyRepository(database),
-      signingKey,
-      now: clock.now(),
-      longestTokenLifetimeMs: Math.max(lifetimes.accessTokenDurationMs, lifetimes.idTokenDurationMs),
-    }),
+    keys: await loadPublishedKeys({ keys, own: { signingKey, issuers } }, clock.now()),
   });
   const provider = createOidcProviderService({
     oidc,

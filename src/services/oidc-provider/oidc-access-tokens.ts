@@ -1,8 +1,8 @@
 /**
  * Access tokens as API credentials (spec: Credential forms; Errors, rules 2 and 3). Signature checks are cached per
- * token string in a bounded LRU until the token's `exp`; the session's revocation and the identity are read on every
- * request (two primary-key lookups, as for legacy tokens), so ending a session takes effect at once on every
- * controller sharing the store.
+ * token string in a bounded LRU until the token's `exp`; the session's revocation and the identity are checked on
+ * every request, through the store or through the authentication cache that the change feed keeps current (decision
+ * 0035), so ending a session takes effect at once here and within the feed's bound on every controller.
  */
 import type { Identity } from '../../domain/identity.js';
 import type { OidcSession } from '../../domain/oidc.js';
@@ -29,8 +29,9 @@ const DEFAULT_CACHE_SIZE = 10_000;
 
 export function createAccessTokenVerifier(deps: {
   tokens: OidcTokenSigner;
-  oidc: OidcRepository;
-  identities: IdentityRepository;
+  /** The sessions and identities to check: the store, or the authentication cache for API requests (auth-lookups.ts). */
+  oidc: Pick<OidcRepository, 'findSession'>;
+  identities: Pick<IdentityRepository, 'findById'>;
   clock: Clock;
   cacheSize?: number;
 }): AccessTokenVerifier {

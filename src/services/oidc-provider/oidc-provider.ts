@@ -67,7 +67,7 @@ export interface OidcProviderService {
   endSession(hint: string | undefined): Promise<void>;
   /** Ends a session by its id (`z_asid`), e.g. on DELETE current-api-session with an access token. */
   endSessionById(sessionId: string): Promise<void>;
-  /** The JWKS that verifies every token (served at /oidc/keys). */
+  /** The JWKS that verifies every token of every controller sharing the store (served at /oidc/keys). */
   jwks(): ReturnType<OidcTokenSigner['jwks']>;
   /** RFC 7009 §2.1: revokes the session of a refresh or access token; unknown tokens are ignored. */
   revoke(token: string | undefined): Promise<void>;

@@ -3,12 +3,12 @@
  * token (a JWT, RFC 9068 shape plus the `z_` claims), the ID token (OpenID Connect Core 1.0 §2), and verification
  * of access tokens presented back to the controller.
  */
-import { errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
 import { OIDC_CLIENT_ID, type OidcSession } from '../../domain/oidc.js';
 import type { Identity } from '../../domain/identity.js';
 import { newUuid } from '../../shared/random.js';
 import type { Jwks, ServerSigningKey } from '../enrollment/enrollment-jwt.js';
-import type { RetiredSigningKey } from './oidc-signing-keys.js';
+import type { PublishedKeys } from './oidc-signing-keys.js';
 
 /** The claims of an access token this controller issued. */
 export interface AccessTokenClaims extends JWTPayload {
@@ -40,7 +40,8 @@ export interface OidcTokenSigner {
   signAccess(input: { issuer: string; identity: Identity; session: OidcSession; now: Date }): Promise<{ token: string; expiresAt: Date }>;
   signId(input: { issuer: string; identity: Identity; session: OidcSession; nonce: string | null; now: Date }): Promise<string>;
   /**
-   * Verifies signature, `iss` (one of `issuers`), `aud` and times against `now`; returns the claims (any token type).
+   * Verifies signature (a key of any controller sharing the store), `iss` (an issuer of any of them), `aud` and times
+   * against `now`; returns the claims (any token type).
    * `allowExpired` skips the time checks, for hints that may legitimately be old (RP-Initiated Logout 1.0 §2).
    */
   verify(token: string, now: Date, options?: { allowExpired?: boolean }): Promise<JWTPayload>;
@@ -51,54 +52,72 @@ export interface OidcTokenSigner {
    */
   signOther(claims: JWTPayload, typ: string): Promise<string>;
   /**
-   * Verifies a token `signOther` signed: our keys only, each with its own algorithm (`none` and others refused), the
-   * `typ`, issuer and audience given, and times against `now`. Throws TokenRejected (`expired` or `invalid`).
+   * Verifies a token `signOther` signed: the controllers' keys only, each with its own algorithm (`none` and others
+   * refused), the `typ` and audience given, the issuer given or one of another controller, and times against `now`.
+   * Throws TokenRejected (`expired` or `invalid`).
    */
   verifyOther(token: string, now: Date, expected: { typ: string; issuer: string; audience: string }): Promise<JWTPayload>;
-  /** The current key and the retired keys still published at `now`. */
-  jwks(now: Date): Jwks;
+  /** The current and the retired keys still published at `now` of every controller sharing the store, ours first. */
+  jwks(now: Date): Promise<Jwks>;
 }
 
 const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
+/** A `kid` as every controller names its key: the lowercase hex SHA-1 of its server certificate. */
+const KID = /^[0-9a-f]{40}$/;
+/** The JWS algorithms a controller's key may have (enrollment-jwt.ts, jwsAlgorithm); others never make the store be read. */
+const KEY_ALGORITHMS = new Set(['ES256', 'ES384', 'ES512', 'RS256', 'EdDSA']);
+
 export function createOidcTokenSigner(options: {
   signingKey: ServerSigningKey;
-  issuers: readonly string[];
   accessTokenDurationMs: number;
   idTokenDurationMs: number;
-  /** Keys this provider signed with before the current one (oidc-signing-keys.ts); they verify until publishUntil. */
-  retiredKeys?: readonly RetiredSigningKey[];
+  /** The keys, and the issuers, of every controller sharing the store, this one's first (oidc-signing-keys.ts). */
+  keys: PublishedKeys;
 }): OidcTokenSigner {
-  const { signingKey, issuers } = options;
+  const { signingKey, keys } = options;
   const { alg, kid } = signingKey;
-  const retiredKeys = (options.retiredKeys ?? []).filter((key) => key.kid !== kid && typeof key.publicJwk.alg === 'string');
-  const algorithms = [...new Set([alg, ...retiredKeys.map((key) => key.publicJwk.alg as string)])];
+  // Bounded by the keys ever published in the store: only keys read from it are imported, never a presented one.
   const imported = new Map<string, Promise<KeyObject | JoseKey | Uint8Array>>();
   const importOnce = (jwk: JWK) => {
     const key = imported.get(jwk.kid as string) ?? importJWK(jwk, jwk.alg);
     imported.set(jwk.kid as string, key);
     return key;
   };
-  const publishedRetired = (now: Date) => retiredKeys.filter((key) => key.publishUntil.getTime() > now.getTime());
 
-  /** Our verification key for a JWS header: the current key, or a retired one still published at `now`. */
-  function keyFor(header: { kid?: string; alg?: string }, now: Date) {
-    const jwk = header.kid === kid ? signingKey.publicJwk : publishedRetired(now).find((key) => key.kid === header.kid)?.publicJwk;
-    // Only our own keys: an unknown kid is refused rather than looked up anywhere, and each key verifies only
-    // the algorithm it was published with.
-    if (!jwk) throw new TokenRejected('invalid', 'unknown key id');
-    if (header.alg !== jwk.alg) throw new TokenRejected('invalid', 'algorithm does not match the key');
-    return importOnce(jwk);
-  }
-
-  /** Verifies a token against our keys under `options`, turning every refusal into TokenRejected. */
-  async function verifyOurs(token: string, now: Date, options: Omit<JWTVerifyOptions, 'algorithms' | 'currentDate'>): Promise<JWTPayload> {
+  /**
+   * Verifies a token against the keys of the controllers sharing the store, turning every refusal into TokenRejected.
+   * Only a well-formed token (a JWS naming a kid of our form, one of the algorithms our keys have, and an issuer) may
+   * make the key set re-read the store (at most once a second, oidc-signing-keys.ts). `issuerAccepted` decides on an
+   * `iss`, given whether some controller sharing the store signs for it.
+   */
+  async function verifyOurs(
+    token: string,
+    now: Date,
+    issuerAccepted: (iss: string, known: boolean) => boolean,
+    options: Omit<JWTVerifyOptions, 'algorithms' | 'currentDate' | 'issuer'>,
+  ): Promise<JWTPayload> {
+    let header: ReturnType<typeof decodeProtectedHeader>;
+    let iss: unknown;
     try {
-      // The algorithm list pins ES256 (or our keys' algorithms): `none` and HS256-with-the-public-key are refused.
-      const { payload } = await jwtVerify(token, async (header) => keyFor(header, now), { ...options, algorithms, currentDate: now });
+      header = decodeProtectedHeader(token);
+      iss = decodeJwt(token).iss;
+    } catch {
+      throw new TokenRejected('invalid', 'token is invalid');
+    }
+    if (typeof header.kid !== 'string' || typeof header.alg !== 'string' || typeof iss !== 'string') throw new TokenRejected('invalid', 'token is invalid');
+    const found = await keys.resolve(header.kid, iss, now, KID.test(header.kid) && KEY_ALGORITHMS.has(header.alg));
+    // Only the controllers' own keys: an unknown kid is refused rather than fetched from anywhere, and each key
+    // verifies only the algorithm it was published with.
+    if (!found) throw new TokenRejected('invalid', 'unknown key id');
+    const jwk = found.key.publicJwk;
+    if (header.alg !== jwk.alg) throw new TokenRejected('invalid', 'algorithm does not match the key');
+    if (!issuerAccepted(iss, found.issuerKnown)) throw new TokenRejected('invalid', 'token is invalid');
+    try {
+      // The algorithm list pins the key's own algorithm: `none` and HS256-with-the-public-key are refused.
+      const { payload } = await jwtVerify(token, await importOnce(jwk), { ...options, algorithms: [jwk.alg as string], currentDate: now });
       return payload;
     } catch (error) {
-      if (error instanceof TokenRejected) throw error;
       if (error instanceof errors.JWTExpired) throw new TokenRejected('expired', 'token expired');
       throw new TokenRejected('invalid', 'token is invalid');
     }
@@ -152,8 +171,9 @@ export function createOidcTokenSigner(options: {
         .sign(signingKey.key);
     },
     async verify(token, now, verifyOptions = {}) {
-      return verifyOurs(token, now, {
-        issuer: [...issuers],
+      // Any issuer of any controller sharing the store: a session started at one controller keeps that issuer in the
+      // tokens every other one signs for it (the client checks `iss` against where it logged in).
+      return verifyOurs(token, now, (_iss, known) => known, {
         audience: OIDC_CLIENT_ID,
         ...(verifyOptions.allowExpired ? { clockTolerance: Number.MAX_SAFE_INTEGER } : {}),
       });
@@ -162,9 +182,9 @@ export function createOidcTokenSigner(options: {
       return new SignJWT(claims).setProtectedHeader({ alg, kid, typ }).sign(signingKey.key);
     },
     async verifyOther(token, now, expected) {
-      return verifyOurs(token, now, { issuer: expected.issuer, audience: expected.audience, typ: expected.typ });
+      return verifyOurs(token, now, (iss, known) => iss === expected.issuer || known, { audience: expected.audience, typ: expected.typ });
     },
-    jwks: (now) => ({ keys: [{ ...signingKey.publicJwk }, ...publishedRetired(now).map((key) => ({ ...key.publicJwk }))] }),
+    jwks: async (now) => ({ keys: (await keys.list(now)).map((key) => ({ ...key.publicJwk })) }),
   };
 }
 

@@ -1,0 +1,199 @@
+/**
+ * What the controller counts and times for Prometheus (issue 17, point 5; decision 0033): one prom-client Registry
+ * per controller, never prom-client's global default, so several controllers in one process (the tests) keep their
+ * figures apart. The rest of the code records through the small typed interface below and never sees prom-client.
+ *
+ * Every label takes values from a bounded set: route templates rather than URLs, the enabled login methods, a fixed
+ * list of outcomes. A label fed from request input would let any client grow the series without end.
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { Clock } from '../../shared/clock.js';
+import { processRegistry } from './process-metrics.js';
+
+/** How a primary login ended. */
+export type AuthenticationOutcome = 'success' | 'failure';
+
+/** What a lockout locked: password logins of one authenticator, or an identity's TOTP checks. */
+export type LockoutKind = 'password' | 'totp';
+
+/** One answered HTTP request. `route` is a route template (`/edge/client/v1/services/:id`) or `unmatched`, never a URL. */
+export interface HttpRequestLabels {
+  binding: string;
+  method: string;
+  route: string;
+  status: number;
+}
+
+export interface ControllerMetrics {
+  /** An answered request and how long it took, in seconds. */
+  httpRequest(labels: HttpRequestLabels, durationSeconds: number): void;
+  /** A primary login (legacy or OIDC) by `method` (`password`, `cert`, `ext-jwt`) ended with `outcome`. */
+  authentication(method: string, outcome: AuthenticationOutcome): void;
+  /** A lockout started. */
+  lockout(kind: LockoutKind): void;
+  /** The authentication cache answered a lookup of `kind` (e.g. `session`, `identity`) from memory. */
+  authCacheHit(kind: string): void;
+  /** The authentication cache had no entry of `kind` and read the store. */
+  authCacheMiss(kind: string): void;
+  /** How far, in seconds, the change feed's latest applied change is behind its commit at another controller. */
+  setChangeFeedLag(seconds: number): void;
+  /** One store query and how long it took, in milliseconds (Kysely's log event; see persistence/database.ts). */
+  storeQuery(durationMs: number): void;
+  /**
+   * Where the live API session gauge counts from; called once by the composition root, since the sessions domain is
+   * built after the store opens (and the store already reports its queries here). Without it the gauge reads 0.
+   */
+  countLiveSessionsWith(count: () => Promise<number>): void;
+  /** The Prometheus text exposition (format 0.0.4) of this controller and of the process it runs in. */
+  exposition(): Promise<{ contentType: string; body: string }>;
+}
+
+export interface ControllerMetricsOptions {
+  /** The store's dialect, the `dialect` label of the query histogram. */
+  dialect: 'sqlite' | 'postgres';
+  clock: Clock;
+  /**
+   * How long a live-session count is reused, so a storm of scrapes costs the store one count per interval
+   * (default 2 s); scrapes arriving while a count runs share it.
+   */
+  liveSessionsMaxAgeMs?: number;
+}
+
+const DEFAULT_LIVE_SESSIONS_MAX_AGE_MS = 2_000;
+/** Seconds; from a quick cached answer to a slow login or a stalled store. */
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+/** Seconds; store queries are mostly well under a millisecond on SQLite. */
+const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
+
+/**
+ * Builds the metrics of one controller on a registry of its own.
+ *
+ * @example
+ * const metrics = createControllerMetrics({ dialect: 'sqlite', clock: systemClock });
+ * metrics.authentication('password', 'failure');
+ * const { contentType, body } = await metrics.exposition();
+ */
+export function createControllerMetrics(options: ControllerMetricsOptions): ControllerMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const requests = new Counter({
+    name: 'svc_http_requests_total',
+    help: 'HTTP requests answered, by API binding, method, route template and status',
+    labelNames: ['binding', 'method', 'route', 'status'] as const,
+    registers,
+  });
+  const requestSeconds = new Histogram({
+    name: 'svc_http_request_duration_seconds',
+    help: 'Time from receiving an HTTP request to the end of its answer, by API binding, method, route template and status',
+    labelNames: ['binding', 'method', 'route', 'status'] as const,
+    buckets: HTTP_BUCKETS,
+    registers,
+  });
+  const authentications = new Counter({
+    name: 'svc_authentications_total',
+    help: 'Primary logins (legacy and OIDC) by method and outcome',
+    labelNames: ['method', 'outcome'] as const,
+    registers,
+  });
+  const lockouts = new Counter({
+    name: 'svc_lockouts_total',
+    help: 'Lockouts started: password logins of an authenticator, or the TOTP checks of an identity',
+    labelNames: ['kind'] as const,
+    registers,
+  });
+  const cache = new Counter({
+    name: 'svc_auth_cache_requests_total',
+    help: 'Lookups of the in-memory authentication cache, by kind of entry and result (hit or miss)',
+    labelNames: ['kind', 'result'] as const,
+    registers,
+  });
+  const changeFeedLag = new Gauge({
+    name: 'svc_change_feed_lag_seconds',
+    help: 'How far the latest change applied from the change feed is behind its commit at another controller',
+    registers,
+  });
+  const querySeconds = new Histogram({
+    name: 'svc_store_query_duration_seconds',
+    help: 'Time of one store query, by dialect',
+    labelNames: ['dialect'] as const,
+    buckets: QUERY_BUCKETS,
+    registers,
+  });
+  // Both label sets exist from the start, so a scrape shows zeros rather than no series before the first login.
+  for (const outcome of ['success', 'failure'] as const) authentications.labels('password', outcome).inc(0);
+  for (const kind of ['password', 'totp'] as const) lockouts.labels(kind).inc(0);
+  const storeQueries = querySeconds.labels(options.dialect);
+
+  const liveSessions = liveSessionCache(options.clock, options.liveSessionsMaxAgeMs ?? DEFAULT_LIVE_SESSIONS_MAX_AGE_MS);
+  new Gauge({
+    name: 'svc_api_sessions',
+    help: 'Live API sessions: legacy sessions not timed out and OIDC sessions neither revoked nor expired',
+    registers,
+    async collect() {
+      const count = await liveSessions.read();
+      if (count !== undefined) this.set(count);
+    },
+  });
+
+  // The series of each label set, found once: every request records here, and prom-client hashes a label object on
+  // each call. The key space is bounded as the labels are (route templates, methods, statuses).
+  const requestSeries = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
+  let merged: Registry | undefined;
+  return {
+    httpRequest({ binding, method, route, status }, durationSeconds) {
+      const key = `${binding} ${method} ${route} ${status}`;
+      let series = requestSeries.get(key);
+      if (series === undefined) {
+        const labels = { binding, method, route, status: String(status) };
+        series = { count: requests.labels(labels), seconds: requestSeconds.labels(labels) };
+        requestSeries.set(key, series);
+      }
+      series.count.inc();
+      series.seconds.observe(durationSeconds);
+    },
+    authentication: (method, outcome) => authentications.inc({ method, outcome }),
+    lockout: (kind) => lockouts.inc({ kind }),
+    authCacheHit: (kind) => cache.inc({ kind, result: 'hit' }),
+    authCacheMiss: (kind) => cache.inc({ kind, result: 'miss' }),
+    setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
+    storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
+    countLiveSessionsWith: (count) => liveSessions.source(count),
+    async exposition() {
+      // Merged at the first scrape: the process metrics are created only once something asks for them.
+      merged ??= Registry.merge([processRegistry(), registry]);
+      return { contentType: merged.contentType, body: await merged.metrics() };
+    },
+  };
+}
+
+/**
+ * The live-session count, read at most once per `maxAgeMs`; concurrent readers share one query. A failed count
+ * (the store unreachable) keeps the last value rather than failing the whole scrape.
+ */
+function liveSessionCache(clock: Clock, maxAgeMs: number) {
+  let count: (() => Promise<number>) | undefined;
+  let last: { value: number; at: number } | undefined;
+  let running: Promise<number | undefined> | undefined;
+  return {
+    source(next: () => Promise<number>) {
+      count = next;
+      last = undefined;
+    },
+    read(): Promise<number | undefined> {
+      if (count === undefined) return Promise.resolve(0);
+      const now = clock.now().getTime();
+      if (last !== undefined && now - last.at < maxAgeMs && now >= last.at) return Promise.resolve(last.value);
+      const query = count;
+      running ??= query()
+        .then((value) => {
+          last = { value, at: clock.now().getTime() };
+          return value;
+        })
+        .catch(() => last?.value)
+        .finally(() => {
+          running = undefined;
+        });
+      return running;
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * The store unreachable for a while (issue 17, faults): requests that need it answer 503 in the envelope (the OIDC
+ * provider: temporarily_unavailable) with Retry-After, none a 500; authentication kept in memory is not served past
+ * the change feed's bound while the store cannot be read; and the controller recovers by itself when the store
+ * returns. The store is cut off as a network would: a TCP relay between the controller and PostgreSQL is closed
+ * and opened again. PostgreSQL only: an embedded SQLite file cannot become unreachable.
+ */
+import assert from 'node:assert/strict';
+import { createServer, connect, type Server, type Socket } from 'node:net';
+import { after, before, describe, it } from 'node:test';
+import { newSharedDatabase, testDialect } from '../helpers/database.js';
+import { createIdentity } from '../helpers/fixtures.js';
+import { startTestController, type TestController } from '../helpers/controller.js';
+import { openDatabase } from '../../src/persistence/database.js';
+
+/** A TCP relay to `target` on a port of its own, which can be cut (every connection dropped, nothing accepted) and restored. */
+async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
+  const sockets = new Set<Socket>();
+  let server: Server | undefined;
+  let port = 0;
+  const open = () =>
+    new Promise<void>((resolve, reject) => {
+      const next = createServer((client) => {
+        const upstream = connect(Number(target.port), target.hostname);
+        for (const socket of [client, upstream]) {
+          sockets.add(socket);
+          socket.on('close', () => sockets.delete(socket));
+          socket.on('error', () => socket.destroy());
+        }
+        client.pipe(upstream).pipe(client);
+      });
+      next.once('error', reject);
+      next.listen(port, '127.0.0.1', () => {
+        server = next;
+        port = (next.address() as { port: number }).port;
+        resolve();
+      });
+    });
+  const cut = async () => {
+    const closing = server;
+    server = undefined;
+    if (!closing) return;
+    await new Promise<void>((resolve) => {
+      closing.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    });
+  };
+  await open();
+  // Restoring an open relay changes nothing.
+  return { port, cut, restore: async () => (server ? undefined : open()) };
+}
+
+/** Polls `check` until it holds or `ms` have passed. */
+async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    if (await check()) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+if (testDialect === 'postgres') {
+  describe('the store unreachable for a while (postgres)', () => {
+    let shared: { db: string; drop(): Promise<void> };
+    let link: Awaited<ReturnType<typeof relay>>;
+    let ctl: TestController;
+
+    before(async () => {
+      shared = await newSharedDatabase();
+      const direct = new URL(shared.db);
+      link = await relay(direct);
+      const through = new URL(shared.db);
+      through.hostname = '127.0.0.1';
+      through.port = String(link.port);
+      ctl = await startTestController({ databaseTarget: through.toString() });
+      const database = await openDatabase({ kind: 'postgres', url: shared.db });
+      await createIdentity(database, { name: 'outage-user', password: 'outage-password' });
+      await database.close();
+    });
+    after(async () => {
+      await link.restore();
+      await ctl.close();
+      await link.cut();
+      await shared.drop();
+    });
+
+    it('answers 503 in the envelope while the store is gone, serves nothing from memory past the bound, and recovers by itself', async () => {
+      const login = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'outage-user', password: 'outage-password' } });
+      assert.equal(login.status, 200, login.text);
+      const session = { 'svc-session': login.json().data.token as string };
+      const whoAmI = () => ctl.fetch('/edge/client/v1/current-api-session', { headers: session });
+      assert.equal((await whoAmI()).status, 200);
+
+      await link.cut();
+      const cutAt = Date.now();
+      assert.ok(await eventually(async () => (await whoAmI()).status === 503, 15_000), 'the request that needs the store answers 503');
+      // The change feed's bound is 1 s: well past it, nothing is answered from memory any more.
+      await new Promise((resolve) => setTimeout(resolve, Math.max(0, cutAt + 1_500 - Date.now())));
+      for (let i = 0; i < 3; i++) {
+        const refused = await whoAmI();
+        assert.equal(refused.status, 503, refused.text);
+        assert.equal(refused.json().error.code, 'STORE_UNAVAILABLE');
+        assert.equal(refused.headers['retry-after'], '1');
+      }
+      const listing = await ctl.fetch('/edge/management/v1/identities', { headers: session });
+      assert.equal(listing.status, 503, listing.text);
+      const token = await ctl.fetch('/oidc/token', { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'grant_type=refresh_token&refresh_token=whatever&client_id=svc' });
+      assert.equal(token.status, 503, token.text);
+      assert.equal(token.json().error, 'temporarily_unavailable');
+
+      await link.restore();
+      assert.ok(await eventually(async () => (await whoAmI()).status === 200, 15_000), 'the same session works again once the store is back');
+    });
+  });
+}
