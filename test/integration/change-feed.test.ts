@@ -13,11 +13,14 @@ import { newIdentity, type ApiSession } from '../../src/domain/identity.js';
 import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
 import { createApiSessionRepository } from '../../src/persistence/repositories/api-sessions.js';
 import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
-import { createAuthorizationChangeLog, recordChange } from '../../src/persistence/repositories/authorization-changes.js';
+import { createAuthorizationChangeLog, KEPT_CHANGES, recordChange } from '../../src/persistence/repositories/authorization-changes.js';
+import { createServiceReachSource } from '../../src/persistence/repositories/service-reach-source.js';
+import { createServiceRepository } from '../../src/persistence/repositories/services.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
 import { atomically } from '../../src/persistence/unit-of-work.js';
 import { createAuthLookups } from '../../src/services/authentication/auth-lookups.js';
+import { createServiceReach } from '../../src/services/authorization/service-reach.js';
 import { startChangeFeed, type ChangeFeed, type FeedEvent } from '../../src/services/change-feed/change-feed.js';
 import { buildChangeFeed } from '../../src/services/change-feed/index.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -107,6 +110,39 @@ describe(`change feed and authentication cache (${testDialect})`, () => {
     await a.db.deleteFrom('authorization_changes').where('seq', '<=', newest - 1).execute();
     await feedB.poll();
     assert.deepEqual(ids(atB), ['<reset>']);
+  });
+
+  it('follows a burst of changes larger than a read, and keeps the service reach index inside what the log keeps', async () => {
+    const feed = await startChangeFeed({ log: createAuthorizationChangeLog(a), signal: a.changes, pollMs: 60_000, onError: () => {} });
+    feeds.push(feed);
+    const events = told(feed);
+    let rebuilds = 0;
+    const source = createServiceReachSource(a);
+    const reach = createServiceReach({ feed, source: { ...source, services: (ids) => (ids === undefined && rebuilds++, source.services(ids)) } });
+    await reach.current();
+    assert.equal(rebuilds, 1, 'built once');
+
+    // Logins and logouts fill the log: more than one read's worth, then more than the log keeps (it is pruned).
+    const burst = async (count: number) => {
+      await atomically(a.db, async (trx) => {
+        for (let i = 0; i < count; i++) await recordChange({ ...a, db: trx }, 'api-session', `burst-${i}`);
+      });
+      await feed.poll();
+    };
+    await burst(2_500);
+    assert.ok(!ids(events).includes('<reset>'), 'a burst is followed, not treated as a gap');
+    assert.ok(ids(events).includes('burst-2499'));
+    // More than the log keeps, read as it comes: the oldest rows are pruned meanwhile, which is no gap for the reader.
+    for (let written = 0; written < KEPT_CHANGES + 500; written += 2_000) await burst(2_000);
+    assert.ok(!ids(events).includes('<reset>'));
+    const oldest = await a.db.selectFrom('authorization_changes').select((eb) => eb.fn.min('seq').as('seq')).executeTakeFirstOrThrow();
+    assert.ok(Number(oldest.seq) > 1, 'the log was pruned');
+
+    const service = newEntityId();
+    await createServiceRepository(a).insert({ id: service, name: `burst-${service}`, roleAttributes: [], configs: [], encryptionRequired: true, maxIdleTimeMillis: 0, terminatorStrategy: 'smartrouting', tags: {}, createdAt: new Date(), updatedAt: new Date() });
+    const index = await reach.current();
+    assert.ok(index.serviceById(service), 'the new service is in the index');
+    assert.equal(rebuilds, 1, 'followed change by change, with no rebuild: the other changes moved its mark along');
   });
 
   it('serves an API session, an identity and an auth policy from memory, and reads the store again after a change', async () => {

@@ -9,7 +9,8 @@
  * - `fresh()` says whether the log was read within `boundMs`. Copies are served only while it is: when the store
  *   cannot be read (it is down, the reads fail), callers go to the store and fail there rather than serve what may
  *   be stale for longer than the bound.
- * - A reader further behind than the log keeps, or a bulk load ('*'), is told `reset`: drop everything.
+ * - A reader further behind than the log keeps (its rows were pruned), or a bulk load ('*'), is told `reset`: drop
+ *   everything. A burst of changes is read a batch at a time.
  */
 import type { ChangeSignal, CommittedChange } from '../../persistence/change-signal.js';
 import type { AuthorizationChangeLog } from '../../persistence/repositories/authorization-changes.js';
@@ -32,7 +33,7 @@ export interface ChangeFeed {
   close(): Promise<void>;
 }
 
-/** Rows read at once; more than this behind is a reset. */
+/** Rows read at once. */
 const BATCH = 1_000;
 
 export interface ChangeFeedOptions {
@@ -68,18 +69,23 @@ export async function startChangeFeed(options: ChangeFeedOptions): Promise<Chang
   };
   const stopLocal = signal.subscribe((change) => tell({ kind: 'changes', changes: [change] }));
 
+  /** Reads the log up to its end, a batch at a time; a burst of changes is followed, not treated as a gap. */
   async function read(): Promise<void> {
     const started = performance.now();
-    const rows = await log.since(seq, BATCH + 1);
-    const first = rows[0];
-    if (first && (rows.length > BATCH || rows.some((row) => row.entityType === '*') || (await log.missedAfter(seq, first)))) {
-      seq = (await log.latest()).seq;
-      tell({ kind: 'reset' });
-    } else if (first) {
+    for (;;) {
+      const rows = await log.since(seq, BATCH);
+      const first = rows[0];
+      if (!first) break;
+      if (rows.some((row) => row.entityType === '*') || (await log.missedAfter(seq, first))) {
+        seq = (await log.latest()).seq;
+        tell({ kind: 'reset' });
+        break;
+      }
       seq = (rows[rows.length - 1] as { seq: number }).seq;
       // This controller's own changes come back here too: told again, which costs a second eviction and no more.
       tell({ kind: 'changes', changes: rows.map(({ entityType, entityId }) => ({ entityType, entityId })), through: seq });
       options.onLag?.(Math.max(0, (Date.now() - Math.max(...rows.map((row) => row.changedAt))) / 1000));
+      if (rows.length < BATCH) break;
     }
     readAt = started;
   }
