@@ -12,7 +12,7 @@
 // least COMPILE_FROM files compile too (emit only, --noCheck); smaller ones run through tsx, which is quicker for a
 // few files. SVC_TEST_COMPILE=1|0 forces either way. Test files run SVC_TEST_CONCURRENCY at a time (default below).
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
@@ -39,9 +39,17 @@ function testFiles(paths) {
   return out;
 }
 
+/**
+ * One folder per run holds every temporary file and folder the tests make: it is the test processes' TMPDIR (so
+ * os.tmpdir() and everything they spawn land in it), and it is removed when this script exits, however it exits and
+ * whatever a test forgot to remove (a test that crashed before its `after`). The compiled suite and the PostgreSQL
+ * cluster live outside it (the cluster's folder must be reachable by the postgres user) and are removed on exit too.
+ */
+const runTemp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
+
 /** Runs `files` (TypeScript through tsx, or their compiled JS when `compiled` is the compile's folder). */
 function runSuite(label, files, env, compiled) {
-  const tap = join(mkdtempSync(join(tmpdir(), 'svc-tap-')), 'report.tap');
+  const tap = join(mkdtempSync(join(runTemp, 'tap-')), 'report.tap');
   console.log(`\n=== ${label} ===`);
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
   const run = compiled ? files.map((file) => compiledPath(root, compiled, file)) : files;
@@ -58,7 +66,7 @@ function runSuite(label, files, env, compiled) {
         `--test-reporter-destination=${tap}`,
         ...run,
       ],
-      { cwd: root, stdio: 'inherit', env: { ...process.env, ...env } },
+      { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: runTemp, ...env } },
     );
     child.on('exit', (code) => {
       const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
@@ -92,7 +100,17 @@ const files = testFiles(narrowed ? process.argv.slice(2) : [join(root, 'test')])
 const forced = process.env.SVC_TEST_COMPILE;
 const compile = forced === '1' ? true : forced === '0' ? false : !narrowed || files.length >= COMPILE_FROM;
 let build;
-process.on('exit', () => build?.remove());
+let cluster;
+process.on('exit', () => {
+  build?.remove();
+  // A run stopped by a signal leaves the cluster running otherwise: stop it (and remove its folder) here too.
+  try {
+    cluster?.stop();
+  } catch (error) {
+    console.error(`stopping the PostgreSQL cluster: ${error.message}`);
+  }
+  rmSync(runTemp, { recursive: true, force: true });
+});
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
 if (!narrowed) {
   // The lint and the typecheck (which emits the compiled suite in the same tsc run) run side by side.
@@ -125,7 +143,6 @@ const results = [];
 if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }, compiled));
 
 if (only !== 'sqlite') {
-  let cluster;
   let url = process.env.SVC_TEST_POSTGRES_URL;
   const bin = url ? undefined : findPostgresBin();
   if (!url && !bin) {
@@ -143,7 +160,9 @@ if (only !== 'sqlite') {
     try {
       results.push(await runSuite('PostgreSQL', files, { SVC_TEST_DB: 'postgres', SVC_TEST_POSTGRES_URL: url }, compiled));
     } finally {
-      cluster?.stop();
+      const started = cluster;
+      cluster = undefined;
+      started?.stop();
     }
   }
 }

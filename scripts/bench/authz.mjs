@@ -87,6 +87,19 @@ function timedGet(agent, url, headers, body) {
   });
 }
 
+/** One GET's answer text. */
+function getText(url, ca, headers) {
+  return new Promise((resolve, reject) => {
+    request(url, { ca, headers }, (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => resolve(text));
+    })
+      .on('error', reject)
+      .end();
+  });
+}
+
 /** `connections` clients asking `urlOf(i)` in turn for `seconds`: latencies of the 200s, and the failures. */
 async function latencies(urlOf, ca, headers, bodyOf) {
   const agent = new Agent({ keepAlive: true, maxSockets: connections, ca });
@@ -169,6 +182,10 @@ try {
   const { id: clientId, ...credentials } = seeded.client;
   const clientLogin = await post(`${origin}/edge/client/v1/authenticate?method=password`, ca, credentials);
   const clientHeaders = { 'svc-session': JSON.parse(clientLogin.text).data.token };
+  const sample = await getText(`${origin}/edge/client/v1/services?limit=100`, ca, clientHeaders);
+  const items = JSON.parse(sample).data;
+  const queries = items.reduce((sum, service) => sum + service.postureQueries.length, 0);
+  row('client GET /services?limit=100: answer size, granting policies per service', `${(Buffer.byteLength(sample) / 1024).toFixed(0)} KiB, ${(queries / Math.max(1, items.length)).toFixed(1)}`);
   const clientServices = await withCpu(child.pid, () => latencies(() => `${origin}/edge/client/v1/services?limit=100`, ca, clientHeaders));
   row(`client GET /services?limit=100, ${connections} clients: p50 / p99`, `${clientServices.p50.toFixed(1)} ms / ${clientServices.p99.toFixed(1)} ms (${clientServices.rps.toFixed(0)} req/s, ${clientServices.failures} failed, ${clientServices.cpuUs.toFixed(0)} us CPU each)`);
   const updates = await withCpu(child.pid, () => latencies(() => `${origin}/edge/client/v1/current-api-session/service-updates`, ca, clientHeaders));
@@ -178,13 +195,9 @@ try {
   // them has a router in common with the identity (the random ones rarely give a particular pair one).
   await post(`${origin}/edge/management/v1/edge-router-policies`, ca, { name: 'bench-client-routers', semantic: 'AnyOf', identityRoles: [`@${clientId}`], edgeRouterRoles: ['#all'] }, { headers });
   await post(`${origin}/edge/management/v1/service-edge-router-policies`, ca, { name: 'bench-all-routers', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] }, { headers });
-  const dialable = await new Promise((resolve) =>
-    request(`${origin}/edge/client/v1/services?limit=500`, { ca, headers: clientHeaders }, (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => resolve(JSON.parse(text).data.filter((service) => service.permissions.includes('Dial')).map((service) => service.id)));
-    }).end(),
-  );
+  const dialable = JSON.parse(await getText(`${origin}/edge/client/v1/services?limit=500`, ca, clientHeaders))
+    .data.filter((service) => service.permissions.includes('Dial'))
+    .map((service) => service.id);
   if (dialable.length > 0) {
     const sessions = await withCpu(child.pid, () =>
       latencies(() => `${origin}/edge/client/v1/sessions`, ca, clientHeaders, (i) => ({ serviceId: dialable[i % dialable.length], type: 'Dial' })),

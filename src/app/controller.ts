@@ -6,12 +6,12 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { ControllerConfig, IdentityFiles } from '../config/types.js';
-import { buildListenerApp } from '../http/listener-app.js';
+import { buildListenerApp, setClientCas, type ListenerTls } from '../http/listener-app.js';
 import { buildSpecRegistry } from '../http/kit/specs.js';
 import { edgeClientRoutes, EDGE_CLIENT_PREFIX } from '../http/edge-client/routes.js';
 import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from '../http/edge-management/routes.js';
 import { openDatabase, type Database } from '../persistence/database.js';
-import { certificateFingerprint, loadCertificateAuthority, loadIdentity, pkcs7CertsOnlyBase64, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
+import { certificateFingerprint, loadCertificateAuthority, loadIdentity, splitPemCertificates, type LoadedIdentity } from '../pki/index.js';
 import { createEnrollmentJwtSigner } from '../services/enrollment/enrollment-jwt.js';
 import { DEFAULT_AUTHENTICATION_LIMITS, type WorkLimiterOptions } from '../services/authentication/work-limiter.js';
 import { oidcIssuer } from '../oidc/issuer.js';
@@ -23,13 +23,19 @@ import { buildAuthorizationDomain } from '../services/authorization/index.js';
 import { buildAuditDomain } from '../services/audit/index.js';
 import { buildControllersDomain } from '../services/controllers/index.js';
 import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
+import { buildCaDomain } from '../services/cas/index.js';
 import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildSessionsDomain } from '../services/sessions/index.js';
+import { createApiSessionAdministration } from '../services/sessions/api-session-admin.js';
 import { buildPostureDomain } from '../services/posture/index.js';
 import { buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
+import { buildHousekeeping, SWEEP_INTERVAL_MS } from '../services/housekeeping/index.js';
+import { startPeriodic } from '../shared/periodic.js';
 import { buildChangeFeed } from '../services/change-feed/index.js';
 import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
+import { buildCertificatesDomain } from '../services/certificates/index.js';
+import { withSessionCertificates } from '../services/certificates/session-certificate-auth.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
 import type { Services } from '../services/services.js';
@@ -146,8 +152,10 @@ export async function startController(
       edgeIdentityDurationMs: config.edge?.enrollment.edgeIdentityDurationMs ?? 0,
     };
     const enrollments = buildEnrollmentAdministration(database, enrollmentSettings);
+    // Third-party CAs (decision 0037): managed here, trusted for logins and enrollment, followed by the change feed.
+    const cas = buildCaDomain(database, { clock, feed, events, ownCaPems: caPems, jwtSigner: enrollmentSettings.jwt });
     const totp = config.edge?.totp;
-    const posture = buildPostureDomain(database, { clock });
+    const posture = buildPostureDomain(database, { clock, feed });
     const mfa = buildMfaDomain(database, {
       secrets,
       clock,
@@ -164,6 +172,7 @@ export async function startController(
       mfa: mfa.records,
       extJwt: externalJwt.authenticator,
       limits: options.authenticationLimits ?? authenticationLimits(config),
+      clientCaTrust: cas.trust,
     });
     const oidc = config.edge
       ? await buildOidcDomain(database, {
@@ -188,40 +197,55 @@ export async function startController(
       routerEnrollmentDurationMs: config.edge?.enrollment.edgeRouterDurationMs ?? 0,
       posture,
     });
+    // Router enrollment and extension, the enrollment key set, ephemeral and extended certificates: decision 0038.
+    const certificates = buildCertificatesDomain(database, {
+      clock,
+      signer: enrollmentSettings.jwt,
+      signingCa,
+      caPems,
+      serverCertificates: [...listenerIdentities.values()].map((one) => one.serverLeaf),
+      extraHosts: [...(config.edge ? [config.edge.api.address.host] : []), ...config.web.flatMap((l) => l.bindPoints.map((bp) => bp.address.host))],
+    });
+    await certificates.enrollmentKeys.publish();
+    const requestAuth = buildRequestAuthenticator(database, {
+      clock,
+      feed,
+      sessions,
+      sessionTimeoutMs,
+      extJwt: externalJwt.authenticator,
+      tokens: oidc?.tokens,
+      onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)),
+    });
     const services: Services = {
       config,
       clock,
       version,
-      auth: buildRequestAuthenticator(database, {
-        clock,
-        feed,
-        sessions,
-        sessionTimeoutMs,
-        extJwt: externalJwt.authenticator,
-        tokens: oidc?.tokens,
-        onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)),
-      }),
+      certificates,
+      // A request with only an ephemeral certificate of a live session is that session (decision 0038).
+      auth: withSessionCertificates(requestAuth, certificates.sessionCertificates),
       apiSessions: sessions.service,
+      apiSessionAdmin: createApiSessionAdministration({ apiSessions: sessions.records, activity, audit }),
       sessionConfigTypes: sessions.configTypes,
       metrics,
       authentication,
-      ...(oidc ? { oidc: oidc.provider, accessTokens: oidc.accessTokens, oidcFactors: oidc.factors } : {}),
+      ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors } : {}),
       controllers: controllersDomain.service,
       audit,
       events,
       enrollments,
-      enroll: buildEnrollService(database, { ...enrollmentSettings, signingCa }),
+      enroll: buildEnrollService(database, { ...enrollmentSettings, signingCa, cas: cas.enroll }),
       identities: identities.identities,
       authPolicies: buildAuthPolicyService(database, { clock }),
       authenticators: identities.authenticators,
       mfa: mfa.mfa,
       sessionMfa: mfa.sessionMfa,
       ownAuthenticators: identities.ownAuthenticators,
-      caBundlePkcs7: pkcs7CertsOnlyBase64(caPems),
       instanceId: newUuid(),
       caPems,
       externalJwt: externalJwt.verifier,
       externalJwtSigners: externalJwt.signers,
+      cas: cas.service,
+      caTrust: cas.trust,
       authorization,
       posture,
       edgeSessions: buildEdgeSessionsDomain(database, {
@@ -259,10 +283,12 @@ export async function startController(
     );
 
     const apps: Array<{ listener: string; bindPoint: string; app: FastifyInstance }> = [];
+    const tlsApps: Array<{ app: FastifyInstance; tls: ListenerTls; listener: (typeof config.web)[number] }> = [];
     const urls: Array<{ listener: string; interfaceUrl: string; publicUrl: string }> = [];
     try {
       for (const listener of config.web) {
         const tlsIdentity = listenerIdentities.get(listener.identity) as LoadedIdentity;
+        const listenerTls: ListenerTls = { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems };
         for (const bindPoint of listener.bindPoints) {
           const app = await buildListenerApp({
             services,
@@ -270,8 +296,9 @@ export async function startController(
             listener,
             bindPoint,
             logger,
-            tls: { key: tlsIdentity.serverKeyPem, cert: tlsIdentity.serverChainPem, ca: caPems },
+            tls: listenerTls,
           });
+          tlsApps.push({ app, tls: listenerTls, listener });
           apps.push({ listener: listener.name, bindPoint: bindPoint.address.text, app });
           if (options.listen === false) await app.ready();
           else await app.listen({ host: bindPoint.interface.host, port: bindPoint.interface.port });
@@ -282,8 +309,20 @@ export async function startController(
       await Promise.allSettled(apps.map(({ app }) => app.close()));
       throw error;
     }
+    // The CAs each listener names to clients follow the verified third-party CAs (decision 0037).
+    const stopCaWatch = cas.trust.watch(
+      (pems) => {
+        for (const { app, tls, listener } of tlsApps) setClientCas(app, tls, listener, pems);
+      },
+      (error) => logger.warn({ err: error }, 'the verified CAs could not be read; the listeners keep the CAs they name'),
+    );
     // Started once every listener is up, so that a start that fails leaves no timer writing to a closed store.
     const heartbeat = controllersDomain.startHeartbeat(controllerId, (error) => logger.warn({ err: error }, 'the controller heartbeat could not be written; retrying at the next one'));
+    const housekeeping = buildHousekeeping(database, { clock, accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0 });
+    const sweeps = startPeriodic(() => housekeeping.sweep(), {
+      intervalMs: SWEEP_INTERVAL_MS,
+      onError: (error) => logger.warn({ err: error }, 'the housekeeping sweep failed; retrying at the next one'),
+    });
     if (options.listen !== false) logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
 
     return {
@@ -292,8 +331,10 @@ export async function startController(
       services,
       apps,
       async close() {
+        stopCaWatch();
         await Promise.allSettled(apps.map(({ app }) => app.close()));
         await heartbeat.stop();
+        await sweeps.stop();
         await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
         await activity.close();
         await feed.close();

@@ -20,6 +20,8 @@ export interface QuickstartOptions {
   adminUser: string;
   adminPassword: string;
   clock?: Clock;
+  /** Told before each step that may take a second or more, so that a first run does not look stuck. */
+  progress?: (step: string) => void;
 }
 
 export interface QuickstartHome {
@@ -41,11 +43,13 @@ export async function prepareQuickstartHome(options: QuickstartOptions): Promise
   }
   mkdirSync(options.home, { recursive: true, mode: 0o700 });
   const clock = options.clock ?? systemClock;
+  options.progress?.(`creating ${options.home}: the PKI (root and intermediate CAs, server and client certificates)…`);
   await createControllerPki(join(options.home, 'pki'), { hosts: [options.host], commonName: 'svc-controller', clock });
   mkdirSync(join(options.home, 'db'), { mode: 0o700 });
   // Seals TOTP secrets and recovery codes at rest; kept apart from the database so that a copy of one is not enough.
   writeFileSync(join(options.home, 'pki', 'totp-secrets.key'), newSecretsKeyText(), { mode: 0o600 });
 
+  options.progress?.('creating the SQLite store and the default admin (hashing its password)…');
   const database = await openDatabase({ kind: 'sqlite', path: join(options.home, 'db', 'svc.sqlite') });
   try {
     await ensureDefaultAdmin({ identities: createIdentityRepository(database), clock }, { username: options.adminUser, password: options.adminPassword });

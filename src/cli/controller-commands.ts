@@ -7,17 +7,24 @@ import type { ControllerConfig } from '../config/types.js';
 import { formatDiagnostic } from '../shared/diagnostics.js';
 import { openDatabase } from '../persistence/database.js';
 import { createIdentityRepository } from '../persistence/repositories/identities.js';
+import { createAuthenticatorRepository } from '../persistence/repositories/authenticators.js';
 import { ensureDefaultAdmin } from '../services/identities/default-admin.js';
 import { systemClock } from '../shared/clock.js';
-import { startController } from '../app/controller.js';
-import { createLogger } from './logger.js';
+import { startController, type RunningController } from '../app/controller.js';
+import { createLogger, logLevelProblem } from './logger.js';
+import { watchForStop } from './stop-signals.js';
 import type { Output } from './output.js';
 
-/** Loads and prints every diagnostic; returns the config when there was no error. */
+/**
+ * Loads and prints every diagnostic, and a bad SVC_LOG_LEVEL with them (the environment is part of what the
+ * controller runs with); returns the config when there was no error.
+ */
 export async function loadAndReport(file: string, out: Output): Promise<ControllerConfig | undefined> {
   const { config, diagnostics } = await loadControllerConfig(file, { env: process.env });
   for (const diagnostic of diagnostics) out.error(formatDiagnostic(diagnostic));
-  return config;
+  const levelProblem = logLevelProblem(process.env.SVC_LOG_LEVEL);
+  if (levelProblem) out.error(`environment: ${levelProblem}`);
+  return levelProblem ? undefined : config;
 }
 
 export async function checkCommand(file: string, out: Output): Promise<number> {
@@ -34,21 +41,38 @@ export async function runCommand(file: string, out: Output): Promise<number> {
 }
 
 /** Starts the controller and keeps it running until SIGINT or SIGTERM, then stops it cleanly. */
-export async function runUntilSignal(config: ControllerConfig, out: Output, banner?: (urls: string[]) => void): Promise<number> {
+export async function runUntilSignal(
+  config: ControllerConfig,
+  out: Output,
+  banner?: (urls: string[], controller: RunningController) => void | Promise<void>,
+): Promise<number> {
   const logger = createLogger();
-  const controller = await startController(config, { logger });
-  const urls = controller.urls.map((u) => u.publicUrl);
-  if (banner) banner(urls);
-  else out.print(`svc controller listening on ${urls.join(', ')}`);
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
-  out.print('stopping...');
-  await controller.close();
-  out.print('stopped');
-  return 0;
+  // Watching from before the start, so that a signal during a slow start is not lost.
+  const stop = watchForStop({ onForcedExit: () => out.error('svc: second signal while stopping; exiting now') });
+  try {
+    const controller = await startController(config, { logger });
+    const urls = controller.urls.map((u) => u.publicUrl);
+    if (banner) await banner(urls, controller);
+    else out.print(`svc controller listening on ${urls.join(', ')}`);
+    const reason = await stop.stopped;
+    out.print(reason === 'parent-exited' ? 'stopping (the npm process that started svc has exited)...' : `stopping (${reason})...`);
+    await controller.close();
+    out.print('stopped');
+    return 0;
+  } finally {
+    stop.dispose();
+  }
+}
+
+/**
+ * The username the default administrator logs in with (its identity's name when it has no password), for the
+ * quickstart banner on a reused home; undefined when the store has no default admin.
+ */
+export async function defaultAdminUsername(controller: RunningController): Promise<string | undefined> {
+  const admin = await createIdentityRepository(controller.database).findDefaultAdmin();
+  if (!admin) return undefined;
+  const authenticators = await createAuthenticatorRepository(controller.database).listForIdentity(admin.id);
+  return authenticators.find((a) => a.method === 'updb')?.username ?? admin.name;
 }
 
 export async function createAdminCommand(file: string, username: string, password: string, out: Output): Promise<number> {

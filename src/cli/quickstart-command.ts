@@ -7,7 +7,8 @@ import { join, resolve } from 'node:path';
 import { prepareQuickstartHome } from '../app/quickstart.js';
 import { adminCredentialsProblem } from '../services/identities/default-admin.js';
 import { newPassword } from '../shared/random.js';
-import { loadAndReport, runUntilSignal } from './controller-commands.js';
+import { defaultAdminUsername, loadAndReport, runUntilSignal } from './controller-commands.js';
+import { oidcIssuer } from '../oidc/issuer.js';
 import type { Output } from './output.js';
 
 export interface QuickstartArgs {
@@ -41,22 +42,31 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   }
 
   const started = process.hrtime.bigint();
-  const prepared = await prepareQuickstartHome({ home, host, port, adminUser, adminPassword });
+  const prepared = await prepareQuickstartHome({ home, host, port, adminUser, adminPassword, progress: (step) => out.print(step) });
   if (!prepared.created) {
     out.print(`reusing ${home} as it is (its config.yml decides address and admin; --host/--port/--admin-* apply to a new home only)`);
   }
   const config = await loadAndReport(prepared.configFile, out);
   if (!config) return 1;
-  return runUntilSignal(config, out, (urls) => {
+  out.print('starting the controller…');
+  return runUntilSignal(config, out, async (urls, controller) => {
+    const issuers = config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : []));
+    const reusedAdmin = prepared.created ? undefined : await defaultAdminUsername(controller);
     const ms = Number(process.hrtime.bigint() - started) / 1e6;
     out.print(`svc controller is running (ready in ${ms.toFixed(0)} ms)`);
     out.print(`  API:        ${urls.map((u) => `${u}/edge/client/v1`).join(', ')}`);
     out.print(`  management: ${urls.map((u) => `${u}/edge/management/v1`).join(', ')}`);
+    if (issuers.length > 0) {
+      out.print(`  OIDC:       issuer ${issuers.join(', ')}`);
+      out.print(`              discovery ${issuers.map((i) => `${i}/.well-known/openid-configuration`).join(', ')}`);
+    }
     out.print(`  CA bundle:  ${prepared.caBundle}`);
     out.print(`  config:     ${prepared.configFile}`);
     if (prepared.created) {
       out.print(`  admin user: ${adminUser}`);
       if (givenPassword === undefined) out.print(`  admin password (shown once, keep it): ${adminPassword}`);
+    } else if (reusedAdmin) {
+      out.print(`  admin user: ${reusedAdmin} (password as set when this home was created)`);
     }
     out.print('Press Ctrl+C to stop.');
   });

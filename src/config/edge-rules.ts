@@ -26,35 +26,41 @@ const JWKS_REFRESH_MIN = 1000;
 const AUTH_QUEUE_WAIT_MIN = 100;
 
 /**
- * Checks the edge section part by part (each only when its shape is right) and maps it; the `??`
- * fallbacks only satisfy the types, the schema check has filled the defaults in already.
+ * Checks the edge section value by value and maps it. Each rule reads only values that passed the schema check
+ * (`context.clean` of that value, not of its section), so every problem of the section is reported in one run: a
+ * wrong `edge.api.address` does not hide a too-short `edge.totp.lockoutDuration`. The `??` fallbacks only
+ * satisfy the types, the schema check has filled the defaults in already.
  */
-export function edgeRules(context: RuleContext, edge: EdgeFile): EdgeConfig | undefined {
+export function edgeRules(context: RuleContext, file: EdgeFile): EdgeConfig | undefined {
+  // A section that is not a mapping is reported by the schema check; its values are then read as missing.
+  const edge = file !== null && typeof file === 'object' ? file : ({} as EdgeFile);
   const before = errorCount(context);
-  const api = context.clean(['edge', 'api']) ? apiRules(context, edge.api) : undefined;
-  const enrollment = context.clean(['edge', 'enrollment']) ? enrollmentRules(context, edge.enrollment) : undefined;
-  const oidc = context.clean(['edge', 'oidc']) ? oidcDurations(context, edge.oidc ?? {}) : undefined;
-  const totp = context.clean(['edge', 'totp']) ? totpHostname(context, edge.totp?.hostname, api?.address.host) : undefined;
-  const externalJwt = context.clean(['edge', 'externalJwt']) ? externalJwtRules(context, edge.externalJwt ?? {}) : undefined;
+  const api = apiRules(context, edge.api ?? ({} as EdgeFile['api']));
+  const enrollment = enrollmentRules(context, edge.enrollment ?? ({} as EdgeFile['enrollment']));
+  const oidc = oidcDurations(context, edge.oidc ?? {});
+  const totp = totpRules(context, edge.totp ?? {}, api?.address.host);
+  const externalJwt = externalJwtRules(context, edge.externalJwt ?? {});
   if (errorCount(context) > before || api === undefined || enrollment === undefined || oidc === undefined || totp === undefined || externalJwt === undefined) {
     return undefined;
   }
-  const keyFile = edge.totp?.encryptionKeyFile;
-  const encryptionKeyFile = keyFile === undefined ? {} : { encryptionKeyFile: referToFile(context, ['edge', 'totp', 'encryptionKeyFile'], keyFile) };
-  const lockoutMs = readDuration(context, ['edge', 'totp', 'lockoutDuration'], edge.totp?.lockoutDuration ?? DEFAULTS.totpLockoutDuration, TOTP_LOCKOUT_MIN);
-  if (lockoutMs === undefined) return undefined;
-  const maxAttempts = edge.totp?.maxAttempts ?? DEFAULTS.totpMaxAttempts;
-  return { api, enrollment, oidc, totp: { hostname: totp, ...encryptionKeyFile, maxAttempts, lockoutMs }, externalJwt };
+  return { api, enrollment, oidc, totp, externalJwt };
+}
+
+/** A duration at `path`, when its value passed the schema check (a value that did not is reported already). */
+function duration(context: RuleContext, path: string[], text: string | undefined, fallback: string, minimumMs: number): number | undefined {
+  return context.clean(path) ? readDuration(context, path, text ?? fallback, minimumMs) : undefined;
 }
 
 function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api'] | undefined {
   const path = ['edge', 'api'];
-  const address = parseHostPort(api.address);
-  if (!address.ok) reportError(context, [...path, 'address'], address.problem);
-  const timeoutText = api.sessionTimeout ?? DEFAULTS.sessionTimeout;
-  const sessionTimeoutMs = readDuration(context, [...path, 'sessionTimeout'], timeoutText, SESSION_TIMEOUT_MIN);
-  const maxWaitMs = readDuration(context, [...path, 'authQueue', 'maxWait'], api.authQueue?.maxWait ?? DEFAULTS.authQueueMaxWait, AUTH_QUEUE_WAIT_MIN);
-  if (!address.ok || sessionTimeoutMs === undefined || maxWaitMs === undefined) return undefined;
+  let address: ReturnType<typeof parseHostPort> | undefined;
+  if (context.clean([...path, 'address'])) {
+    address = parseHostPort(api.address);
+    if (!address.ok) reportError(context, [...path, 'address'], address.problem);
+  }
+  const sessionTimeoutMs = duration(context, [...path, 'sessionTimeout'], api.sessionTimeout, DEFAULTS.sessionTimeout, SESSION_TIMEOUT_MIN);
+  const maxWaitMs = duration(context, [...path, 'authQueue', 'maxWait'], api.authQueue?.maxWait, DEFAULTS.authQueueMaxWait, AUTH_QUEUE_WAIT_MIN);
+  if (address === undefined || !address.ok || sessionTimeoutMs === undefined || maxWaitMs === undefined || !context.clean(path)) return undefined;
   const disableOidcAutoBinding = api.disableOidcAutoBinding ?? DEFAULTS.disableOidcAutoBinding;
   const authQueue = {
     concurrency: api.authQueue?.concurrency ?? DEFAULTS.authQueueConcurrency,
@@ -66,21 +72,33 @@ function apiRules(context: RuleContext, api: EdgeFile['api']): EdgeConfig['api']
 
 function enrollmentRules(context: RuleContext, enrollment: EdgeFile['enrollment']): EdgeConfig['enrollment'] | undefined {
   const path = ['edge', 'enrollment'];
-  const signing = enrollment.signingCert;
+  const signing = enrollment.signingCert ?? ({} as EdgeFile['enrollment']['signingCert']);
   const signingPath = [...path, 'signingCert'];
-  const signingCert = {
-    cert: referToFile(context, [...signingPath, 'cert'], signing.cert),
-    key: referToFile(context, [...signingPath, 'key'], signing.key),
-    ...(signing.ca === undefined ? {} : { ca: referToFile(context, [...signingPath, 'ca'], signing.ca) }),
+  const file = (key: 'cert' | 'key' | 'ca') => {
+    const text = signing[key];
+    return text !== undefined && context.clean([...signingPath, key]) ? referToFile(context, [...signingPath, key], text) : undefined;
   };
-  const duration = (kind: 'edgeIdentity' | 'edgeRouter') => {
-    const text = enrollment[kind]?.duration ?? DEFAULTS.enrollmentDuration;
-    return readDuration(context, [...path, kind, 'duration'], text, ENROLLMENT_DURATION_MIN);
-  };
-  const edgeIdentityDurationMs = duration('edgeIdentity');
-  const edgeRouterDurationMs = duration('edgeRouter');
-  if (edgeIdentityDurationMs === undefined || edgeRouterDurationMs === undefined) return undefined;
-  return { signingCert, edgeIdentityDurationMs, edgeRouterDurationMs };
+  const cert = file('cert');
+  const key = file('key');
+  const ca = file('ca');
+  const kindDuration = (kind: 'edgeIdentity' | 'edgeRouter') =>
+    duration(context, [...path, kind, 'duration'], enrollment[kind]?.duration, DEFAULTS.enrollmentDuration, ENROLLMENT_DURATION_MIN);
+  const edgeIdentityDurationMs = kindDuration('edgeIdentity');
+  const edgeRouterDurationMs = kindDuration('edgeRouter');
+  if (cert === undefined || key === undefined || edgeIdentityDurationMs === undefined || edgeRouterDurationMs === undefined || !context.clean(path)) return undefined;
+  return { signingCert: { cert, key, ...(ca === undefined ? {} : { ca }) }, edgeIdentityDurationMs, edgeRouterDurationMs };
+}
+
+/** `edge.totp`: the issuer host name, the key file, and the lock after failed codes (at least 30s). */
+function totpRules(context: RuleContext, totp: NonNullable<EdgeFile['totp']>, apiHost: string | undefined): EdgeConfig['totp'] | undefined {
+  const path = ['edge', 'totp'];
+  const hostname = context.clean([...path, 'hostname']) ? totpHostname(context, totp.hostname, apiHost) : undefined;
+  const keyFile = totp.encryptionKeyFile;
+  const keyFileOk = context.clean([...path, 'encryptionKeyFile']);
+  const encryptionKeyFile = keyFile === undefined || !keyFileOk ? {} : { encryptionKeyFile: referToFile(context, [...path, 'encryptionKeyFile'], keyFile) };
+  const lockoutMs = duration(context, [...path, 'lockoutDuration'], totp.lockoutDuration, DEFAULTS.totpLockoutDuration, TOTP_LOCKOUT_MIN);
+  if (hostname === undefined || lockoutMs === undefined || !keyFileOk || !context.clean(path)) return undefined;
+  return { hostname, ...encryptionKeyFile, maxAttempts: totp.maxAttempts ?? DEFAULTS.totpMaxAttempts, lockoutMs };
 }
 
 type ExternalJwtFile = NonNullable<EdgeFile['externalJwt']>;
@@ -101,9 +119,9 @@ export const DEFAULT_EXTERNAL_JWT: ExternalJwtConfig = Object.freeze({
  */
 function externalJwtRules(context: RuleContext, file: ExternalJwtFile): ExternalJwtConfig | undefined {
   const path = ['edge', 'externalJwt'];
-  const jwksTimeoutMs = readDuration(context, [...path, 'jwksTimeout'], file.jwksTimeout ?? DEFAULTS.jwksTimeout, JWKS_TIMEOUT_MIN);
-  const jwksRefreshIntervalMs = readDuration(context, [...path, 'jwksRefreshInterval'], file.jwksRefreshInterval ?? DEFAULTS.jwksRefreshInterval, JWKS_REFRESH_MIN);
-  if (jwksTimeoutMs === undefined || jwksRefreshIntervalMs === undefined) return undefined;
+  const jwksTimeoutMs = duration(context, [...path, 'jwksTimeout'], file.jwksTimeout, DEFAULTS.jwksTimeout, JWKS_TIMEOUT_MIN);
+  const jwksRefreshIntervalMs = duration(context, [...path, 'jwksRefreshInterval'], file.jwksRefreshInterval, DEFAULTS.jwksRefreshInterval, JWKS_REFRESH_MIN);
+  if (jwksTimeoutMs === undefined || jwksRefreshIntervalMs === undefined || !context.clean(path)) return undefined;
   return {
     allowHttpJwks: file.allowHttpJwks ?? DEFAULTS.allowHttpJwks,
     refusePrivateAddresses: file.refusePrivateAddresses ?? DEFAULTS.refusePrivateAddresses,
@@ -124,6 +142,7 @@ type OidcFile = NonNullable<EdgeFile['oidc']>;
 function oidcDurations(context: RuleContext, oidc: OidcFile): EdgeConfig['oidc'] | undefined {
   const path = ['edge', 'oidc'];
   const read = (key: keyof OidcFile): number | undefined => {
+    if (!context.clean([...path, key])) return undefined;
     const text = oidc[key] ?? DEFAULTS[key];
     const ms = readDuration(context, [...path, key], text, 0);
     if (ms === undefined || ms >= TOKEN_DURATION_MIN) return ms;
@@ -134,7 +153,7 @@ function oidcDurations(context: RuleContext, oidc: OidcFile): EdgeConfig['oidc']
   const access = read('accessTokenDuration');
   const id = read('idTokenDuration');
   let refresh = read('refreshTokenDuration');
-  if (access === undefined || id === undefined || refresh === undefined) return undefined;
+  if (access === undefined || id === undefined || refresh === undefined || !context.clean(path)) return undefined;
   if (refresh < access + REFRESH_MARGIN) {
     const raised = access + REFRESH_MARGIN;
     // Point at the refresh value when the file has one; otherwise the access value is what made it too short.

@@ -26,10 +26,22 @@ export interface HostingSettings {
 /** What an identity hosts with when nothing is set. */
 export const DEFAULT_HOSTING: HostingSettings = { defaultHostingPrecedence: 'default', defaultHostingCost: 0, serviceHostingPrecedences: {}, serviceHostingCosts: {} };
 
+/**
+ * The identity types of the Edge Management API (`/identity-types`): what an identity is, for people and tools; the
+ * controller stores the type given and treats every type alike.
+ */
+export const IDENTITY_TYPES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
+export type IdentityTypeId = (typeof IDENTITY_TYPES)[number];
+
+/** Whether a stored or sent value is one of IDENTITY_TYPES. */
+export function isIdentityType(value: string): value is IdentityTypeId {
+  return (IDENTITY_TYPES as readonly string[]).includes(value);
+}
+
 export interface Identity extends HostingSettings {
   id: string;
   name: string;
-  typeId: 'Default' | 'Router';
+  typeId: IdentityTypeId;
   isAdmin: boolean;
   isDefaultAdmin: boolean;
   authPolicyId: string | null;

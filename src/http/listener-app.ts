@@ -4,12 +4,14 @@
  * The app is a plain Fastify instance, so tests can `inject()` into it or listen on a loopback port.
  */
 import Fastify, { LogController, type FastifyInstance } from 'fastify';
+import type { Server as TlsServer } from 'node:tls';
 import type { Logger } from 'pino';
 import type { BindPoint, WebListener } from '../config/types.js';
 import type { Services } from '../services/services.js';
 import { newUuid } from '../shared/random.js';
 import { errorHandler, notFoundHandler } from './kit/errors.js';
 import { registerJsonBodyParser } from './kit/json-body.js';
+import { rememberClientChain } from './kit/client-chain.js';
 import { checkRequestHead, clientErrorHandler, expectationHandler, SOCKET_MAX_HEADER_BYTES } from './kit/server-errors.js';
 import { deadlineServerOptions, limitConnections } from './connection-limits.js';
 import { registerApi } from './kit/register-api.js';
@@ -21,6 +23,7 @@ import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
 import { registerMetrics } from './metrics/routes.js';
 import { recordRequest } from './metrics/request-metrics.js';
+import { registerRequestLog } from './kit/request-log.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -41,6 +44,15 @@ export interface ListenerAppOptions {
   logger: Logger;
 }
 
+/**
+ * Replaces the CAs a TLS listener names to clients in its certificate request, and verifies against, for the
+ * handshakes that follow (decision 0037): the controller's own CAs and the verified third-party CAs, so that clients
+ * which pick their certificate by the names asked for (Go's tls.Config.Certificates) send a third-party one.
+ */
+export function setClientCas(app: FastifyInstance, tls: ListenerTls, listener: WebListener, caPems: string[]): void {
+  (app.server as unknown as TlsServer).setSecureContext({ key: tls.key, cert: tls.cert, ca: caPems, minVersion: listener.options.minTLSVersion, maxVersion: listener.options.maxTLSVersion });
+}
+
 export async function buildListenerApp(options: ListenerAppOptions): Promise<FastifyInstance> {
   const { services, specs, listener, bindPoint, tls, logger } = options;
   const hostsOidc = listener.apis.some((api) => api.binding === 'edge-oidc');
@@ -51,7 +63,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     genReqId: () => newUuid(),
     // The client API's root paths (`/authenticate`, `/edge/v1/…`), where this listener hosts it.
     ...(listener.apis.some((api) => api.binding === 'edge-client') ? { rewriteUrl: (request: { url?: string }) => edgeClientUrl(request.url ?? '/') } : {}),
-    // Per-request access lines are left to a reverse proxy; errors are still logged with their request id.
+    // Fastify's own request lines would log every URL as it came; kit/request-log.ts writes them with secrets blanked.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     connectionTimeout: listener.options.readTimeoutMs + listener.options.writeTimeoutMs,
     keepAliveTimeout: listener.options.idleTimeoutMs,
@@ -88,6 +100,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   }) as unknown as FastifyInstance;
 
   if (tls) limitConnections(app.server, listener.options);
+  // The client's chain is read as the handshake completes, before anything else reads the peer (client-chain.ts).
+  if (tls) app.server.on('secureConnection', rememberClientChain);
   app.addHook('onRequest', async (request, reply) => {
     reply.header('svc-request-id', String(request.id));
     reply.headers(standardHeaders());
@@ -102,6 +116,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   // Request counts and latency by route template and status (decision 0033), on every listener whether or not it
   // serves /metrics itself.
   app.addHook('onResponse', recordRequest(services.metrics));
+  registerRequestLog(app);
   app.server.on('checkExpectation', expectationHandler(standardHeaders, newUuid));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -20,6 +20,8 @@ import { postureResponses } from './migrations/0015-posture-responses.js';
 import { edgeSessions } from './migrations/0016-edge-sessions.js';
 import { serviceUpdateMarks } from './migrations/0017-service-update-marks.js';
 import { severalControllers } from './migrations/0018-several-controllers.js';
+import { certificateAuthorities } from './migrations/0019-certificate-authorities.js';
+import { routerAndSessionCertificates } from './migrations/0020-router-and-session-certificates.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -39,6 +41,8 @@ const MIGRATIONS: Record<string, Migration> = {
   '0016-edge-sessions': edgeSessions,
   '0017-service-update-marks': serviceUpdateMarks,
   '0018-several-controllers': severalControllers,
+  '0019-certificate-authorities': certificateAuthorities,
+  '0020-router-and-session-certificates': routerAndSessionCertificates,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

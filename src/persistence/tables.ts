@@ -61,6 +61,13 @@ export interface AuthenticatorsTable {
   cert_pem: string | null;
   /** True for certificates this controller issued (enrollment), which it may also extend. */
   is_issued_by_network: boolean | number;
+  /** The certificate an extension issued, until `extend-verify` makes it the authenticator's (migration 0020). */
+  unverified_cert_pem: Generated<string | null>;
+  unverified_cert_fingerprint: Generated<string | null>;
+  /** An administrator asked the holder to extend (and roll its key) at its next login (migration 0020). */
+  is_extend_requested: Generated<boolean | number>;
+  is_key_roll_requested: Generated<boolean | number>;
+  extend_requested_at: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -94,6 +101,8 @@ export interface EnrollmentsTable {
   token: string;
   username: string | null;
   jwt: string;
+  /** The CA of an `ottca` enrollment (migration 0019); null otherwise. */
+  ca_id: string | null;
   expires_at: string;
   created_at: string;
   updated_at: string;
@@ -155,6 +164,25 @@ export interface MfaEnrollmentsTable {
 }
 
 /** An external JWT signer (migration 0006); exactly one of cert_pem and jwks_endpoint is set. */
+/** Third-party certificate authorities (migration 0019). */
+export interface CasTable {
+  id: string;
+  name: string;
+  cert_pem: string;
+  fingerprint: string;
+  is_verified: boolean | number;
+  verification_token: string;
+  is_auth_enabled: boolean | number;
+  is_auto_ca_enrollment_enabled: boolean | number;
+  is_ott_ca_enrollment_enabled: boolean | number;
+  identity_roles: string;
+  identity_name_format: string;
+  external_id_claim: string | null;
+  tags: string;
+  created_at: string;
+  updated_at: string;
+}
+
 export interface ExternalJwtSignersTable {
   id: string;
   name: string;
@@ -409,6 +437,32 @@ export interface ServiceUpdateMarksTable {
   changed_at: string;
 }
 
+/** The public key of every key that signed enrollment JWTs (migration 0020). */
+export interface EnrollmentSigningKeysTable {
+  kid: string;
+  /** JSON: the public JWK. */
+  public_jwk: string;
+  created_at: string;
+}
+
+/** Ephemeral client certificates bound to one API session (migration 0020). */
+export interface ApiSessionCertificatesTable {
+  id: string;
+  api_session_id: string;
+  /** The session row (one of the two is set): deleting it deletes the certificate. */
+  legacy_session_id: string | null;
+  oidc_session_id: string | null;
+  identity_id: string;
+  /** SHA-256 of the legacy session token; null for an OIDC session. */
+  session_token_hash: string | null;
+  subject: string;
+  fingerprint: string;
+  cert_pem: string;
+  valid_from: string;
+  valid_to: string;
+  created_at: string;
+}
+
 export interface Tables {
   controllers: ControllersTable;
   identities: IdentitiesTable;
@@ -425,6 +479,7 @@ export interface Tables {
   oidc_refresh_tokens: OidcRefreshTokensTable;
   oidc_signing_keys: OidcSigningKeysTable;
   external_jwt_signers: ExternalJwtSignersTable;
+  cas: CasTable;
   config_types: ConfigTypesTable;
   configs: ConfigsTable;
   services: ServicesTable;
@@ -441,6 +496,8 @@ export interface Tables {
   service_update_marks: ServiceUpdateMarksTable;
   posture_responses: PostureResponsesTable;
   edge_sessions: EdgeSessionsTable;
+  enrollment_signing_keys: EnrollmentSigningKeysTable;
+  api_session_certificates: ApiSessionCertificatesTable;
 }
 
 export type { Generated };

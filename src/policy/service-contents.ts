@@ -7,6 +7,7 @@
  * Stamps are 32-bit mixes of ids and update times: cheap to combine in any order, and a changed update time gives
  * another stamp. A pure structure; the reach index fills it from the store and follows the change log.
  */
+import type { PostureCheck } from '../domain/posture-check.js';
 import { matchesRoles, type ParsedRoles, type Semantic } from './roles.js';
 
 export interface ReachConfig {
@@ -25,6 +26,8 @@ export interface ReachPostureCheck {
   id: string;
   roleAttributes: readonly string[];
   updatedAt: number;
+  /** The check whole, for evaluating it against a session without reading the store (posture checks are few). */
+  check: PostureCheck;
 }
 
 /** FNV-1a over the UTF-16 units of `text`, from `seed`. */
@@ -69,6 +72,11 @@ export class ServiceContents {
 
   removePostureCheck(id: string): void {
     this.checks.delete(id);
+  }
+
+  /** The posture check with id `id`, whole, if the index holds it. */
+  postureCheck(id: string): PostureCheck | undefined {
+    return this.checks.get(id)?.check;
   }
 
   /** A stamp of what the configs `configIds` say: each config's and its type's id and update time. */

@@ -17,6 +17,7 @@
 import type { ServicePolicyType, Tags } from '../domain/policy.js';
 import type { Service } from '../domain/service.js';
 import { matchesRoles, parseRoles, type ParsedRoles, type RoleHolder, type Semantic } from './roles.js';
+import { RouterReachState } from './router-reach-state.js';
 import { hashText, mix, ServiceContents } from './service-contents.js';
 
 /**
@@ -74,6 +75,29 @@ interface Answer {
 
 /** How many services the kept answers may hold together (5 bytes each): about 20 MiB. */
 const MAX_ANSWER_SLOTS = 4_000_000;
+/** How many identities' grant indexes are kept (each holds the few hundred policies selecting one identity). */
+const MAX_GRANT_INDEXES = 10_000;
+
+/** A policy selecting one identity, with its grant as handed out and its place in the identity's policy order. */
+interface IndexedGrant {
+  order: number;
+  policy: IndexedPolicy;
+  grant: ReachGrant;
+}
+
+/**
+ * The policies selecting one identity, indexed by what their service roles name, so that the policies granting a
+ * page of services are found by looking up each service's id and attributes instead of deciding every policy
+ * against every service (an identity with three attributes is selected by hundreds of policies at full size).
+ */
+interface GrantIndex {
+  /** Policies whose service roles are `#all`. */
+  everyService: IndexedGrant[];
+  /** Service id -> the policies naming it with `@id`. */
+  byServiceId: Map<string, IndexedGrant[]>;
+  /** Service attribute -> the policies whose service roles name it (an `AllOf` one under each of its attributes). */
+  byAttribute: Map<string, IndexedGrant[]>;
+}
 
 interface IndexedPolicy {
   id: string;
@@ -118,6 +142,8 @@ export class ServiceReachState {
   private readonly idHashes: number[] = [];
   /** Configs, config types and posture checks, as stamps for fingerprints. */
   readonly contents = new ServiceContents();
+  /** Edge routers and the two kinds of router policy: the routers a client reaches a service through. */
+  routers = new RouterReachState();
   /** When the newest change the state includes was made (ms since the epoch; 0: none known). */
   newestChangeAt = 0;
   private readonly freeSlots: number[] = [];
@@ -139,6 +165,8 @@ export class ServiceReachState {
   /** Whole answers by question, oldest first. */
   private readonly answers = new Map<string, Answer>();
   private answerSlots = 0;
+  /** Grant indexes by identity (holderKey), oldest first; dropped with the answers on any change. */
+  private readonly grantIndexes = new Map<string, GrantIndex>();
 
   /** The number of the newest change the state includes (the change log's). */
   constructor(public seq: number) {}
@@ -319,6 +347,7 @@ export class ServiceReachState {
   private forget(): void {
     this.answers.clear();
     this.answerSlots = 0;
+    this.grantIndexes.clear();
   }
 
   /**
@@ -373,19 +402,52 @@ export class ServiceReachState {
    * particular order: the identity's matched policies, each decided against the service with `matchesRoles`.
    */
   grants(identity: RoleHolder, serviceIds: readonly string[]): Map<string, ReachGrant[]> {
-    // Each matched policy once, with the posture checks it names, read from the same state as the grants.
-    const policies = [...this.selecting(identity)].map((policy) => ({ policy, grant: { id: policy.id, type: policy.type, postureCheckIds: this.postureCheckIds(policy.id) } }));
+    const index = this.grantIndexFor(identity);
     const granted = new Map<string, ReachGrant[]>();
     for (const id of serviceIds) {
       const slot = this.slotOf.get(id);
       if (slot === undefined) continue;
       const service = this.serviceAt(slot);
-      granted.set(
-        id,
-        policies.filter(({ policy }) => matchesRoles(policy.service, policy.semantic, service)).map(({ grant }) => grant),
-      );
+      // Candidates through the service's id and attributes, each decided exactly, once, in the identity's order.
+      const found: IndexedGrant[] = [...index.everyService];
+      const consider = (candidates: readonly IndexedGrant[] | undefined) => {
+        for (const candidate of candidates ?? []) {
+          if (!found.includes(candidate) && matchesRoles(candidate.policy.service, candidate.policy.semantic, service)) found.push(candidate);
+        }
+      };
+      consider(index.byServiceId.get(id));
+      for (const attribute of service.roleAttributes) consider(index.byAttribute.get(attribute));
+      granted.set(id, found.sort((a, b) => a.order - b.order).map((candidate) => candidate.grant));
     }
     return granted;
+  }
+
+  /** The grant index of `identity`, kept from an earlier question or built now (one pass over its policies). */
+  private grantIndexFor(identity: RoleHolder): GrantIndex {
+    const key = holderKey(identity);
+    const kept = this.grantIndexes.get(key);
+    if (kept) return kept;
+    const index: GrantIndex = { everyService: [], byServiceId: new Map(), byAttribute: new Map() };
+    const add = (map: Map<string, IndexedGrant[]>, key: string, entry: IndexedGrant) => {
+      const list = map.get(key);
+      if (list) list.push(entry);
+      else map.set(key, [entry]);
+    };
+    let order = 0;
+    for (const policy of this.selecting(identity)) {
+      // Each matched policy once, with the posture checks it names, read from the same state as the grants.
+      const entry: IndexedGrant = { order: order++, policy, grant: { id: policy.id, type: policy.type, postureCheckIds: this.postureCheckIds(policy.id) } };
+      const roles = policy.service;
+      if (roles.all) {
+        index.everyService.push(entry);
+        continue;
+      }
+      for (const id of roles.ids) add(index.byServiceId, id, entry);
+      for (const attribute of roles.attributes) add(index.byAttribute, attribute, entry);
+    }
+    this.grantIndexes.set(key, index);
+    if (this.grantIndexes.size > MAX_GRANT_INDEXES) this.grantIndexes.delete(this.grantIndexes.keys().next().value as string);
+    return index;
   }
 
   /**

@@ -5,6 +5,7 @@
 import type { ControllerConfig } from '../config/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './sessions/api-sessions.js';
+import type { ApiSessionAdministration } from './sessions/api-session-admin.js';
 import type { AuditService } from './audit/audit.js';
 import type { AuthenticationService } from './authentication/authentication.js';
 import type { AuthenticatorService } from './identities/authenticators.js';
@@ -29,6 +30,8 @@ import type { PostureService } from './posture/index.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
 import type { EdgeSessionService } from './edge-sessions/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
+import type { CaService, CaTrust } from './cas/index.js';
+import type { CertificatesDomain } from './certificates/index.js';
 
 export interface Services {
   readonly config: ControllerConfig;
@@ -36,6 +39,8 @@ export interface Services {
   readonly version: VersionInfo;
   readonly auth: RequestAuthenticator;
   readonly apiSessions: ApiSessionService;
+  /** Administrators' list, read and revoke of legacy API sessions (`/api-sessions`). */
+  readonly apiSessionAdmin: ApiSessionAdministration;
   readonly authentication: AuthenticationService;
   readonly controllers: ControllerService;
   readonly audit: AuditService;
@@ -63,10 +68,12 @@ export interface Services {
   readonly oidcFactors?: OidcFactorService;
   /** Verifies OIDC access tokens (also used by /oidc/userinfo); absent without an edge section. */
   readonly accessTokens?: AccessTokenVerifier;
-  /** Base64 certs-only PKCS#7 of every CA the controller trusts (the EST cacerts answer), computed at start. */
-  readonly caBundlePkcs7: string;
   /** Every CA certificate the controller trusts, PEM. */
   readonly caPems: readonly string[];
+  /** Third-party CA management (management API `/cas`): create, verify, the CA JWT (decision 0037). */
+  readonly cas: CaService;
+  /** The third-party CAs trusted now (certificate logins, the well-known bundle), following the change feed. */
+  readonly caTrust: CaTrust;
   /** External JWT signer management (management API) and the public signer list (client API). */
   readonly externalJwtSigners: ExternalJwtSignerService;
   /** Checks a JWT against an external JWT signer and finds its identity (ext-jwt login, secondary factor). */
@@ -81,6 +88,8 @@ export interface Services {
   readonly sessionConfigTypes: SessionConfigTypes;
   /** This controller's Prometheus metrics: what HTTP, logins, the caches and the store report, and `/metrics` serves. */
   readonly metrics: ControllerMetrics;
+  /** What the controller signs after enrollment: router enrollment and extension, the enrollment key set and challenge, ephemeral and extended certificates (decision 0038). */
+  readonly certificates: CertificatesDomain;
   /**
    * A new value every time the controller starts, sent as `svc-instance-id` on every response: SDKs re-read
    * `/version` and their view of the controller when it changes (a restart, or another controller answering).

@@ -13,18 +13,32 @@ export interface CliProcess {
   child: ChildProcess;
   stdout(): string;
   stderr(): string;
-  /** Resolves when stdout contains `text`; rejects if the process exits first or after `ms`. */
+  /**
+   * Resolves when stdout contains `text`; rejects if the process exits first or after `ms`, killing it then (a process
+   * left running would hold its port and keep the test file from ever ending).
+   */
   waitForOutput(text: string, ms?: number): Promise<void>;
   /** Sends `signal` and resolves with the exit code. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
   exited: Promise<number | null>;
 }
 
-export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {
+export interface CliOptions {
+  /** Written to the command's stdin, which is then closed (without it, stdin is not connected). */
+  stdin?: string;
+}
+
+export function spawnCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [...loader, entry, ...args], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
+  if (options.stdin !== undefined) child.stdin!.end(options.stdin);
+  return followed(child, 'stdout');
+}
+
+/** A handle on `child` that keeps what it prints; `label` names its output in a timeout's message. */
+function followed(child: ChildProcess, label: string): CliProcess {
   let out = '';
   let err = '';
   child.stdout!.on('data', (c) => (out += c));
@@ -35,9 +49,13 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
     stdout: () => out,
     stderr: () => err,
     exited,
-    waitForOutput(text, ms = 30_000) {
+    // The bound is generous: on a loaded machine a first quickstart (keys, argon2, TLS) has taken over 30 s.
+    waitForOutput(text, ms = 120_000) {
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`timed out waiting for ${JSON.stringify(text)}; stdout: ${out}\nstderr: ${err}`)), ms);
+        const timer = setTimeout(() => {
+          child.kill('SIGKILL');
+          reject(new Error(`timed out waiting for ${JSON.stringify(text)}; ${label}: ${out}\nstderr: ${err}`));
+        }, ms);
         const check = () => {
           if (out.includes(text)) {
             clearTimeout(timer);
@@ -47,7 +65,7 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
         child.stdout!.on('data', check);
         exited.then((code) => {
           clearTimeout(timer);
-          if (!out.includes(text)) reject(new Error(`exited with ${code} before ${JSON.stringify(text)}; stdout: ${out}\nstderr: ${err}`));
+          if (!out.includes(text)) reject(new Error(`exited with ${code} before ${JSON.stringify(text)}; ${label}: ${out}\nstderr: ${err}`));
         });
         check();
       });
@@ -60,8 +78,30 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
 }
 
 /** Runs a CLI command to completion. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const cli = spawnCli(args, env);
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  options: CliOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const cli = spawnCli(args, env, options);
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/** A command line for `sh -c`, each word single-quoted. */
+function shellWords(words: string[]): string {
+  return words.map((w) => `'${w.replace(/'/g, `'\\''`)}'`).join(' ');
+}
+
+/**
+ * Runs a CLI command on a pseudo-terminal (util-linux `script`), for what reads a terminal (hidden password
+ * prompts); `stdout()` then has everything the terminal showed, stderr included. `type` sends keys to it.
+ */
+export function spawnCliInTerminal(args: string[], env: Record<string, string> = {}): CliProcess & { type(text: string): void } {
+  const command = shellWords([process.execPath, ...loader, entry, ...args]);
+  const child = spawn('script', ['--quiet', '--return', '--command', command, '/dev/null'], {
+    env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  return { ...followed(child, 'terminal'), type: (text) => void child.stdin!.write(text) };
 }

@@ -16,10 +16,16 @@ import { createAuthPolicyRepository } from '../../src/persistence/repositories/a
 import { createAuthorizationChangeLog, KEPT_CHANGES, recordChange } from '../../src/persistence/repositories/authorization-changes.js';
 import { createServiceReachSource } from '../../src/persistence/repositories/service-reach-source.js';
 import { createServiceRepository } from '../../src/persistence/repositories/services.js';
+import { createPostureCheckRepository } from '../../src/persistence/repositories/posture-checks.js';
+import { createPostureResponseRepository } from '../../src/persistence/repositories/posture-responses.js';
+import { buildPostureDomain, type PostureResponseInput, type PostureService } from '../../src/services/posture/index.js';
+import { createPostureService } from '../../src/services/posture/posture.js';
+import { systemClock } from '../../src/shared/clock.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
 import { atomically } from '../../src/persistence/unit-of-work.js';
 import { createAuthLookups } from '../../src/services/authentication/auth-lookups.js';
+import type { AuthContext } from '../../src/services/authentication/request-auth.js';
 import { createServiceReach } from '../../src/services/authorization/service-reach.js';
 import { startChangeFeed, type ChangeFeed, type FeedEvent } from '../../src/services/change-feed/change-feed.js';
 import { buildChangeFeed } from '../../src/services/change-feed/index.js';
@@ -179,6 +185,29 @@ describe(`change feed and authentication cache (${testDialect})`, () => {
     assert.equal(await sessions.delete(session.id), true);
     assert.equal(await lookups.apiSessions.findByTokenHash('hash-of-token'), undefined, 'an ended session is gone at once');
     assert.deepEqual(reads, ['identities.findById', 'sessions.findByTokenHash']);
+  });
+
+  it("keeps a session's posture reports in memory, and drops them when another controller stores one", async () => {
+    const [feedA, feedB] = [await feedOf(a), await feedOf(b)];
+    let reads = 0;
+    const responses = createPostureResponseRepository(a);
+    const postureA = createPostureService({ responses: { ...responses, slotsOf: (id) => (reads++, responses.slotsOf(id)) }, checks: createPostureCheckRepository(a), clock: systemClock, feed: feedA });
+    const postureB = buildPostureDomain(b, { clock: systemClock, feed: feedB });
+    const now = new Date();
+    const identity = await createIdentity(a, { name: `posture-${newEntityId()}` });
+    const session: ApiSession = { id: newEntityId(), identityId: identity.id, authMethod: 'password', authenticatorId: '', ipAddress: null, configTypes: [], createdAt: now, lastActivityAt: now, outstanding: [], mfaRequired: false };
+    await createApiSessionRepository(a).insert(session, `hash-${session.id}`);
+    await feedA.poll();
+    const stored = await createIdentityRepository(a).findById(identity.id);
+    const auth: AuthContext = { kind: 'legacy', token: 'not read', session, identity: stored!, expiresAt: new Date(now.getTime() + 60_000), partial: false };
+    const woken = async (posture: PostureService) => (await posture.stateOf(auth)).wokenAt !== null;
+
+    assert.equal(await woken(postureA), false);
+    assert.equal(await woken(postureA), false);
+    assert.equal(reads, 1, 'read once, then served from memory');
+    await postureB.submit(auth, [{ typeId: 'ENDPOINT_STATE', woken: true }] as PostureResponseInput[], { bulk: false });
+    assert.ok(await within(() => woken(postureA)), 'the report stored at the other controller is seen within the bound');
+    assert.equal(reads, 2);
   });
 
   it('reads the store, not memory, while the change log cannot be read, and does not keep what it read', async () => {

@@ -11,6 +11,7 @@ import assert from 'node:assert/strict';
 import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
+import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
 import { createEdgeSessionRepository } from '../../src/persistence/repositories/edge-sessions.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { httpsOrigin } from '../../src/services/controllers/version.js';
@@ -67,12 +68,14 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
     for (const [name, roleAttributes] of [['r-1', ['eu']], ['r-2', ['eu']], ['r-other', ['us']]] as const) {
       routers[name] = await createdId(admin, '/edge-routers', { name, roleAttributes });
     }
-    // What a router will report when it connects (a later issue), written where it will be kept.
+    // What a router will report when it connects (a later issue), written where it will be kept, and logged as every
+    // writer logs its changes (the in-memory router index follows the log).
     await ctl.running.database.db
       .updateTable('edge_routers')
       .set({ connection: JSON.stringify({ hostname: 'r-1.example', supportedProtocols: { tls: 'tls:r-1.example:3022' } }) })
       .where('id', '=', routers['r-1']!)
       .execute();
+    await recordChange(ctl.running.database, 'edge-router', routers['r-1']!);
     for (const name of ['alice', 'bob', 'carol']) {
       identityIds[name] = (await createIdentity(ctl.running.database, { name, username: `${name}-user`, password: `${name}-password` })).id;
     }
@@ -494,5 +497,21 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
     // An API session that no longer exists: the foreign key refuses the row, and the repository says so.
     assert.equal(await sessions.open({ ...base, apiSessionId: 'ended-api-session', apiSessionKind: 'legacy' }), undefined);
     assert.equal(await db().selectFrom('edge_sessions').select('id').where('id', '=', 'race-session').executeTakeFirst(), undefined);
+  });
+
+  it('opens one session when several requests for the same service and type race, and answers it to each', async () => {
+    const sessions = createEdgeSessionRepository(ctl.running.database);
+    const apiSession = await ctl.running.services.apiSessions.start(identityIds.carol!, 'password', '127.0.0.1');
+    const now = new Date();
+    const opened = await Promise.all(
+      Array.from({ length: 8 }, (_, i) =>
+        sessions.open({ id: `racer-${i}`, apiSessionId: apiSession.session.id, apiSessionKind: 'legacy', identityId: identityIds.carol!, serviceId: services.db!, type: 'Bind', tags: {}, createdAt: now, updatedAt: now }),
+      ),
+    );
+    const ids = new Set(opened.map((session) => session?.id));
+    assert.equal(ids.size, 1, 'every racer answers the same session');
+    assert.equal(opened[0]?.serviceName, 'db');
+    const rows = await db().selectFrom('edge_sessions').select('id').where('api_session_id', '=', apiSession.session.id).execute();
+    assert.deepEqual(rows.map((row) => row.id), [...ids]);
   });
 });

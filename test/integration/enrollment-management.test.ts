@@ -95,7 +95,8 @@ describe(`enrollment management (${testDialect})`, () => {
       [{ method: 'ott', identityId: identity.id, expiresAt: new Date(Date.now() - 1000).toISOString() }, 400, 'COULD_NOT_VALIDATE', 'expiresAt'],
       [{ method: 'ott', identityId: identity.id, expiresAt: 'tomorrow' }, 400, 'COULD_NOT_VALIDATE', 'expiresAt'],
       [{ method: 'ott', identityId: identity.id }, 400, 'COULD_NOT_VALIDATE', 'expiresAt'],
-      [{ method: 'ottca', identityId: identity.id, expiresAt: inAnHour() }, 400, 'COULD_NOT_VALIDATE', 'method'],
+      [{ method: 'ottca', identityId: identity.id, expiresAt: inAnHour() }, 400, 'COULD_NOT_VALIDATE', 'caId'],
+      [{ method: 'ca', identityId: identity.id, expiresAt: inAnHour() }, 400, 'COULD_NOT_VALIDATE', 'method'],
       [{ method: 'ott', identityId: identity.id, expiresAt: inAnHour(), caId: 'x' }, 400, 'COULD_NOT_VALIDATE', 'caId'],
     ];
     for (const [body, status, code, field] of cases) {

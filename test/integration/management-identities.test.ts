@@ -43,8 +43,8 @@ describe(`identity management (${testDialect})`, () => {
     assert.deepEqual(data._links, { self: { href: `./identities/${data.id}` } });
     const identity = await detail(data.id);
     assert.equal(identity.name, 'laptop-01');
-    assert.deepEqual({ id: identity.type.id, name: identity.type.name }, { id: 'Default', name: 'Default' });
-    assert.equal(identity.typeId, 'Default');
+    assert.deepEqual({ id: identity.type.id, name: identity.type.name }, { id: 'Device', name: 'Device' });
+    assert.equal(identity.typeId, 'Device');
     assert.equal(identity.isAdmin, false);
     assert.equal(identity.isDefaultAdmin, false);
     assert.equal(identity.disabled, false);
@@ -59,11 +59,13 @@ describe(`identity management (${testDialect})`, () => {
     assert.deepEqual(identity.enrollment, {});
   });
 
-  it('stores Router identities as Router and every other type as Default', async () => {
-    const router = await create({ name: 'router-01', type: 'Router' });
-    const service = await create({ name: 'service-01', type: 'Service' });
-    assert.equal((await detail(router)).typeId, 'Router');
-    assert.equal((await detail(service)).typeId, 'Default');
+  it('stores every identity type as given', async () => {
+    for (const type of ['User', 'Device', 'Service', 'Router', 'Default']) {
+      const id = await create({ name: `${type.toLowerCase()}-01`, type });
+      const identity = await detail(id);
+      assert.equal(identity.typeId, type);
+      assert.deepEqual(identity.type._links, { self: { href: `./identity-types/${type}` } });
+    }
   });
 
   it('keeps role attributes, tags, externalId and the auth policy given at creation', async () => {

@@ -12,7 +12,8 @@ import { databaseTargetFromString, openDatabase, type Database } from '../../src
 import { createPolicyEngineStore } from '../../src/persistence/repositories/policy-engine.js';
 import { createServicePolicyRepository } from '../../src/persistence/repositories/service-policies.js';
 import { createServiceReachSource } from '../../src/persistence/repositories/service-reach-source.js';
-import { createServiceRepository } from '../../src/persistence/repositories/services.js';
+import { createServiceRepository, SERVICE_FIELDS } from '../../src/persistence/repositories/services.js';
+import { matchesRoles, parseRoles } from '../../src/policy/roles.js';
 import { createPolicyEngine, type PolicyEngine } from '../../src/services/authorization/engine.js';
 import { createServiceReach } from '../../src/services/authorization/service-reach.js';
 import { bruteForce, insertNetwork, randomNetwork, seededRandom, type AuthzNetwork, type NetEntity, type NetServicePolicy } from '../helpers/authz-network.js';
@@ -75,6 +76,17 @@ describe(`service reach index across controllers (${testDialect})`, () => {
         const page = await engine.related('identity', identity.id, 'service', ALL, type);
         assert.deepEqual(page.items.map((s) => s.id).sort(), expected.servicesOf(identity, type), `${context}: ${identity.id} ${type ?? 'any'}`);
         assert.equal(page.pagination.totalCount, page.items.length, context);
+      }
+    }
+    // The policies granting each service on a page (what a client's posture queries and sessions rest on).
+    for (const holder of network.identities.slice(0, 25)) {
+      const page = await engine.visibleServices(holder, { limit: '-1' }, { fields: SERVICE_FIELDS, everyService: false, within: [] });
+      for (const { service, grants } of page.items) {
+        const granting = network.servicePolicies
+          .filter((p) => matchesRoles(parseRoles(p.identityRoles), p.semantic, holder) && matchesRoles(parseRoles(p.serviceRoles), p.semantic, service))
+          .map((p) => `${p.id}:${p.type}`)
+          .sort();
+        assert.deepEqual(grants.map((g) => `${g.id}:${g.type}`).sort(), granting, `${context}: grants of ${service.id} to ${holder.id}`);
       }
     }
     const identity = network.identities.find((i) => expected.servicesOf(i).length > 3) ?? network.identities[0]!;

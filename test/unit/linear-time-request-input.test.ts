@@ -22,8 +22,8 @@ const MIB = 1024 * 1024;
 const HEAD = 16 * 1024;
 const BOUND = 10;
 
-/** A request whose raw headers are the given name/value pairs, as Node hands them over. */
-const withHeaders = (...pairs: string[]) => ({ raw: { rawHeaders: pairs } }) as unknown as FastifyRequest;
+/** A request whose raw headers are the given name/value pairs, as Node hands them over, on a socket without TLS. */
+const withHeaders = (...pairs: string[]) => ({ raw: { rawHeaders: pairs, socket: {} } }) as unknown as FastifyRequest;
 const bearerTokens = (...values: string[]) => presentedCredentials(withHeaders(...values.flatMap((v) => ['Authorization', v]))).bearerTokens;
 
 describe('linear time: credential headers', () => {

@@ -34,7 +34,7 @@ export const authenticateRoute = defineRoute({
   summary: 'Authenticates with primary credentials and returns a legacy API session (deprecated: prefer OIDC)',
   tags: ['Authentication'],
   access: 'none',
-  uses: ['authentication', 'clock'],
+  uses: ['authentication', 'clock', 'certificates'],
   schema: {
     querystring: AuthenticateQuery,
     body: AuthenticateBody,
@@ -53,8 +53,11 @@ export const authenticateRoute = defineRoute({
       ...(body.configTypes ? { configTypes: body.configTypes } : {}),
     });
     const now = domains.clock.now();
-    const view = currentApiSessionView(result, now, api.prefix);
+    const certFlags = await domains.certificates.extension.flagsOf(result.session);
+    const view = currentApiSessionView(result, now, api.prefix, certFlags);
     reply.header('svc-session', result.token);
+    // The reference's header telling a certificate login that an administrator asked for an extension.
+    if (certFlags.isCertExtendRequested || certFlags.isCertKeyRollRequested) reply.header('svc-authenticator-extend-requested', 'true');
     if (totpRequired(result.session.outstanding)) reply.header('totp-required', 'true');
     reply.header('expiration-seconds', String(view.expirationSeconds));
     reply.header('expires-at', view.expiresAt);

@@ -9,14 +9,20 @@ import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { CurrentApiSessionDetail } from '../schemas/api-session.js';
 import { envelope, selfLink } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
+import { NO_EXTENSION, type CertExtensionFlags } from '../../services/certificates/authenticator-extension.js';
 
 /**
  * The wire view of a session, legacy or OIDC, with the credential that names it (`token`: the legacy token at
  * authentication and on reads, or the access token presented). Its auth queries point at `authenticate/mfa` of the
- * API the session was read through (`prefix`). Fields about certificate extension are false: the controller offers
- * none yet (docs/decisions/0010-response-shapes.md).
+ * API the session was read through (`prefix`). The certificate extension flags are those of the login's
+ * authenticator (services/certificates/authenticator-extension.ts; false when not given).
  */
-export function currentApiSessionView(auth: Pick<AuthContext, 'session' | 'identity' | 'expiresAt' | 'token'>, now: Date, prefix: string) {
+export function currentApiSessionView(
+  auth: Pick<AuthContext, 'session' | 'identity' | 'expiresAt' | 'token'>,
+  now: Date,
+  prefix: string,
+  certFlags: CertExtensionFlags = NO_EXTENSION,
+) {
   const { session, identity } = auth;
   const totpOutstanding = totpRequired(session.outstanding);
   const lastActivityAt = session.lastActivityAt.toISOString();
@@ -36,9 +42,7 @@ export function currentApiSessionView(auth: Pick<AuthContext, 'session' | 'ident
     authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
     isMfaRequired: session.mfaRequired,
     isMfaComplete: session.mfaRequired && !totpOutstanding,
-    isCertExtendable: false,
-    isCertExtendRequested: false,
-    isCertKeyRollRequested: false,
+    ...certFlags,
     improperClientCertChain: false,
     lastActivityAt,
     // The reference's heartbeat-cached time; activity here is one value (kept in memory, written in batches).
@@ -58,9 +62,10 @@ export const currentApiSessionRoutes = [
     summary: 'Returns the API session used for this request',
     tags,
     access: 'partial',
-    uses: ['clock'],
+    uses: ['clock', 'certificates'],
     schema: { response: { 200: Envelope(CurrentApiSessionDetail), 401: ApiErrorBody } },
-    handler: ({ domains, auth, api }) => envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix)),
+    handler: async ({ domains, auth, api }) =>
+      envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix, await domains.certificates.extension.flagsOf(auth!.session))),
   }),
   defineRoute({
     method: 'DELETE',

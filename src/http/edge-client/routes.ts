@@ -11,6 +11,11 @@ import { wellKnownCaCertsRoute } from '../common/well-known.js';
 import type { RouteDef } from '../kit/route.js';
 import { currentIdentityEdgeRoutersRoute } from './current-identity-edge-routers.js';
 import { enrollRoutes } from './enroll.js';
+import { enrollRouterRoutes } from './enroll-router.js';
+import { enrollChallengeRoute } from './enroll-challenge.js';
+import { networkJwtsRoute } from '../common/network-jwts.js';
+import { currentApiSessionCertificateRoutes } from './current-api-session-certificates.js';
+import { authenticatorExtensionRoutes } from '../common/authenticator-extension.js';
 import { listClientExternalJwtSignersRoute } from './external-jwt-signers.js';
 import { mfaRoutes } from './mfa.js';
 import { postureResponseRoutes } from './posture-responses.js';
@@ -33,6 +38,11 @@ export const edgeClientRoutes: readonly RouteDef[] = [
   currentIdentityEdgeRoutersRoute,
   ...mfaRoutes,
   ...enrollRoutes,
+  ...enrollRouterRoutes,
+  enrollChallengeRoute,
+  networkJwtsRoute,
+  ...currentApiSessionCertificateRoutes,
+  ...authenticatorExtensionRoutes,
   listClientExternalJwtSignersRoute,
   ...postureResponseRoutes,
   ...clientServiceRoutes,

@@ -32,9 +32,17 @@ function postureQueriesView(policy: PolicyPostureQueries) {
   };
 }
 
+/**
+ * The caller-independent part of each service's view, kept per service object: the index hands out the same object
+ * until the service changes, so a client's list of a hundred services builds only what its session adds.
+ */
+const sharedViews = new WeakMap<object, ReturnType<typeof serviceView>>();
+
 /** A service as its caller sees it. */
-export function clientServiceView(service: ClientService) {
-  return { ...serviceView(service), permissions: service.permissions, config: service.config, postureQueries: service.postureQueries.map(postureQueriesView) };
+export function clientServiceView({ service, permissions, config, postureQueries }: ClientService) {
+  let shared = sharedViews.get(service);
+  if (!shared) sharedViews.set(service, (shared = serviceView(service)));
+  return { ...shared, permissions, config, postureQueries: postureQueries.map(postureQueriesView) };
 }
 
 const responses = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };

@@ -4,6 +4,7 @@
  */
 import type { ConfigType, ConfigWithType } from '../../domain/config.js';
 import type { Service } from '../../domain/service.js';
+import type { ReachService } from '../../services/authorization/engine.js';
 import { selfLink } from '../kit/envelope.js';
 
 /** A config type as sent. */
@@ -34,20 +35,23 @@ export function configView(config: ConfigWithType) {
   };
 }
 
-/** A service as sent; what serviceDetail requires but only a client's own session fills is empty (schemas/service.ts). */
-export function serviceView(service: Service) {
+/**
+ * A service as sent; what serviceDetail requires but only a client's own session fills is empty (schemas/service.ts).
+ * Takes the index's read-only services too; the view only reads them (the casts drop `readonly` for the wire type).
+ */
+export function serviceView(service: Readonly<Omit<Service, 'configs' | 'roleAttributes' | 'tags'>> & Pick<ReachService, 'configs' | 'roleAttributes' | 'tags'>) {
   return {
     id: service.id,
     name: service.name,
-    configs: service.configs,
+    configs: service.configs as string[],
     config: {},
     encryptionRequired: service.encryptionRequired,
     maxIdleTimeMillis: service.maxIdleTimeMillis,
-    roleAttributes: service.roleAttributes,
+    roleAttributes: service.roleAttributes as string[],
     terminatorStrategy: service.terminatorStrategy,
     permissions: [],
     postureQueries: [],
-    tags: service.tags,
+    tags: service.tags as Service['tags'],
     createdAt: service.createdAt.toISOString(),
     updatedAt: service.updatedAt.toISOString(),
     _links: { ...selfLink('services', service.id), configs: { href: `./services/${service.id}/configs` } },

@@ -13,12 +13,13 @@ const tags = ['Enrollment'];
 
 const EnrollmentDetail = Type.Object({
   id: Type.String(),
-  method: Type.String({ description: 'ott or updb' }),
+  method: Type.String({ description: 'ott, ottca or updb' }),
   identityId: Type.String(),
   token: Type.String({ description: 'the one-time token (the JWT jti); a secret while the enrollment is pending' }),
   jwt: Type.String({ description: 'the signed enrollment JWT to hand to the enrolling device or user' }),
   expiresAt: DateTime,
   username: Type.Optional(Type.String({ description: 'updb only' })),
+  caId: Type.Optional(Type.String({ description: 'ottca only: the third-party CA whose certificate enrolls' })),
   createdAt: DateTime,
   updatedAt: DateTime,
   tags: Type.Object({}),
@@ -27,10 +28,11 @@ const EnrollmentDetail = Type.Object({
 
 const CreateEnrollment = Type.Object(
   {
-    method: Type.Union([Type.Literal('ott'), Type.Literal('updb')]),
+    method: Type.Union([Type.Literal('ott'), Type.Literal('ottca'), Type.Literal('updb')]),
     identityId: Type.String({ minLength: 1 }),
     expiresAt: Type.String({ format: 'date-time', description: 'RFC 3339; must be in the future' }),
-    username: Type.Optional(Type.String({ description: 'required for updb, 4 to 100 characters' })),
+    username: Type.Optional(Type.String({ description: 'required for updb: 4 to 100 characters, no white space at either end, no control, bidirectional-formatting or other invisible characters (README, Username limits)' })),
+    caId: Type.Optional(Type.String({ minLength: 1, description: 'required for ottca: the third-party CA (GET /cas)' })),
   },
   { additionalProperties: false },
 );
@@ -49,6 +51,7 @@ export function enrollmentView(enrollment: Enrollment) {
     jwt: enrollment.jwt,
     expiresAt: enrollment.expiresAt.toISOString(),
     ...(enrollment.username === null ? {} : { username: enrollment.username }),
+    ...(enrollment.caId ? { caId: enrollment.caId } : {}),
     createdAt: enrollment.createdAt.toISOString(),
     updatedAt: enrollment.updatedAt.toISOString(),
     tags: {},
@@ -89,6 +92,7 @@ export const enrollmentRoutes = [
         identityId: body.identityId,
         expiresAt: new Date(body.expiresAt),
         ...(body.username === undefined ? {} : { username: body.username }),
+        ...(body.caId === undefined ? {} : { caId: body.caId }),
       });
       return envelope({ id: enrollment.id, _links: selfLink('enrollments', enrollment.id) });
     },

@@ -54,9 +54,11 @@ function enrollmentsSummary(enrollments: Enrollment[]) {
   const view = (e: Enrollment) => ({ id: e.id, jwt: e.jwt, token: e.token, expiresAt: iso(e.expiresAt) });
   const ott = enrollments.find((e) => e.method === 'ott');
   const updb = enrollments.find((e) => e.method === 'updb');
+  const ottca = enrollments.find((e) => e.method === 'ottca');
   return {
     ...(ott ? { ott: view(ott) } : {}),
     ...(updb ? { updb: { ...view(updb), username: updb.username ?? '' } } : {}),
+    ...(ottca ? { ottca: { ...view(ottca), caId: ottca.caId ?? '' } } : {}),
   };
 }
 

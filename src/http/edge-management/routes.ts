@@ -13,8 +13,13 @@ import { enrollmentRoutes } from './enrollments.js';
 import { auditLogRoutes } from './audit-log.js';
 import { authPolicyRoutes } from './auth-policies.js';
 import { authenticatorRoutes } from './authenticators.js';
+import { authenticatorExtensionRoutes, requestExtendRoute } from '../common/authenticator-extension.js';
+import { networkJwtsRoute } from '../common/network-jwts.js';
 import { externalJwtSignerRoutes } from './external-jwt-signers.js';
+import { caRoutes } from './cas.js';
 import { identityRoutes } from './identities.js';
+import { identityTypeRoutes } from './identity-types.js';
+import { apiSessionRoutes } from './api-sessions.js';
 import { configTypeRoutes } from './config-types.js';
 import { configRoutes } from './configs.js';
 import { serviceRoutes } from './services.js';
@@ -39,9 +44,15 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...currentIdentityRoutes,
   ...enrollmentRoutes,
   ...identityRoutes,
+  ...identityTypeRoutes,
+  ...apiSessionRoutes,
   ...authenticatorRoutes,
+  requestExtendRoute,
+  ...authenticatorExtensionRoutes,
+  networkJwtsRoute,
   ...authPolicyRoutes,
   ...externalJwtSignerRoutes,
+  ...caRoutes,
   ...auditLogRoutes,
   ...configTypeRoutes,
   ...configRoutes,

@@ -8,6 +8,7 @@ import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { PresentedClientCertificate } from '../../services/authentication/authentication.js';
 import type { PresentedCredentials } from '../../services/authentication/request-auth.js';
+import { presentedClientChain } from './client-chain.js';
 
 const MAX_BEARER_TOKENS = 3;
 
@@ -25,7 +26,8 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
     if (name === 'svc-session' && sessionToken === undefined) sessionToken = value.trim();
     if (name === 'authorization' && bearerTokens.length < MAX_BEARER_TOKENS) readBearerTokens(value, bearerTokens);
   }
-  return { sessionToken, bearerTokens };
+  const clientCertificate = presentedClientCertificate(request);
+  return { sessionToken, bearerTokens, ...(clientCertificate ? { clientCertificate } : {}) };
 }
 
 /**
@@ -58,5 +60,6 @@ export function presentedClientCertificate(request: FastifyRequest): PresentedCl
   if (!leaf) return undefined;
   const error = socket.authorizationError as unknown;
   const verificationError = error === null || error === undefined ? undefined : typeof error === 'string' ? error : String((error as { code?: string }).code ?? error);
-  return { fingerprint: createHash('sha1').update(leaf.raw).digest('hex'), verified: socket.authorized, verificationError };
+  // The chain as sent (leaf first, then intermediates): what third-party CAs are checked against (decision 0037).
+  return { fingerprint: createHash('sha1').update(leaf.raw).digest('hex'), verified: socket.authorized, verificationError, chain: presentedClientChain(request) };
 }

@@ -13,6 +13,7 @@ import { printable, renderCause } from '../../errors/excerpt.js';
 import { storeValueError } from '../../errors/store-value.js';
 import { isStoreUnavailable, storeUnavailableError } from '../../errors/store-unavailable.js';
 import { uniqueViolationError } from '../../errors/unique-violation.js';
+import { noteRefusal } from './request-log.js';
 
 /**
  * `"value"` as an HTTP quoted-string: quotes and backslashes escaped, anything but visible ASCII as \uXXXX (header
@@ -41,6 +42,7 @@ export function errorBody(error: ApiError, requestId: string): { error: Record<s
 
 /** Sends an ApiError in the envelope, with its WWW-Authenticate headers. */
 export function sendApiError(request: FastifyRequest, reply: FastifyReply, error: ApiError): FastifyReply {
+  noteRefusal(request, error);
   if (error.challenges.length > 0) reply.header('www-authenticate', error.challenges.map(formatChallenge));
   if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
   return reply.code(error.status).type('application/json; charset=utf-8').send(errorBody(error, String(request.id)));
@@ -68,7 +70,14 @@ function validationCause(context: string | undefined, issue: AjvIssue, input: un
     value = value !== null && typeof value === 'object' && Object.prototype.hasOwnProperty.call(value, s) ? (value as Record<string, unknown>)[s] : undefined;
   }
   const reason =
-    issue.keyword === 'additionalProperties' ? 'is not a known field' : issue.keyword === 'required' ? 'is required' : (issue.message ?? 'is invalid');
+    issue.keyword === 'additionalProperties'
+      ? 'is not a known field'
+      : issue.keyword === 'required'
+        ? 'is required'
+        : issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)
+          ? // Ajv says only "must be equal to one of the allowed values": name them, so the caller need not look them up.
+            `must be one of ${issue.params.allowedValues.map(String).join(', ')}`
+          : (issue.message ?? 'is invalid');
   return { field: field || where, reason: `${where}${field ? `.${field}` : ''} ${reason}`, value: issue.keyword === 'required' ? undefined : value, in: where };
 }
 
@@ -86,6 +95,14 @@ const CODE_BY_STATUS: Partial<Record<number, ErrorCode>> = {
   431: 'REQUEST_HEADER_FIELDS_TOO_LARGE',
 };
 
+/** Body types some part of a listener may parse; a 415 names those the request's app really has a parser for. */
+const KNOWN_CONTENT_TYPES = ['application/json', 'application/x-www-form-urlencoded', 'application/x-pem-file', 'application/pkcs10', 'text/plain'];
+
+/** The content types the app serving `request` parses (JSON first: what the APIs' bodies are). */
+export function acceptedContentTypes(request: FastifyRequest): string[] {
+  return KNOWN_CONTENT_TYPES.filter((type) => request.server.hasContentTypeParser(type));
+}
+
 /** Maps an error Fastify raised (or a handler threw) to an ApiError. */
 export function toApiError(error: FastifyError, request: FastifyRequest): ApiError {
   if (isApiError(error)) return error;
@@ -100,10 +117,14 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   switch (error.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return new ApiError('REQUEST_ENTITY_TOO_LARGE', { message: 'The request body exceeds the maximum accepted size of 1 MiB' });
-    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE': {
+      const accepted = acceptedContentTypes(request);
+      const given = request.headers['content-type'] ?? '';
       return new ApiError('INVALID_CONTENT_TYPE', {
-        message: `The content type ${JSON.stringify(request.headers['content-type'] ?? '')} is not accepted here`,
+        message: `The content type ${JSON.stringify(given)} is not accepted here; use one of: ${accepted.join(', ')}`,
+        cause: { field: 'content-type', reason: `accepted content types: ${accepted.join(', ')}`, value: given, in: 'headers' },
       });
+    }
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return new ApiError('COULD_NOT_PARSE_BODY', { message: 'The body is empty but its content type says JSON' });
     case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':

@@ -38,7 +38,12 @@ export function parseJsonBody(body: Buffer): unknown {
 /** Replaces Fastify's JSON parser on `app` (and so on every plugin registered inside it). */
 export function registerJsonBodyParser(app: FastifyInstance): void {
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    // Routes that say so read an empty body as none (route.ts `emptyJsonBody`).
+    if ((body as Buffer).length === 0 && (request.routeOptions.config as { emptyJsonBody?: boolean } | undefined)?.emptyJsonBody === true) {
+      done(null, undefined);
+      return;
+    }
     let value: unknown;
     try {
       value = parseJsonBody(body as Buffer);

@@ -29,7 +29,8 @@ function requestBodyOf(route: RouteDef) {
   const content: Record<string, unknown> = {};
   if (route.schema.body) content['application/json'] = { schema: route.schema.body };
   for (const type of route.consumes ?? []) content[type] = { schema: { type: 'string' } };
-  return Object.keys(content).length > 0 ? { requestBody: { required: true, content } } : {};
+  // A route that reads an empty body as none (route.ts `emptyJsonBody`) takes its body optionally (OpenAPI 3.0 §4.7.13).
+  return Object.keys(content).length > 0 ? { requestBody: { required: route.emptyJsonBody !== true, content } } : {};
 }
 
 function operationOf(route: RouteDef) {

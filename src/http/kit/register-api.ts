@@ -50,6 +50,7 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
         method: route.method,
         url,
         schema: route.schema,
+        config: { emptyJsonBody: route.emptyJsonBody === true },
         preValidation: async (request, reply) => {
           await checkAccess(route.access, api, request, reply);
           // No body at all reads as `{}`: clients of bodiless methods (cert, ext-jwt) often send nothing, and a

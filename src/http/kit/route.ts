@@ -63,6 +63,8 @@ export interface RouteDef<S extends RouteSchema = RouteSchema, U extends DomainN
   produces?: string[];
   /** Non-JSON request body types the route reads as text (e.g. a PEM CSR), for the OpenAPI document. */
   consumes?: string[];
+  /** An empty `application/json` body reads as no body rather than a 400 (clients that send one: decision 0037). */
+  emptyJsonBody?: boolean;
   /** Returns the JSON response body, or undefined when it wrote the reply itself. */
   handler(input: RouteInput<S, U>): Promise<unknown> | unknown;
 }

@@ -28,7 +28,7 @@ const NullableString = (options: { minLength: number; maxLength: number }) => Ty
 
 const identityFields = {
   name: Type.String({ minLength: 1, maxLength: 255 }),
-  type: Type.Enum([...IDENTITY_TYPE_NAMES], { description: 'User, Device, Service, Router or Default (all but Router are stored as Default)' }),
+  type: Type.Enum([...IDENTITY_TYPE_NAMES], { description: `the identity's type, one of ${IDENTITY_TYPE_NAMES.join(', ')} (GET /identity-types); stored as given` }),
   isAdmin: Type.Boolean(),
   roleAttributes: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 256 })),
   authPolicyId: Type.Optional(NullableString({ minLength: 1, maxLength: 255 })),
@@ -43,7 +43,15 @@ const identityFields = {
 export const IdentityEnrollmentBody = Type.Object(
   {
     ott: Type.Optional(Type.Boolean({ description: 'true: create a one-time-token (certificate) enrollment' })),
-    updb: Type.Optional(Type.String({ minLength: 4, maxLength: 100, description: 'create a password enrollment for this username' })),
+    updb: Type.Optional(
+      Type.String({
+        minLength: 4,
+        maxLength: 100,
+        description:
+          'create a password enrollment for this username: 4 to 100 characters, no white space at either end, no control, bidirectional-formatting or other invisible characters; unique ignoring case and compatibility forms',
+      }),
+    ),
+    ottca: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'create a one-time-token enrollment for a certificate of the third-party CA of this id' })),
   },
   closed,
 );
@@ -94,6 +102,7 @@ export const IdentityDetail = Type.Object({
   enrollment: Type.Object({
     ott: Type.Optional(Type.Object(PendingEnrollment)),
     updb: Type.Optional(Type.Object({ ...PendingEnrollment, username: Type.String() })),
+    ottca: Type.Optional(Type.Object({ ...PendingEnrollment, caId: Type.String() })),
   }),
   sdkInfo: SdkInfo,
   envInfo: EnvInfo,

@@ -4,13 +4,19 @@
  * The tree is dialect-free; compile.ts turns it into SQL.
  */
 
-/** The value types a filterable field can have; they decide which literals and operators it accepts. */
-export type FieldType = 'string' | 'number' | 'boolean' | 'datetime';
+/**
+ * The value types a filterable field can have; they decide which literals and operators it accepts. Besides the
+ * scalar types: `stringSet`, a JSON array of strings (role attributes, policy roles) read through `anyOf(field)`,
+ * `allOf(field)` and `isEmpty(field)`; `tags`, a JSON object read one key at a time as `tags.<key>`; and `tag`, one
+ * such key's value (a string or a boolean), which a `tags` field resolves to (fields.ts).
+ */
+export type FieldType = 'string' | 'number' | 'boolean' | 'datetime' | 'stringSet' | 'tags' | 'tag';
 
-/** One filterable, sortable field: the stored column it reads and its type. */
+/** One filterable field: the stored column it reads and its type (and, for a `tag`, the key in the column's object). */
 export interface FieldSpec {
   column: string;
   type: FieldType;
+  key?: string;
 }
 
 /** Public field name (as clients write it, e.g. `createdAt`) -> stored column. */
@@ -45,7 +51,14 @@ export type FilterExpr =
   | { kind: 'isNull'; field: string }
   | { kind: 'contains'; field: string; value: string; caseInsensitive: boolean }
   | { kind: 'in'; field: string; values: FilterValue[] }
-  | { kind: 'between'; field: string; lower: FilterValue; upper: FilterValue };
+  | { kind: 'between'; field: string; lower: FilterValue; upper: FilterValue }
+  /**
+   * `anyOf(field) <condition>` / `allOf(field) <condition>` on a `stringSet` field: some / every element meets the
+   * condition, whose own `field` is the set's name standing for one element (allOf of an empty set holds, as "every").
+   */
+  | { kind: 'set'; quantifier: 'anyOf' | 'allOf'; field: string; condition: FilterExpr }
+  /** `isEmpty(field)` on a `stringSet` field. */
+  | { kind: 'isEmpty'; field: string };
 
 /** A whole parsed filter parameter: each part is absent when the text did not write it. */
 export interface ParsedFilter {

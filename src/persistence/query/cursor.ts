@@ -6,6 +6,7 @@ import type { ApiError } from '../../errors/api-error.js';
 import { closestMatch } from '../../shared/text-distance.js';
 import type { FieldMap, FieldSpec } from './ast.js';
 import { describeToken, filterError, unknownNameHint } from './filter-error.js';
+import { resolveField, UNORDERABLE_TYPES } from './fields.js';
 import type { Token } from './lexer.js';
 
 export interface Cursor {
@@ -60,8 +61,13 @@ export function lookupField(
   token: Token,
   code: 'INVALID_FILTER' | 'INVALID_SORT_IDENTIFIER' = 'INVALID_FILTER',
 ): FieldSpec {
-  // Own properties only, so `constructor` or `__proto__` is never mistaken for a field.
-  if (Object.hasOwn(cursor.fields, token.text)) return cursor.fields[token.text] as FieldSpec;
+  const spec = resolveField(cursor.fields, token.text);
+  if (spec !== undefined) {
+    if (code === 'INVALID_SORT_IDENTIFIER' && UNORDERABLE_TYPES.has(spec.type)) {
+      throw errorAt(cursor, token, `cannot sort by '${token.text}'`, { code, hint: 'a set of values or a tag has no single value to order by' });
+    }
+    return spec;
+  }
   const known = Object.keys(cursor.fields);
   const hint = unknownNameHint(closestMatch(token.text, known), known);
   const what = code === 'INVALID_SORT_IDENTIFIER' ? 'unknown sort field' : 'unknown field';

@@ -20,7 +20,8 @@ const OPERATORS = new Set(['=', '!=', '<', '<=', '>', '>=']);
 const OPERATOR_CHARS = /[=!<>]/;
 const PUNCTUATION = new Set(['(', ')', '[', ']', ',']);
 const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', n: '\n', r: '\r', t: '\t', f: '\f' };
-const WORD = /[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_]*)*/y;
+// Segments after a dot may hold `-` too, as tag keys do (`tags.service-id`).
+const WORD = /[A-Za-z][A-Za-z0-9_]*(?:\.[A-Za-z][A-Za-z0-9_-]*)*/y;
 const NUMBER = /-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 const WHITESPACE = /\s/;
 

@@ -4,7 +4,8 @@
  * at most 500 (`-1`/`none` mean the largest page), `skip`/`limit` in the filter win over the parameters.
  */
 import { closestMatch } from '../../shared/text-distance.js';
-import type { FieldMap, FilterExpr, SortDirection, SortKey } from './ast.js';
+import type { FieldMap, FieldSpec, FilterExpr, SortDirection, SortKey } from './ast.js';
+import { UNORDERABLE_TYPES } from './fields.js';
 import { paramError, unknownNameHint } from './filter-error.js';
 import { parseFilter } from './parser.js';
 
@@ -84,6 +85,9 @@ function sortParam(value: string, fields: FieldMap): SortKey[] {
       const known = Object.keys(fields);
       const hint = unknownNameHint(closestMatch(field, known), known);
       throw paramError('INVALID_SORT_IDENTIFIER', 'sort', value, `unknown sort field '${field}'`, hint);
+    }
+    if (UNORDERABLE_TYPES.has((fields[field] as FieldSpec).type)) {
+      throw paramError('INVALID_SORT_IDENTIFIER', 'sort', value, `cannot sort by '${field}'`, 'a set of values or tags have no single value to order by');
     }
     const lower = direction.toLowerCase();
     if (lower !== 'asc' && lower !== 'desc') {

@@ -13,7 +13,7 @@ import type { FieldMap, FilterExpr, ParsedFilter, SortKey } from './ast.js';
 import { advance, errorAt, found, isKeyword, isPunct, lookupField, peek, type Cursor } from './cursor.js';
 import { filterError } from './filter-error.js';
 import { tokenize, type Token } from './lexer.js';
-import { parsePredicate } from './predicate.js';
+import { parsePredicate, setFieldArgument } from './predicate.js';
 
 /** Longer filters are refused before tokenizing, so a huge parameter cannot cost much. */
 export const MAX_FILTER_LENGTH = 4096;
@@ -96,6 +96,10 @@ function parseUnary(cursor: Cursor): FilterExpr {
   if (isKeyword(token, 'true', 'false')) {
     advance(cursor);
     return { kind: 'constant', value: token.text.toLowerCase() === 'true' };
+  }
+  if (isKeyword(token, 'isempty') && isPunct(peek(cursor, 1), '(')) {
+    advance(cursor);
+    return { kind: 'isEmpty', field: setFieldArgument(cursor, token) };
   }
   if (token.kind === 'word' && !isKeyword(token, ...NOT_A_CONDITION)) return parsePredicate(cursor);
   throw errorAt(cursor, token, 'expected a condition', { hint: found(token) });

@@ -15,15 +15,56 @@ const TYPE_NAMES: Readonly<Record<FieldType | 'null', string>> = {
   number: 'a number',
   boolean: 'a boolean (true or false)',
   datetime: 'a datetime',
+  stringSet: 'a set of strings',
+  tags: 'a set of tags',
+  tag: 'a string or a boolean',
   null: 'null',
 };
 const DATETIME_EXAMPLE = 'RFC 3339, e.g. datetime(2021-01-02T15:04:05Z)';
 
-/** Parses the condition starting at the field name under the cursor. */
+/** Parses the condition starting at the field name (or `anyOf(`/`allOf(`) under the cursor. */
 export function parsePredicate(cursor: Cursor): FilterExpr {
+  if (isKeyword(peek(cursor), 'anyof', 'allof') && isPunct(peek(cursor, 1), '(')) return parseSetCondition(cursor);
   const fieldToken = advance(cursor);
   const spec = lookupField(cursor, fieldToken);
   const field = fieldToken.text;
+  if (spec.type === 'stringSet') {
+    throw errorAt(cursor, fieldToken, `'${field}' is a set of values`, { hint: `write anyOf(${field}) = "x", allOf(${field}) = "x" or isEmpty(${field})` });
+  }
+  if (spec.type === 'tags') throw errorAt(cursor, fieldToken, `'${field}' holds several tags`, { hint: `name one: ${field}.<key> = "value"` });
+  return parseCondition(cursor, field, spec);
+}
+
+/**
+ * `anyOf(field) <operator> <value>` or `allOf(…)`: the operator applies to each element of a `stringSet` field.
+ * The condition's field is the set's name, typed as one element (a string).
+ */
+function parseSetCondition(cursor: Cursor): FilterExpr {
+  const functionToken = advance(cursor);
+  const quantifier = functionToken.text.toLowerCase() === 'anyof' ? 'anyOf' : 'allOf';
+  const field = setFieldArgument(cursor, functionToken);
+  const condition = parseCondition(cursor, field, { column: '', type: 'string' });
+  return { kind: 'set', quantifier, field, condition };
+}
+
+/** `( field )` after a set function, where the field must be a `stringSet`; returns its name. */
+export function setFieldArgument(cursor: Cursor, functionToken: Token): string {
+  advance(cursor); // '(' (checked by the caller)
+  const fieldToken = peek(cursor);
+  if (fieldToken.kind !== 'word') throw errorAt(cursor, fieldToken, `expected a field name in ${functionToken.text}(…)`, { hint: found(fieldToken) });
+  const spec = lookupField(cursor, fieldToken);
+  if (spec.type !== 'stringSet') {
+    throw errorAt(cursor, fieldToken, `${functionToken.text}(…) needs a set field, but '${fieldToken.text}' is ${TYPE_NAMES[spec.type]}`);
+  }
+  advance(cursor);
+  const close = peek(cursor);
+  if (!isPunct(close, ')')) throw errorAt(cursor, close, `expected ')' after '${fieldToken.text}'`, { hint: found(close) });
+  advance(cursor);
+  return fieldToken.text;
+}
+
+/** The operator and value(s) after a field (or a set function) whose spec is known. */
+function parseCondition(cursor: Cursor, field: string, spec: FieldSpec): FilterExpr {
   const next = peek(cursor);
   if (next.kind === 'operator') return parseComparison(cursor, field, spec);
   if (isKeyword(next, 'contains', 'icontains', 'in', 'between')) return parseKeywordOperator(cursor, field, spec);
@@ -78,7 +119,7 @@ function parseKeywordOperator(cursor: Cursor, field: string, spec: FieldSpec): F
     advance(cursor);
     return { kind: 'between', field, lower, upper: parseValue(cursor, field, spec, andToken) };
   }
-  if (spec.type !== 'string') {
+  if (spec.type !== 'string' && spec.type !== 'tag') {
     throw errorAt(cursor, operatorToken, `'${keyword}' needs a string field, but '${field}' is ${TYPE_NAMES[spec.type]}`);
   }
   const value = parseValue(cursor, field, spec, operatorToken) as string;
@@ -152,7 +193,9 @@ function convert(cursor: Cursor, token: Token, fieldType: FieldType, literal: Fi
     const offset = token.kind === 'datetime' ? token.valueOffset : token.offset;
     throw filterError({ text: cursor.text, offset }, `invalid datetime '${token.value}'`, { hint: DATETIME_EXAMPLE });
   }
-  if (literal !== fieldType) return undefined;
+  // A tag's value is a string or a boolean (spec: tags); the literal says which is meant.
+  const fits = literal === fieldType || (fieldType === 'tag' && (literal === 'string' || literal === 'boolean'));
+  if (!fits) return undefined;
   if (token.kind === 'string' || token.kind === 'number') return token.value;
   return token.text.toLowerCase() === 'true';
 }

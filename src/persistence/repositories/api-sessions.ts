@@ -8,6 +8,7 @@ import type { Database } from '../database.js';
 import type { ApiSessionsTable } from '../tables.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import { recordChange } from './authorization-changes.js';
+import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import { parseJson, toBool, toDate, toIso } from './row-values.js';
 
 export interface ApiSessionRepository {
@@ -23,7 +24,22 @@ export interface ApiSessionRepository {
    * request changed them first.
    */
   replaceOutstanding(id: string, expected: OutstandingFactor[], remaining: OutstandingFactor[]): Promise<boolean>;
+  /** One page of sessions (administrators' `/api-sessions`), and the total matching the filter. */
+  list(query: ListQuery): Promise<{ items: ApiSession[]; totalCount: number }>;
+  /** The names of the identities `ids` (for the sessions' `identity` references). */
+  identityNames(ids: readonly string[]): Promise<Map<string, string>>;
 }
+
+/** Public field name -> column, for `filter` and `sort` on `/api-sessions` (e.g. `identityId = "…"`). */
+export const API_SESSION_FIELDS: FieldMap = {
+  id: { column: 'id', type: 'string' },
+  identityId: { column: 'identity_id', type: 'string' },
+  authMethod: { column: 'auth_method', type: 'string' },
+  ipAddress: { column: 'ip_address', type: 'string' },
+  isMfaRequired: { column: 'mfa_required', type: 'boolean' },
+  createdAt: { column: 'created_at', type: 'datetime' },
+  lastActivityAt: { column: 'last_activity_at', type: 'datetime' },
+};
 
 function fromRow(row: Selectable<ApiSessionsTable>): ApiSession {
   return {
@@ -98,6 +114,15 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
         if (updated) await recordChange({ ...database, db: trx }, 'api-session', id);
         return updated;
       });
+    },
+    async list(query) {
+      const { rows, totalCount } = await listRows(database, 'api_sessions', API_SESSION_FIELDS, query);
+      return { items: rows.map(fromRow), totalCount };
+    },
+    async identityNames(ids) {
+      if (ids.length === 0) return new Map();
+      const rows = await db.selectFrom('identities').select(['id', 'name']).where('id', 'in', [...ids]).execute();
+      return new Map(rows.map((row) => [row.id, row.name]));
     },
     async delete(id) {
       return atomically(db, async (trx) => {

@@ -17,6 +17,7 @@ export const AUTH_POLICY_FIELDS: FieldMap = {
   isSystem: { column: 'is_system', type: 'boolean' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export interface AuthPolicyRepository extends ResourceRepository<AuthPolicy> {

@@ -32,7 +32,11 @@ export interface AuthenticatorRepository {
 }
 
 // The key is how the store compares usernames (decision 0016); views show the username as it was given.
-type AuthenticatorRow = Omit<AuthenticatorsTable, 'password_hash' | 'username_key'>;
+// The extension columns (migration 0020) are read by authenticator-extensions.ts only.
+type AuthenticatorRow = Omit<
+  AuthenticatorsTable,
+  'password_hash' | 'username_key' | 'unverified_cert_pem' | 'unverified_cert_fingerprint' | 'is_extend_requested' | 'is_key_roll_requested' | 'extend_requested_at'
+>;
 
 const COLUMNS = ['id', 'identity_id', 'method', 'username', 'cert_fingerprint', 'cert_pem', 'is_issued_by_network', 'created_at', 'updated_at'] as const;
 

@@ -30,6 +30,8 @@ export type ChangedEntity =
   | 'oidc-session'
   | 'auth-policy'
   | 'external-jwt-signer'
+  | 'ca'
+  | 'posture-response'
   | '*';
 
 export interface AuthorizationChange {

@@ -19,6 +19,8 @@ export const EDGE_ROUTER_POLICY_FIELDS: FieldMap = {
   isSystem: { column: 'is_system', type: 'boolean' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  identityRoles: { column: 'identity_roles', type: 'stringSet' },
+  edgeRouterRoles: { column: 'edge_router_roles', type: 'stringSet' },
 };
 
 export function edgeRouterPolicyFromRow(row: EdgeRouterPoliciesTable): EdgeRouterPolicy {

@@ -23,6 +23,7 @@ export const EDGE_ROUTER_FIELDS: FieldMap = {
   fingerprint: { column: 'fingerprint', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  roleAttributes: { column: 'role_attributes', type: 'stringSet' },
 };
 
 /** Written only by enrollment paths. */
@@ -33,7 +34,8 @@ export interface EdgeRouterRepository extends ResourceRepository<EdgeRouter> {
   issueEnrollment(id: string, enrollment: RouterEnrollment, now: Date): Promise<boolean>;
 }
 
-function fromRow(row: EdgeRoutersTable): EdgeRouter {
+/** A stored row as the domain's edge router (also read whole by the service reach index's source). */
+export function edgeRouterFromRow(row: EdgeRoutersTable): EdgeRouter {
   const expiresAt = toDateOrNull(row.enrollment_expires_at);
   return {
     id: row.id,
@@ -86,7 +88,7 @@ export const EDGE_ROUTER_TABLE: ResourceTable<'edge_routers', EdgeRouter> = {
   table: 'edge_routers',
   changeLog: 'edge-router',
   fields: EDGE_ROUTER_FIELDS,
-  fromRow,
+  fromRow: edgeRouterFromRow,
   toRow,
   keptOnUpdate: ENROLLMENT_COLUMNS,
   // The role attribute index the policy engine reads (migration 0012) follows every write of the router.

@@ -11,6 +11,7 @@ import type { Database } from '../database.js';
 import { listTableRows, type FieldMap, type ListQuery, type ListRestriction } from '../query/list-query.js';
 import { membershipCondition, type Membership } from './policy-engine.js';
 import type { EdgeSessionsTable } from '../tables.js';
+import { atomically } from '../unit-of-work.js';
 import { parseJson, toDate, toIso } from './row-values.js';
 
 /** Public field name -> column, for `filter` and `sort` on session lists. */
@@ -27,14 +28,20 @@ export interface EdgeSessionRepository {
    * Stores `session` unless its API session already has one for the same service and type, and returns the stored
    * one either way (the new row, or the earlier one unchanged). Safe under concurrent calls: the unique index
    * decides, and the loser reads the winner's row. Undefined when something it refers to (the API session, the
-   * identity or the service) was deleted meanwhile.
+   * identity or the service) was deleted meanwhile. `serviceName`, when the caller knows it, saves reading it.
    */
-  open(session: EdgeSession): Promise<NamedEdgeSession | undefined>;
+  open(session: EdgeSession, serviceName?: string): Promise<NamedEdgeSession | undefined>;
   findById(id: string): Promise<NamedEdgeSession | undefined>;
   /** A page of one API session's sessions under the client's query. */
   listOfApiSession(apiSessionId: string, query: ListQuery): Promise<{ items: NamedEdgeSession[]; totalCount: number }>;
   /** Deletes those of `ids` that belong to `apiSessionId`; how many went. */
   delete(apiSessionId: string, ids: readonly string[]): Promise<number>;
+  /**
+   * Deletes the sessions, and the posture reports, of up to `limit` OIDC sessions that have ended: revoked, or
+   * started before `cutoff` with no refresh token that expires after it (an OIDC session row outlives its tokens,
+   * so nothing else removes these). How many sessions went.
+   */
+  deleteOfEndedOidcSessions(cutoff: Date, limit: number): Promise<number>;
 }
 
 /**
@@ -87,26 +94,36 @@ export function createEdgeSessionRepository(database: Database): EdgeSessionRepo
   }
 
   return {
-    async open(session) {
+    async open(session, serviceName) {
       const row = toRow(session);
+      const withName = async (stored: EdgeSessionsTable) =>
+        serviceName === undefined ? ((await named([fromRow(stored)]))[0] as NamedEdgeSession) : { ...fromRow(stored), serviceName };
+      const existing = () =>
+        db
+          .selectFrom('edge_sessions')
+          .selectAll()
+          .where('api_session_id', '=', row.api_session_id)
+          .where('service_id', '=', row.service_id)
+          .where('type', '=', row.type)
+          .executeTakeFirst();
+      // Most calls find the session a client opened before (one read); a new one is one insert.
+      const found = await existing();
+      if (found) return withName(found);
+      let inserted: EdgeSessionsTable | undefined;
       try {
-        await db
+        inserted = await db
           .insertInto('edge_sessions')
           .values(row)
           .onConflict((conflict) => conflict.columns(['api_session_id', 'service_id', 'type']).doNothing())
-          .execute();
+          .returningAll()
+          .executeTakeFirst();
       } catch (error) {
         if (isForeignKeyViolation(error)) return undefined;
         throw error;
       }
-      const stored = await db
-        .selectFrom('edge_sessions')
-        .selectAll()
-        .where('api_session_id', '=', row.api_session_id)
-        .where('service_id', '=', row.service_id)
-        .where('type', '=', row.type)
-        .executeTakeFirstOrThrow();
-      return (await named([fromRow(stored)]))[0] as NamedEdgeSession;
+      // Nothing inserted: a concurrent call won the unique index; its row is the session.
+      const stored = inserted ?? (await existing());
+      return stored && withName(stored);
     },
     async findById(id) {
       const row = await db.selectFrom('edge_sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -121,6 +138,36 @@ export function createEdgeSessionRepository(database: Database): EdgeSessionRepo
       if (ids.length === 0) return 0;
       const result = await db.deleteFrom('edge_sessions').where('api_session_id', '=', apiSessionId).where('id', 'in', [...ids]).executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+    async deleteOfEndedOidcSessions(cutoff, limit) {
+      const before = toIso(cutoff);
+      const ended = await db
+        .selectFrom('oidc_sessions as s')
+        .select('s.id')
+        .where((eb) =>
+          eb.or([
+            eb('s.revoked_at', 'is not', null),
+            eb.and([
+              eb('s.created_at', '<', before),
+              eb.not(eb.exists(eb.selectFrom('oidc_refresh_tokens as r').select('r.id').whereRef('r.session_id', '=', 's.id').where('r.expires_at', '>', before))),
+            ]),
+          ]),
+        )
+        .where((eb) =>
+          eb.or([
+            eb.exists(eb.selectFrom('edge_sessions as e').select('e.id').whereRef('e.oidc_session_id', '=', 's.id')),
+            eb.exists(eb.selectFrom('posture_responses as p').select('p.session_id').whereRef('p.oidc_session_id', '=', 's.id')),
+          ]),
+        )
+        .limit(limit)
+        .execute();
+      if (ended.length === 0) return 0;
+      const ids = ended.map((row) => row.id);
+      return atomically(db, async (trx) => {
+        const result = await trx.deleteFrom('edge_sessions').where('oidc_session_id', 'in', ids).executeTakeFirst();
+        await trx.deleteFrom('posture_responses').where('oidc_session_id', 'in', ids).execute();
+        return Number(result.numDeletedRows);
+      });
     },
   };
 }

@@ -27,7 +27,7 @@ export const ENROLLMENT_FIELDS: FieldMap = {
 
 /** The credential an enrollment turns into (a row of `authenticators`). */
 export type NewAuthenticator =
-  | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date }
+  | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date; /** False for a third-party CA's certificate (ottca); default true. */ issuedByNetwork?: boolean }
   | { id: string; identityId: string; method: 'updb'; username: string; passwordHash: string; createdAt: Date };
 
 export type ConsumeOutcome = 'consumed' | 'gone' | 'conflict';
@@ -71,6 +71,7 @@ function fromRow(row: EnrollmentsTable): Enrollment {
     method: row.method as EnrollmentMethod,
     token: row.token,
     username: row.username,
+    caId: row.ca_id,
     jwt: row.jwt,
     expiresAt: toDate(row.expires_at),
     createdAt: toDate(row.created_at),
@@ -105,7 +106,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
           password_hash: a.method === 'updb' ? a.passwordHash : null,
           cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
           cert_pem: a.method === 'cert' ? a.certPem : null,
-          is_issued_by_network: a.method === 'cert',
+          is_issued_by_network: a.method === 'cert' && a.issuedByNetwork !== false,
           created_at: at,
           updated_at: at,
         })
@@ -129,6 +130,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
               method: e.method,
               token: e.token,
               username: e.username,
+              ca_id: e.caId ?? null,
               jwt: e.jwt,
               expires_at: toIso(e.expiresAt),
               created_at: toIso(e.createdAt),

@@ -7,7 +7,7 @@
 import { atomically } from '../unit-of-work.js';
 import type { Insertable, Selectable } from 'kysely';
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
-import { HOSTING_PRECEDENCES, type ClientInfo, type HostingPrecedence, type Identity } from '../../domain/identity.js';
+import { HOSTING_PRECEDENCES, isIdentityType, type ClientInfo, type HostingPrecedence, type Identity } from '../../domain/identity.js';
 import { usernameKey } from '../../policy/names.js';
 import type { Database } from '../database.js';
 import type { FieldMap } from '../query/list-query.js';
@@ -30,6 +30,8 @@ export const IDENTITY_FIELDS: FieldMap = {
   authPolicyId: { column: 'auth_policy_id', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  roleAttributes: { column: 'role_attributes', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export interface PasswordAuthenticatorInput {
@@ -58,7 +60,8 @@ function fromRow(row: Selectable<IdentitiesTable>): Identity {
   return {
     id: row.id,
     name: row.name,
-    typeId: row.type_id === 'Router' ? 'Router' : 'Default',
+    // Rows written before types were kept as given hold only Default or Router; anything unknown reads as Default.
+    typeId: isIdentityType(row.type_id) ? row.type_id : 'Default',
     isAdmin: toBool(row.is_admin),
     isDefaultAdmin: toBool(row.is_default_admin),
     authPolicyId: row.auth_policy_id,

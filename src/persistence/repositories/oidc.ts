@@ -3,6 +3,7 @@
  * looked up by their SHA-256; the secrets themselves are never stored. State changes that must happen once (a code
  * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
  */
+import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
@@ -49,9 +50,11 @@ export interface OidcRepository {
 
   insertRefreshToken(token: OidcRefreshToken, tokenHash: string): Promise<void>;
   findRefreshToken(tokenHash: string): Promise<OidcRefreshToken | undefined>;
+  /** A refresh token and its session, read together (one statement: the refresh grant's first read). */
+  findRefreshTokenWithSession(tokenHash: string): Promise<{ token: OidcRefreshToken; session: OidcSession } | undefined>;
   /**
    * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
-   * (nothing changed) when the token was no longer active.
+   * (nothing changed) when the token was no longer active. On PostgreSQL one statement (a round trip, not four).
    */
   rotateRefreshToken(id: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
 }
@@ -247,7 +250,53 @@ export function createOidcRepository(database: Database): OidcRepository {
       const row = await db.selectFrom('oidc_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
       return row && refreshFromRow(row);
     },
+    async findRefreshTokenWithSession(tokenHash) {
+      const row = await db
+        .selectFrom('oidc_refresh_tokens as r')
+        .innerJoin('oidc_sessions as s', 's.id', 'r.session_id')
+        .selectAll('r')
+        .select([
+          's.identity_id as s_identity_id',
+          's.client_id as s_client_id',
+          's.issuer as s_issuer',
+          's.scope as s_scope',
+          's.amr as s_amr',
+          's.auth_time as s_auth_time',
+          's.config_types as s_config_types',
+          's.revoked_at as s_revoked_at',
+          's.created_at as s_created_at',
+        ])
+        .where('r.token_hash', '=', tokenHash)
+        .executeTakeFirst();
+      if (!row) return undefined;
+      const session: OidcSessionsTable = {
+        id: row.session_id,
+        identity_id: row.s_identity_id,
+        client_id: row.s_client_id,
+        issuer: row.s_issuer,
+        scope: row.s_scope,
+        amr: row.s_amr,
+        auth_time: row.s_auth_time,
+        config_types: row.s_config_types,
+        revoked_at: row.s_revoked_at,
+        created_at: row.s_created_at,
+      };
+      return { token: refreshFromRow(row), session: sessionFromRow(session) };
+    },
     async rotateRefreshToken(id, at, successor) {
+      if (database.dialect === 'postgres') {
+        // Rotation and successor in one statement: the insert happens only when the update found the token active.
+        const next = refreshRow(successor.token, successor.tokenHash);
+        const { rows } = await sql<{ id: string }>`
+          with rotated as (
+            update oidc_refresh_tokens set status = 'rotated', rotated_at = ${toIso(at)}, successor_sealed = ${successor.sealed}
+            where id = ${id} and status = 'active' returning id
+          )
+          insert into oidc_refresh_tokens (id, session_id, token_hash, status, created_at, expires_at, rotated_at, successor_sealed)
+          select ${next.id}, ${next.session_id}, ${next.token_hash}, ${next.status}, ${next.created_at}, ${next.expires_at}, ${next.rotated_at}, ${next.successor_sealed}
+          from rotated returning id`.execute(db);
+        return rows.length > 0;
+      }
       return atomically(db, async (trx) => {
         const result = await trx
           .updateTable('oidc_refresh_tokens')

@@ -18,11 +18,13 @@ export const POSTURE_CHECK_FIELDS: FieldMap = {
   typeId: { column: 'type_id', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  roleAttributes: { column: 'role_attributes', type: 'stringSet' },
 };
 
 type StoredBody = Record<string, unknown> & { version?: number };
 
-function fromRow(row: PostureChecksTable): PostureCheck {
+/** A stored row as the domain's posture check (also read whole by the service reach index's source). */
+export function postureCheckFromRow(row: PostureChecksTable): PostureCheck {
   const { version, ...fields } = parseJson<StoredBody>(row.body);
   return {
     ...(fields as Omit<PostureCheckBody, 'typeId'>),
@@ -59,7 +61,7 @@ export const POSTURE_CHECK_TABLE: ResourceTable<'posture_checks', PostureCheck> 
   table: 'posture_checks',
   changeLog: 'posture-check',
   fields: POSTURE_CHECK_FIELDS,
-  fromRow,
+  fromRow: postureCheckFromRow,
   toRow,
   dependents: {
     written: (db, check) => indexAttributes(db, 'posture-check', check.id, check.roleAttributes),

@@ -6,6 +6,7 @@
 import type { ApiSessionRef, PostureFacts, PostureSlot } from '../../domain/posture-response.js';
 import type { Database } from '../database.js';
 import { atomically } from '../unit-of-work.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toIso } from './row-values.js';
 
 export interface PostureResponseRepository {
@@ -17,7 +18,8 @@ export interface PostureResponseRepository {
   oidcLoginMfaAt(sessionId: string): Promise<Date | null>;
 }
 
-export function createPostureResponseRepository({ db }: Database): PostureResponseRepository {
+export function createPostureResponseRepository(database: Database): PostureResponseRepository {
+  const { db } = database;
   return {
     async put(session, slots, typeIds) {
       await atomically(db, async (trx) => {
@@ -38,6 +40,8 @@ export function createPostureResponseRepository({ db }: Database): PostureRespon
             .onConflict((conflict) => conflict.columns(['session_id', 'slot']).doUpdateSet({ type_id: row.type_id, body: row.body, received_at: row.received_at }))
             .execute();
         }
+        // Logged by the API session's id: every controller's copy of the session's posture drops (change feed).
+        await recordChange({ ...database, db: trx }, 'posture-response', session.id);
       });
     },
     async slotsOf(sessionId) {

@@ -19,6 +19,8 @@ export const SERVICE_EDGE_ROUTER_POLICY_FIELDS: FieldMap = {
   semantic: { column: 'semantic', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  serviceRoles: { column: 'service_roles', type: 'stringSet' },
+  edgeRouterRoles: { column: 'edge_router_roles', type: 'stringSet' },
 };
 
 export function serviceEdgeRouterPolicyFromRow(row: ServiceEdgeRouterPoliciesTable): ServiceEdgeRouterPolicy {

@@ -20,6 +20,9 @@ export const SERVICE_POLICY_FIELDS: FieldMap = {
   semantic: { column: 'semantic', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  identityRoles: { column: 'identity_roles', type: 'stringSet' },
+  serviceRoles: { column: 'service_roles', type: 'stringSet' },
+  postureCheckRoles: { column: 'posture_check_roles', type: 'stringSet' },
 };
 
 export function servicePolicyFromRow(row: ServicePoliciesTable): ServicePolicy {

@@ -6,9 +6,13 @@
 import type { ServicePolicyType, Tags } from '../../domain/policy.js';
 import type { ReachConfig, ReachConfigType, ReachPostureCheck } from '../../policy/service-contents.js';
 import type { ReachPolicy, ReachService } from '../../policy/service-reach-state.js';
+import type { RouterPolicy } from '../../policy/router-reach-state.js';
+import type { EdgeRouter } from '../../domain/edge-router.js';
 import type { Semantic } from '../../policy/roles.js';
 import type { Database } from '../database.js';
 import { createAuthorizationChangeLog, type AuthorizationChangeLog } from './authorization-changes.js';
+import { edgeRouterFromRow } from './edge-routers.js';
+import { postureCheckFromRow } from './posture-checks.js';
 import { parseJson, toBool, toDate } from './row-values.js';
 
 /** Each read: every row when `ids` is undefined, else those among `ids` that exist. */
@@ -19,6 +23,11 @@ export interface ServiceReachSource {
   configs(ids?: readonly string[]): Promise<ReachConfig[]>;
   configTypes(ids?: readonly string[]): Promise<ReachConfigType[]>;
   postureChecks(ids?: readonly string[]): Promise<ReachPostureCheck[]>;
+  edgeRouters(ids?: readonly string[]): Promise<EdgeRouter[]>;
+  /** Edge router policies, their holders the identities. */
+  edgeRouterPolicies(ids?: readonly string[]): Promise<RouterPolicy[]>;
+  /** Service edge router policies, their holders the services. */
+  serviceEdgeRouterPolicies(ids?: readonly string[]): Promise<RouterPolicy[]>;
 }
 
 /** Ids per statement: far below both dialects' bound-parameter limits. */
@@ -93,9 +102,30 @@ export function createServiceReachSource(database: Database): ServiceReachSource
       }),
     postureChecks: (ids) =>
       inChunks(ids, async (chunk) => {
-        let query = db.selectFrom('posture_checks').select(['id', 'role_attributes', 'updated_at']);
+        let query = db.selectFrom('posture_checks').selectAll();
         if (chunk) query = query.where('id', 'in', chunk);
-        return (await query.execute()).map((row) => ({ id: row.id, roleAttributes: parseJson<string[]>(row.role_attributes), updatedAt: millis(row.updated_at) }));
+        return (await query.execute()).map((row) => {
+          const check = postureCheckFromRow(row);
+          return { id: check.id, roleAttributes: check.roleAttributes, updatedAt: check.updatedAt.getTime(), check };
+        });
+      }),
+    edgeRouters: (ids) =>
+      inChunks(ids, async (chunk) => {
+        let query = db.selectFrom('edge_routers').selectAll();
+        if (chunk) query = query.where('id', 'in', chunk);
+        return (await query.execute()).map(edgeRouterFromRow);
+      }),
+    edgeRouterPolicies: (ids) =>
+      inChunks(ids, async (chunk) => {
+        let query = db.selectFrom('edge_router_policies').select(['id', 'semantic', 'identity_roles', 'edge_router_roles']);
+        if (chunk) query = query.where('id', 'in', chunk);
+        return (await query.execute()).map((row) => ({ id: row.id, semantic: row.semantic as Semantic, holderRoles: parseJson<string[]>(row.identity_roles), edgeRouterRoles: parseJson<string[]>(row.edge_router_roles) }));
+      }),
+    serviceEdgeRouterPolicies: (ids) =>
+      inChunks(ids, async (chunk) => {
+        let query = db.selectFrom('service_edge_router_policies').select(['id', 'semantic', 'service_roles', 'edge_router_roles']);
+        if (chunk) query = query.where('id', 'in', chunk);
+        return (await query.execute()).map((row) => ({ id: row.id, semantic: row.semantic as Semantic, holderRoles: parseJson<string[]>(row.service_roles), edgeRouterRoles: parseJson<string[]>(row.edge_router_roles) }));
       }),
   };
 }

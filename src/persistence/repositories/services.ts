@@ -22,6 +22,7 @@ export const SERVICE_FIELDS: FieldMap = {
   terminatorStrategy: { column: 'terminator_strategy', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  roleAttributes: { column: 'role_attributes', type: 'stringSet' },
 };
 
 /** A service row without its configs; the repository adds them. */

@@ -25,6 +25,7 @@ export const TERMINATOR_FIELDS: FieldMap = {
   precedence: { column: 'precedence', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export interface TerminatorRepository {

@@ -25,7 +25,7 @@ import type { ApiSessionService } from '../sessions/api-sessions.js';
 import type { MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import { outstandingFactors, type OutstandingFactor } from '../../policy/secondary-factors.js';
-import { createPrimaryMethods, type PrimaryOutcome } from './methods/index.js';
+import { createPrimaryMethods, type PrimaryMethodDeps, type PrimaryOutcome } from './methods/index.js';
 import { refusalOf } from './methods/refusal.js';
 
 /** What the TLS layer established about the client certificate (extracted by the HTTP adapter). */
@@ -36,6 +36,8 @@ export interface PresentedClientCertificate {
   verified: boolean;
   /** OpenSSL's reason when it did not verify (e.g. `CERT_HAS_EXPIRED`). */
   verificationError: string | undefined;
+  /** The DER of the presented chain, leaf first, then the intermediates the client sent (third-party CAs). */
+  chain?: readonly Buffer[];
 }
 
 export interface AuthenticationRequest {
@@ -88,6 +90,8 @@ export interface AuthenticationDeps {
   events: Pick<SecurityEvents, 'loginRefused' | 'loginSucceeded'>;
   clock: Clock;
   sessionTimeoutMs: number;
+  /** The CAs certificate logins are judged against now: own and third-party (decision 0037); absent, the TLS verdict. */
+  clientCaTrust?: PrimaryMethodDeps['clientCaTrust'];
 }
 
 /** The auth policy `identity` is under (the default one unless it names another); read through `policies`. */
@@ -110,7 +114,14 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     return principal.reason === 'missing' ? 'the identity of the credential no longer exists' : principal.description;
   }
 
-  const methods = createPrimaryMethods({ credentials, passwords: deps.passwords, extJwt: deps.extJwt, policyOf, usableIdentity });
+  const methods = createPrimaryMethods({
+    credentials,
+    passwords: deps.passwords,
+    extJwt: deps.extJwt,
+    policyOf,
+    usableIdentity,
+    ...(deps.clientCaTrust ? { clientCaTrust: deps.clientCaTrust } : {}),
+  });
 
   /** The primary credential checked by its method, then the client info of the request recorded on the identity. */
   async function primary(request: AuthenticationRequest): Promise<PrimaryOutcome> {

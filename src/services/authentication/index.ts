@@ -15,10 +15,10 @@ import type { SecurityEvents } from '../audit/security-events.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
-import { createAccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
+import { createAccessTokenVerifier, type AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
 import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { SessionsDomain } from '../sessions/index.js';
-import { authPolicyOf, createAuthenticationService, type AuthenticationService } from './authentication.js';
+import { authPolicyOf, createAuthenticationService, type AuthenticationDeps, type AuthenticationService } from './authentication.js';
 import { limitAuthentication } from './limited-authentication.js';
 import { createAuthLookups } from './auth-lookups.js';
 import { createPasswordGuard, type PasswordGuard } from './password-guard.js';
@@ -41,6 +41,8 @@ export function buildAuthenticationDomain(
     mfa: Pick<MfaRepository, 'isVerified'>;
     extJwt: ExtJwtAuthenticator;
     limits: WorkLimiterOptions;
+    /** The CAs certificate logins are judged against now: own and third-party (decision 0037). */
+    clientCaTrust?: AuthenticationDeps['clientCaTrust'];
   },
 ): AuthenticationDomain {
   const { clock, events } = deps;
@@ -56,13 +58,15 @@ export function buildAuthenticationDomain(
     events,
     clock,
     sessionTimeoutMs: deps.sessionTimeoutMs,
+    ...(deps.clientCaTrust ? { clientCaTrust: deps.clientCaTrust } : {}),
   });
   return { authentication: limitAuthentication(authentication, createWorkLimiter(deps.limits)), passwords };
 }
 
 /**
  * The authenticator of every API request, reading sessions, identities and auth policies through the authentication
- * cache (auth-lookups.ts) that `feed` keeps current.
+ * cache (auth-lookups.ts) that `feed` keeps current. Its access token verifier is the controller's one (also
+ * `/oidc/userinfo`'s), so every place that accepts an access token accepts the same ones.
  */
 export function buildRequestAuthenticator(
   database: Database,
@@ -76,7 +80,7 @@ export function buildRequestAuthenticator(
     tokens: OidcTokenSigner | undefined;
     onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'];
   },
-): RequestAuthenticator {
+): RequestAuthenticator & { accessTokens: AccessTokenVerifier | undefined } {
   const { clock, tokens } = deps;
   const lookups = createAuthLookups({
     feed: deps.feed,
@@ -87,7 +91,7 @@ export function buildRequestAuthenticator(
     ...(deps.onLookup ? { onLookup: deps.onLookup } : {}),
   });
   const accessTokens = tokens && createAccessTokenVerifier({ tokens, oidc: lookups.oidcSessions, identities: lookups.identities, clock });
-  return createRequestAuthenticator({
+  const authenticator = createRequestAuthenticator({
     apiSessions: lookups.apiSessions,
     identities: lookups.identities,
     activity: deps.sessions.activity,
@@ -96,4 +100,5 @@ export function buildRequestAuthenticator(
     ...(accessTokens ? { accessTokens } : {}),
     secondary: { requiredSigner: async (who) => (await authPolicyOf(lookups.authPolicies, who)).secondary.requireExtJwt, check: deps.extJwt.secondary },
   });
+  return { authenticate: (credentials) => authenticator.authenticate(credentials), accessTokens };
 }

@@ -13,6 +13,7 @@ import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import type { SessionLookup } from './auth-lookups.js';
+import type { PresentedClientCertificate } from './authentication.js';
 import { createPrincipalLoader } from './principal.js';
 
 /**
@@ -33,6 +34,10 @@ export interface AuthContext {
 export interface PresentedCredentials {
   sessionToken: string | undefined;
   bearerTokens: string[];
+  /** The TLS client certificate, when one was presented (an ephemeral certificate may name a session: decision 0038). */
+  clientCertificate?: PresentedClientCertificate;
+  /** A legacy session named by its token's SHA-256 instead of the token (set from an ephemeral certificate). */
+  sessionTokenHash?: string;
 }
 
 export interface RequestAuthenticator {
@@ -91,8 +96,8 @@ export function createRequestAuthenticator(deps: {
     return principals.load(session.identityId, { session: { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) }, now });
   };
 
-  async function fromSessionToken(token: string): Promise<AuthContext> {
-    const tokenHash = hashToken(token);
+  /** `token` is what the session view shows: the token presented, or '' when only its hash was (decision 0038). */
+  async function fromSessionToken(token: string, tokenHash = hashToken(token)): Promise<AuthContext> {
     let session = await apiSessions.findByTokenHash(tokenHash);
     if (!session) throw invalidToken();
     const now = clock.now();
@@ -154,13 +159,14 @@ export function createRequestAuthenticator(deps: {
   }
 
   return {
-    async authenticate({ sessionToken, bearerTokens }) {
+    async authenticate({ sessionToken, bearerTokens, sessionTokenHash }) {
       // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
       if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken), bearerTokens);
       if (bearerTokens.length > 0) {
         const { context, token } = await fromBearerTokens(bearerTokens);
         return withSecondary(context, bearerTokens.filter((other) => other !== token));
       }
+      if (sessionTokenHash !== undefined) return withSecondary(await fromSessionToken('', sessionTokenHash), bearerTokens);
       throw missingCredentialsError();
     },
   };

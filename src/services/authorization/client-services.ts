@@ -6,9 +6,7 @@
  * the caller's API session. Membership and grants come from the one policy engine; nothing here decides them.
  */
 import type { Config, ConfigType } from '../../domain/config.js';
-import type { PostureCheck } from '../../domain/posture-check.js';
 import type { ServicePolicyType } from '../../domain/policy.js';
-import type { Service } from '../../domain/service.js';
 import { ApiError } from '../../errors/api-error.js';
 import { paramError } from '../../persistence/query/filter-error.js';
 import type { ListQuery } from '../../persistence/query/list-query.js';
@@ -19,11 +17,13 @@ import type { ListPage, RawListParams } from '../list-page.js';
 import type { PolicyPostureQueries, PostureService } from '../posture/index.js';
 import { roleFilterMembership, roleFilterOf, type RoleFilterParams } from '../role-filter.js';
 import type { RequestedConfigTypes } from '../sessions/config-types.js';
-import type { GrantedService, PolicyEngine, ServiceGrant } from './engine.js';
+import type { GrantedService, PolicyEngine, ReachService, ServiceGrant } from './engine.js';
 import { idIn } from './related-list.js';
 
 /** A service with what only the asking session fills in. */
-export interface ClientService extends Service {
+export interface ClientService {
+  /** The service as the index holds it: never changed, so a view of it may be kept while it is the same object. */
+  service: ReachService;
   /** `Bind` then `Dial`, the ones the caller has. */
   permissions: ServicePolicyType[];
   /** Config type name -> the data of the service's config of that type, for the types asked for. */
@@ -51,10 +51,9 @@ export const MAX_CONFIG_TYPES = 100;
 const PERMISSION_ORDER: readonly ServicePolicyType[] = ['Bind', 'Dial'];
 
 export function createClientServiceService(deps: {
-  engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService'>;
+  engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService' | 'postureChecks'>;
   configs: Pick<ResourceRepository<Config>, 'list'>;
   configTypes: Pick<ResourceRepository<ConfigType>, 'list'>;
-  postureChecks: Pick<ResourceRepository<PostureCheck>, 'list'>;
   posture: Pick<PostureService, 'policyPostureQueries'>;
 }): ClientServiceService {
   const byIds = (ids: readonly string[]): ListQuery => ({ where: idIn(ids), sort: [], limit: Math.max(1, ids.length), offset: 0 });
@@ -91,16 +90,7 @@ export function createClientServiceService(deps: {
     return page.map(({ service, grants }) => {
       const types = new Set(grants.map((grant) => grant.type));
       return {
-        id: service.id,
-        name: service.name,
-        roleAttributes: [...service.roleAttributes],
-        configs: [...service.configs],
-        encryptionRequired: service.encryptionRequired,
-        maxIdleTimeMillis: service.maxIdleTimeMillis,
-        terminatorStrategy: service.terminatorStrategy,
-        tags: { ...service.tags },
-        createdAt: service.createdAt,
-        updatedAt: service.updatedAt,
+        service,
         permissions: PERMISSION_ORDER.filter((type) => types.has(type)),
         config: Object.fromEntries(
           service.configs.flatMap((configId): Array<[string, Record<string, unknown>]> => {
@@ -130,8 +120,8 @@ export function createClientServiceService(deps: {
 
   /**
    * Policy id -> its posture queries for the caller's session, for every policy in `grants`. The checks each policy
-   * names come with the grants, from memory; the checks themselves and the session's reports are read only when
-   * there are any.
+   * names come with the grants, and the checks themselves, from memory; the session's reports are read only when
+   * there are any checks.
    */
   async function postureOf(caller: ClientServiceCaller, grants: ServiceGrant[]): Promise<Map<string, PolicyPostureQueries>> {
     const policies = new Map(grants.map((grant) => [grant.id, grant]));
@@ -141,7 +131,7 @@ export function createClientServiceService(deps: {
       // No policy here names a check: each passes as it is, and nothing about the session needs reading.
       return new Map([...policies.values()].map((grant) => [grant.id, { policyId: grant.id, policyType: grant.type, isPassing: true, postureQueries: [] }]));
     }
-    const { items: checks } = await deps.postureChecks.list(byIds(wantedChecks));
+    const checks = await deps.engine.postureChecks(wantedChecks);
     const checkById = new Map(checks.map((check) => [check.id, check]));
     const queries = await deps.posture.policyPostureQueries(
       caller.auth,

@@ -13,6 +13,8 @@
  * client filters or sorts otherwise. Either way a change shows in the next answer on every controller.
  */
 import type { PolicySide, PolicyType, RoleTarget, ServicePolicy, ServicePolicyType } from '../../domain/policy.js';
+import type { PostureCheck } from '../../domain/posture-check.js';
+import type { EdgeRouter } from '../../domain/edge-router.js';
 import { ApiError } from '../../errors/api-error.js';
 import { parseListParams, type FieldMap, type ListQuery, type RawListParams } from '../../persistence/query/list-query.js';
 import { ROLE_ENTITY_FIELDS, type Membership, type PolicyEngineStore, type PolicyOfType, type RoleEntity } from '../../persistence/repositories/policy-engine.js';
@@ -90,6 +92,8 @@ export interface AccessDecision {
 
 /** A service policy granting an identity a service, with the ids of the posture checks it names. */
 export type ServiceGrant = ReachGrant;
+/** A service as the in-memory index holds it: whole, and never changed once handed out. */
+export type { ReachService };
 
 export interface GrantedService {
   /** The service whole, as the in-memory index holds it (never to be changed). */
@@ -131,6 +135,14 @@ export interface PolicyEngine {
    * bind it, or `everyService` (an administrator). Undefined otherwise, or when there is no such service.
    */
   visibleService(identity: RoleHolder, serviceId: string, everyService: boolean): Promise<GrantedService | undefined>;
+  /**
+   * One page of the edge routers through which `identity` may reach `service` (those an edge router policy selecting
+   * the identity and a service edge router policy selecting the service both name), from the in-memory index, when
+   * `query` has no filter and a list order the index keeps; undefined otherwise (the store answers then).
+   */
+  commonRouters(identity: RoleHolder, service: RoleHolder, query: ListQuery): Promise<{ items: EdgeRouter[]; totalCount: number } | undefined>;
+  /** The posture checks among `ids` that exist, whole, from the in-memory index (the ids grants name). */
+  postureChecks(ids: readonly string[]): Promise<PostureCheck[]>;
   /**
    * The version of the index (any change anywhere moves it), when the newest change it holds was made, and the
    * fingerprint of `identity`'s service list (policy/service-reach-state.ts `fingerprint`) read from it, unless the
@@ -218,6 +230,16 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: Serv
       const service = index.serviceById(serviceId);
       const grants = index.grants(identity, [serviceId]).get(serviceId) ?? [];
       return service && (grants.length > 0 || everyService) ? { service, grants } : undefined;
+    },
+    async commonRouters(identity, service, query) {
+      const order = indexedOrder(query);
+      if (!order) return undefined;
+      const index = await serviceReach.current();
+      return index.routers.common(identity, service, order.order, order.descending, query.offset, query.limit);
+    },
+    async postureChecks(ids) {
+      const index = await serviceReach.current();
+      return ids.flatMap((id) => index.contents.postureCheck(id) ?? []);
     },
     async serviceListState(identity, knownVersion) {
       // Strict: every controller must answer the same time for the same store, or a client polling through a load

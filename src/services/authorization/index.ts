@@ -83,7 +83,6 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
       engine: policies.engine,
       configs,
       configTypes,
-      postureChecks: createPostureCheckRepository(database),
       posture: deps.posture,
     }),
     serviceUpdates: createServiceUpdatesService({ engine: policies.engine, marks: createServiceUpdateMarkRepository(database), clock }),

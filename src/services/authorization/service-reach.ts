@@ -14,12 +14,19 @@
 import type { AuthorizationChange, ChangedEntity } from '../../persistence/repositories/authorization-changes.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
 import type { ServiceReachSource } from '../../persistence/repositories/service-reach-source.js';
+import { RouterReachState } from '../../policy/router-reach-state.js';
 import { ServiceReachState } from '../../policy/service-reach-state.js';
 
 /** More changes than this at once are applied by rebuilding instead. */
 const MAX_CHANGES = 1_000;
-/** The entities the index holds (the log also carries the authentication cache's). */
-const INDEXED: ReadonlySet<ChangedEntity> = new Set(['service', 'service-policy', 'config', 'config-type', 'posture-check', '*']);
+/** The entities a client's service list shows: their newest change dates the list's (service updates). */
+const LISTED: ReadonlySet<ChangedEntity> = new Set(['service', 'service-policy', 'config', 'config-type', 'posture-check', '*']);
+/**
+ * The entities the index holds: those listed, and the edge routers and router policies that say which routers a
+ * client reaches a service through (the log also carries the authentication cache's).
+ */
+const FOLLOWED = ['service', 'service-policy', 'config', 'config-type', 'posture-check', 'edge-router', 'edge-router-policy', 'service-edge-router-policy'] as const;
+const INDEXED: ReadonlySet<ChangedEntity> = new Set([...FOLLOWED, '*']);
 
 export interface ServiceReach {
   /**
@@ -53,14 +60,18 @@ export function createServiceReach(deps: { source: ServiceReachSource; feed?: Ch
   async function rebuild(): Promise<ServiceReachState> {
     // The mark is read first: a change committed while the rows are read is applied again later, which is harmless.
     const newest = await source.changes.latest();
-    const [services, policies, configs, configTypes, checks] = await Promise.all([
+    const [services, policies, configs, configTypes, checks, routers, routerPolicies, serviceRouterPolicies] = await Promise.all([
       source.services(),
       source.servicePolicies(),
       source.configs(),
       source.configTypes(),
       source.postureChecks(),
+      source.edgeRouters(),
+      source.edgeRouterPolicies(),
+      source.serviceEdgeRouterPolicies(),
     ]);
     const built = ServiceReachState.build(newest.seq, services, policies);
+    built.routers = RouterReachState.build(routers, routerPolicies, serviceRouterPolicies);
     for (const config of configs) built.contents.putConfig(config);
     for (const type of configTypes) built.contents.putConfigType(type);
     for (const check of checks) built.contents.putPostureCheck(check);
@@ -83,13 +94,26 @@ export function createServiceReach(deps: { source: ServiceReachSource; feed?: Ch
     const rebuilds = changes.length > MAX_CHANGES || changes.some((change) => change.entityType === '*');
     if (rebuilds || (await source.changes.missedAfter(state.seq, first))) return (state = await rebuild());
     const named = (type: string) => changes.filter((change) => change.entityType === type).map((change) => change.entityId);
-    const [serviceIds, policyIds, configIds, typeIds, checkIds] = ['service', 'service-policy', 'config', 'config-type', 'posture-check'].map(named) as [string[], string[], string[], string[], string[]];
-    const [services, policies, configs, types, checks] = await Promise.all([
+    // In FOLLOWED's order.
+    const [serviceIds, policyIds, configIds, typeIds, checkIds, routerIds, routerPolicyIds, serviceRouterPolicyIds] = FOLLOWED.map(named) as [
+      string[],
+      string[],
+      string[],
+      string[],
+      string[],
+      string[],
+      string[],
+      string[],
+    ];
+    const [services, policies, configs, types, checks, routers, routerPolicies, serviceRouterPolicies] = await Promise.all([
       source.services(serviceIds),
       source.servicePolicies(policyIds),
       source.configs(configIds),
       source.configTypes(typeIds),
       source.postureChecks(checkIds),
+      source.edgeRouters(routerIds),
+      source.edgeRouterPolicies(routerPolicyIds),
+      source.serviceEdgeRouterPolicies(serviceRouterPolicyIds),
     ]);
     // Applied without a pause, so no answer sees half of it: gone ones removed, current ones put back.
     const current = state;
@@ -104,8 +128,15 @@ export function createServiceReach(deps: { source: ServiceReachSource; feed?: Ch
     for (const type of types) contents.putConfigType(type);
     for (const id of checkIds) contents.removePostureCheck(id);
     for (const check of checks) contents.putPostureCheck(check);
+    const reach = current.routers;
+    for (const id of routerIds) reach.removeRouter(id);
+    for (const router of routers) reach.putRouter(router);
+    for (const id of routerPolicyIds) reach.removeEdgeRouterPolicy(id);
+    for (const policy of routerPolicies) reach.putEdgeRouterPolicy(policy);
+    for (const id of serviceRouterPolicyIds) reach.removeServiceEdgeRouterPolicy(id);
+    for (const policy of serviceRouterPolicies) reach.putServiceEdgeRouterPolicy(policy);
     current.seq = (changes[changes.length - 1] as AuthorizationChange).seq;
-    for (const change of changes) if (INDEXED.has(change.entityType)) current.newestChangeAt = Math.max(current.newestChangeAt, change.changedAt);
+    for (const change of changes) if (LISTED.has(change.entityType)) current.newestChangeAt = Math.max(current.newestChangeAt, change.changedAt);
     return current;
   }
 

@@ -6,14 +6,12 @@
  */
 import type { ControllerRepository } from '../../persistence/repositories/controllers.js';
 import type { Clock } from '../../shared/clock.js';
+import { startPeriodic, type Periodic } from '../../shared/periodic.js';
 
 export const HEARTBEAT_INTERVAL_MS = 5_000;
 export const ONLINE_WITHIN_MS = 3 * HEARTBEAT_INTERVAL_MS;
 
-export interface Heartbeat {
-  /** Stops beating; a beat under way finishes (its failure is ignored). */
-  stop(): Promise<void>;
-}
+export type Heartbeat = Pick<Periodic, 'stop'>;
 
 /**
  * Starts the heartbeat of controller `id`. A failed beat (the store unreachable) is reported to `onError` and the
@@ -22,22 +20,11 @@ export interface Heartbeat {
  * @example const heartbeat = startHeartbeat({ controllers, id, clock, onError: (err) => log.warn({ err }, '...') });
  */
 export function startHeartbeat(deps: { controllers: ControllerRepository; id: string; clock: Clock; intervalMs?: number; onError(error: unknown): void }): Heartbeat {
-  const interval = deps.intervalMs ?? HEARTBEAT_INTERVAL_MS;
-  let running: Promise<void> | undefined;
-  const beat = () => {
-    if (running) return;
-    const now = deps.clock.now();
-    running = deps.controllers
-      .heartbeat(deps.id, now, new Date(now.getTime() - ONLINE_WITHIN_MS))
-      .catch(deps.onError)
-      .finally(() => (running = undefined));
-  };
-  const timer = setInterval(beat, interval);
-  timer.unref();
-  return {
-    async stop() {
-      clearInterval(timer);
-      await running;
+  return startPeriodic(
+    () => {
+      const now = deps.clock.now();
+      return deps.controllers.heartbeat(deps.id, now, new Date(now.getTime() - ONLINE_WITHIN_MS));
     },
-  };
+    { intervalMs: deps.intervalMs ?? HEARTBEAT_INTERVAL_MS, onError: deps.onError },
+  );
 }

@@ -100,7 +100,7 @@ export function createEdgeSessionService(deps: {
 
   async function view(caller: Caller, session: NamedEdgeSession): Promise<EdgeSessionView> {
     // A service deleted since the session was read took the session with it; this answer shows no routers for it.
-    const service = await access.service(session.serviceId);
+    const service = await access.service(caller, session.serviceId);
     const routers = service ? await access.routers(caller, service, routerQuery) : { items: [] };
     return { session, token: await signed(session), edgeRouters: routers.items };
   }
@@ -127,7 +127,7 @@ export function createEdgeSessionService(deps: {
     async create(caller, input) {
       // A granted right implies the service is visible, so visibility is only asked to word a refusal: 404 for a
       // service the caller may not see, 403 for one it sees but may not open this way.
-      const service = await access.service(input.serviceId);
+      const service = await access.service(caller, input.serviceId);
       const refusal = service ? await access.refusal(caller, service.id, input.type, postureOnce(caller)) : undefined;
       if (!service || refusal) {
         await access.visibleService(caller, input.serviceId);
@@ -151,10 +151,10 @@ export function createEdgeSessionService(deps: {
         tags: input.tags ?? {},
         createdAt: now,
         updatedAt: now,
-      });
+      }, service.name);
       // The service, or the caller's API session, was deleted while the request ran.
       if (!session) {
-        if (!(await access.service(service.id))) throw new ApiError('NOT_FOUND', { message: `No service has the id '${service.id}'`, cause: { field: 'serviceId', value: service.id } });
+        if (!(await access.service(caller, service.id))) throw new ApiError('NOT_FOUND', { message: `No service has the id '${service.id}'`, cause: { field: 'serviceId', value: service.id } });
         throw new ApiError('UNAUTHORIZED', { message: 'The API session ended while the session was being opened', cause: { field: 'session', reason: 'ended' } });
       }
       return { session, token: await signed(session), edgeRouters: routers.items };

@@ -8,7 +8,6 @@
 import type { Database } from '../../persistence/database.js';
 import { createEdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
 import { createEdgeSessionRepository } from '../../persistence/repositories/edge-sessions.js';
-import { createPostureCheckRepository } from '../../persistence/repositories/posture-checks.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthorizationDomain } from '../authorization/index.js';
 import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
@@ -39,7 +38,6 @@ export function buildEdgeSessionsDomain(
     access: createSessionAccess({
       engine: deps.authorization.engine,
       routers: createEdgeRouterRepository(database),
-      postureChecks: createPostureCheckRepository(database),
       clock,
     }),
     posture: deps.posture,

@@ -12,23 +12,23 @@
  *   service edge router policies both select.
  */
 import type { EdgeRouter } from '../../domain/edge-router.js';
-import type { PostureCheck } from '../../domain/posture-check.js';
 import type { PostureState } from '../../domain/posture-response.js';
 import type { ServicePolicyType } from '../../domain/policy.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ListQuery } from '../../persistence/query/list-query.js';
 import type { EdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
 import { withinEvery } from '../../persistence/repositories/edge-sessions.js';
-import type { ResourceRepository } from '../../persistence/resource-table.js';
 import type { RoleHolder } from '../../policy/roles.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthContext } from '../authentication/request-auth.js';
-import { membershipOf, type PolicyEngine, type RoleEntity } from '../authorization/engine.js';
-import { idIn } from '../authorization/related-list.js';
+import { membershipOf, type PolicyEngine } from '../authorization/engine.js';
 import { evaluateCheck } from '../posture/index.js';
 
 /** The caller as these questions need it. */
 export type Caller = Pick<AuthContext, 'kind' | 'session' | 'identity'>;
+
+/** A service as sessions need it: what policies match, and its name for the session's view. */
+export type NamedHolder = RoleHolder & { name: string };
 
 /** Why a session of a type is refused, or nothing when it is allowed. */
 export type Refusal = { reason: 'policy' } | { reason: 'posture'; failed: Array<{ id: string; queryType: string }> };
@@ -36,8 +36,11 @@ export type Refusal = { reason: 'policy' } | { reason: 'posture'; failed: Array<
 export interface SessionAccess {
   /** The service when the caller may see it; 404 NOT_FOUND otherwise, as for an id of nothing. */
   visibleService(caller: Caller, serviceId: string): Promise<RoleHolder>;
-  /** The service as the engine sees it, or undefined when it is gone. */
-  service(serviceId: string): Promise<RoleEntity | undefined>;
+  /**
+   * The service as the engine sees it, or undefined when it is gone: from the in-memory index, else (created a moment
+   * ago on another controller) from the store.
+   */
+  service(caller: Caller, serviceId: string): Promise<NamedHolder | undefined>;
   /**
    * Why the caller may not open (or keep) a session of `type` for the service, or undefined when it may. `state` is
    * the API session's posture, read once per request by the caller of this (`posture.stateOf`).
@@ -63,18 +66,19 @@ export function refusalError(refusal: Refusal, serviceId: string, type: ServiceP
 }
 
 export function createSessionAccess(deps: {
-  engine: Pick<PolicyEngine, 'entity' | 'policiesSelecting' | 'access' | 'visibleService'>;
+  engine: Pick<PolicyEngine, 'entity' | 'policiesSelecting' | 'visibleService' | 'postureChecks' | 'commonRouters'>;
   routers: Pick<EdgeRouterRepository, 'list'>;
-  postureChecks: Pick<ResourceRepository<PostureCheck>, 'list'>;
   clock: Clock;
 }): SessionAccess {
-  const { engine, routers, postureChecks, clock } = deps;
+  const { engine, routers, clock } = deps;
 
   // The words of the client's `GET /services/{id}` (client-services.ts), for an id of nothing and an unseen service alike.
   const notFound = (serviceId: string) =>
     new ApiError('NOT_FOUND', { message: `No service the caller may see has the id '${serviceId}'`, cause: { field: 'id', value: serviceId } });
 
-  async function service(serviceId: string): Promise<RoleEntity | undefined> {
+  async function service(caller: Caller, serviceId: string): Promise<NamedHolder | undefined> {
+    const kept = await engine.visibleService(caller.identity, serviceId, true);
+    if (kept) return kept.service;
     return engine.entity('service', serviceId).catch((error: unknown) => {
       if (error instanceof ApiError && error.code === 'NOT_FOUND') return undefined;
       throw error;
@@ -91,31 +95,31 @@ export function createSessionAccess(deps: {
     },
 
     async refusal(caller, serviceId, type, state) {
-      // A service or identity deleted while the request runs grants nothing.
-      const access = await engine.access(caller.identity.id, serviceId, type).catch((error: unknown) => {
-        if (error instanceof ApiError && error.code === 'NOT_FOUND') return { allowed: false, policies: [] };
-        throw error;
-      });
-      if (!access.allowed) return { reason: 'policy' };
+      // The grants, and the checks their policies name, from the engine's in-memory index (the caller's identity is
+      // the authentication's copy, kept current by the change feed).
+      const visible = await engine.visibleService(caller.identity, serviceId, false);
+      const granting = (visible?.grants ?? []).filter((grant) => grant.type === type);
+      if (granting.length === 0) return { reason: 'policy' };
       // A policy without checks passes; then nothing needs reading.
-      if (access.policies.some((granting) => granting.postureChecks.length === 0)) return undefined;
-      const ids = [...new Set(access.policies.flatMap((granting) => granting.postureChecks.map((check) => check.id)))];
-      const { items } = await postureChecks.list({ where: idIn(ids), sort: [], limit: ids.length, offset: 0 });
-      const checks = new Map(items.map((check) => [check.id, check]));
+      if (granting.some((grant) => grant.postureCheckIds.length === 0)) return undefined;
+      const ids = [...new Set(granting.flatMap((grant) => grant.postureCheckIds))];
+      const checks = new Map((await engine.postureChecks(ids)).map((check) => [check.id, check]));
       const posture = await state();
       const now = clock.now();
       const outcomes = new Map<string, boolean>();
       for (const id of ids) {
         const check = checks.get(id);
-        // A check deleted since the engine read it fails closed; the next request no longer sees it.
+        // A check deleted since the index named it fails closed; the next request no longer sees it.
         outcomes.set(id, check !== undefined && evaluateCheck(check, posture, now).isPassing);
       }
-      if (access.policies.some((granting) => granting.postureChecks.every((check) => outcomes.get(check.id) === true))) return undefined;
+      if (granting.some((grant) => grant.postureCheckIds.every((id) => outcomes.get(id) === true))) return undefined;
       const failed = ids.filter((id) => outcomes.get(id) !== true).map((id) => ({ id, queryType: checks.get(id)?.typeId ?? 'UNKNOWN' }));
       return { reason: 'posture', failed };
     },
 
     async routers(caller, service, query) {
+      const kept = await engine.commonRouters(caller.identity, service, query);
+      if (kept) return kept;
       const byIdentity = await engine.policiesSelecting('edge-router-policy', 'identity', caller.identity);
       if (byIdentity.length === 0) return { items: [], totalCount: 0 };
       const byService = await engine.policiesSelecting('service-edge-router-policy', 'service', service);

@@ -20,7 +20,7 @@ import type { LoadedCertificateAuthority } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { EnrollmentJwtSigner, Jwks } from './enrollment-jwt.js';
-import { enrollMethod, type EnrollContext, type EnrollInput, type EnrollResult, type PendingEnrollment } from './methods/index.js';
+import { enrollMethod, type EnrollCas, type EnrollContext, type EnrollInput, type EnrollResult, type PendingEnrollment } from './methods/index.js';
 
 export { ENROLL_METHODS, isEnrollMethod, type EnrollInput, type EnrollResult } from './methods/index.js';
 export { CLIENT_CERT_VALIDITY_MS } from './methods/ott.js';
@@ -45,6 +45,8 @@ export interface EnrollServiceDeps {
   /** Both undefined when the controller has no `edge` section. */
   jwt: EnrollmentJwtSigner | undefined;
   signingCa: LoadedCertificateAuthority | undefined;
+  /** Third-party CAs (ottca, ca); undefined where the controller was built without them. */
+  cas?: EnrollCas | undefined;
 }
 
 function unavailable(): ApiError {
@@ -84,6 +86,7 @@ export function createEnrollService(deps: EnrollServiceDeps): EnrollService {
       clock,
       authPolicies: deps.authPolicies,
       signingCa: deps.signingCa,
+      cas: deps.cas,
       unavailable,
       pending: (token) => pending(token, method),
       /** Completes the enrollment or says why not; records who enrolled. */

@@ -7,6 +7,8 @@ import { X509Certificate } from 'node:crypto';
 import { SignJWT, type JWK } from 'jose';
 import type { Enrollment } from '../../domain/enrollment.js';
 import { certificateFingerprint, type LoadedIdentity } from '../../pki/index.js';
+import { webcrypto } from '../../pki/x509.js';
+import { newUuid } from '../../shared/random.js';
 
 /** The `aud` of every enrollment JWT (the reference's `openziti-enroller`, renamed). */
 export const ENROLLMENT_AUDIENCE = 'svc-enroller';
@@ -24,8 +26,21 @@ export interface EnrollmentJwtSigner {
    * aud, iat, exp (= expiresAt). Edge routers enroll with method `erott` (reference facts §9).
    */
   sign(enrollment: Pick<Enrollment, 'identityId' | 'token' | 'expiresAt'> & { method: Enrollment['method'] | 'erott' }, now: Date): Promise<string>;
-  /** The public key set that verifies the JWTs, as served at `GET /enroll/jwks`. */
+  /** The public key set of the current key only (the served `GET /enroll/jwks` adds retired keys: enrollment-keys.ts). */
   jwks(): Jwks;
+  /** The `kid` of the current key, and its public JWK. */
+  readonly kid: string;
+  readonly publicJwk: JWK;
+  /**
+   * The network JWT of `GET /network-jwts` (reference facts §2): em = network, iss = sub = the issuer with a trailing
+   * slash, a new jti, no exp; a client reads the controller's address from it.
+   */
+  signNetwork(now: Date): Promise<string>;
+  /**
+   * Signs `data` with the current key as JWS would (RFC 7515 section 5.1: ECDSA signatures as R || S, RFC 7518
+   * section 3.4): the answer of `POST /enroll/challenge`.
+   */
+  signBytes(data: Uint8Array): Promise<{ algorithm: string; kid: string; signature: Buffer }>;
 }
 
 /** The JWS algorithm (RFC 7518 section 3.1) for a WebCrypto signing key, by key type and curve. */
@@ -89,5 +104,25 @@ export function createEnrollmentJwtSigner(options: { identity: Pick<LoadedIdenti
         .sign(identity.serverKey);
     },
     jwks: () => ({ keys: keys.map((key) => ({ ...key })) }),
+    kid,
+    publicJwk,
+    async signNetwork(now) {
+      const iss = `${issuer}/`;
+      return new SignJWT({ em: 'network' })
+        .setProtectedHeader({ alg, kid, typ: 'JWT' })
+        .setIssuer(iss)
+        .setSubject(iss)
+        .setJti(newUuid())
+        .setAudience(ENROLLMENT_AUDIENCE)
+        .setIssuedAt(Math.floor(now.getTime() / 1000))
+        .sign(identity.serverKey);
+    },
+    async signBytes(data) {
+      const algorithm = identity.serverKey.algorithm as { name: string };
+      // ECDSA takes its hash with each call; RSA and Ed25519 carry theirs in the imported key.
+      const params = algorithm.name === 'ECDSA' ? { name: 'ECDSA', hash: `SHA-${alg.slice(2)}` } : { name: algorithm.name };
+      const signature = Buffer.from(await webcrypto.subtle.sign(params, identity.serverKey, data));
+      return { algorithm: alg, kid, signature };
+    },
   };
 }

@@ -12,6 +12,8 @@ export interface CreateEnrollmentInput {
   method: EnrollmentMethod;
   /** Required for `updb`. */
   username?: string;
+  /** Required for `ottca`: the third-party CA whose certificate the identity will present. */
+  caId?: string;
   /** The request field that carried `username`, for errors (`enrollment.updb` on identity create); default `username`. */
   usernameField?: string;
   /** Defaults to now + edge.enrollment.edgeIdentity.duration. */

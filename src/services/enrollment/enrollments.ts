@@ -35,6 +35,8 @@ export interface EnrollmentServiceDeps {
   jwt: EnrollmentJwtSigner | undefined;
   /** `edge.enrollment.edgeIdentity.duration`: the default lifetime of an enrollment. */
   edgeIdentityDurationMs: number;
+  /** Third-party CAs, which `ottca` enrollments name; absent, no `ottca` enrollment can be created. */
+  cas?: { findById(id: string): Promise<{ id: string } | undefined> };
 }
 
 function invalidField(field: string, reason: string, value?: unknown): ApiError {
@@ -90,6 +92,18 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
     return username;
   }
 
+  /** The CA an `ottca` enrollment names (it must exist); null for the other methods, which take none. */
+  async function checkCa(input: CreateEnrollmentInput): Promise<string | null> {
+    if (!enrollMethod(input.method).takesCa) {
+      if (input.caId !== undefined) throw invalidField('caId', 'is only used by ottca enrollments');
+      return null;
+    }
+    if (input.caId === undefined) throw invalidField('caId', `is required for a ${input.method} enrollment`);
+    const ca = await deps.cas?.findById(input.caId);
+    if (!ca) throw new ApiError('REFERENCED_ENTITY_NOT_FOUND', { message: `No CA with id ${input.caId}`, cause: { field: 'caId', value: input.caId } });
+    return ca.id;
+  }
+
   async function get(id: string): Promise<Enrollment> {
     const enrollment = await enrollments.findById(id);
     if (!enrollment) throw notFound(id);
@@ -116,7 +130,9 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
         const { kind } = authenticator;
         throw exists(`The identity already has a ${kind} authenticator; delete it before creating a ${input.method} enrollment`);
       }
+      if (enrollMethod(input.method).administered === false) throw invalidField('method', `${input.method} enrollments are not created by administrators`, input.method);
       const username = await checkUsername(input);
+      const caId = await checkCa(input);
       const token = newUuid();
       const enrollment: Enrollment = {
         id: newEntityId(),
@@ -124,6 +140,7 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
         method: input.method,
         token,
         username,
+        caId,
         jwt: await jwt.sign({ method: input.method, identityId: identity.id, token, expiresAt }, now),
         expiresAt,
         createdAt: now,
@@ -140,6 +157,7 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
           method: input.method,
           expiresAt: expiresAt.toISOString(),
           ...(username === null ? {} : { username }),
+          ...(caId === null ? {} : { caId }),
         });
       });
       return enrollment;

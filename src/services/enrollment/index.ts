@@ -15,6 +15,8 @@ import { createEnrollmentService } from './enrollments.js';
 import { createAuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import type { LoadedCertificateAuthority } from '../../pki/index.js';
 import { createEnrollService, type EnrollService } from './enroll.js';
+import type { EnrollCas } from './methods/index.js';
+import { createCaRepository } from '../../persistence/repositories/cas.js';
 
 export interface EnrollmentSettings {
   clock: Clock;
@@ -34,11 +36,15 @@ export function buildEnrollmentAdministration(store: Database, settings: Enrollm
     clock,
     jwt,
     edgeIdentityDurationMs,
+    cas: createCaRepository(store),
   });
 }
 
 /** Consuming enrollments; `signingCa` (the enrollment signing CA) is undefined without an edge section. */
-export function buildEnrollService(database: Database, settings: EnrollmentSettings & { signingCa: LoadedCertificateAuthority | undefined }): EnrollService {
+export function buildEnrollService(
+  database: Database,
+  settings: EnrollmentSettings & { signingCa: LoadedCertificateAuthority | undefined; cas?: EnrollCas | undefined },
+): EnrollService {
   return createEnrollService({
     enrollments: createEnrollmentRepository(database),
     identities: createIdentityRepository(database),
@@ -47,5 +53,6 @@ export function buildEnrollService(database: Database, settings: EnrollmentSetti
     clock: settings.clock,
     jwt: settings.jwt,
     signingCa: settings.signingCa,
+    cas: settings.cas,
   });
 }

@@ -3,11 +3,11 @@
  * (PUT) and patch, the reference's identity types mapped to the two we store, and the audit details of a change.
  */
 import { DEFAULT_AUTH_POLICY_ID } from '../../domain/auth-policy.js';
-import { DEFAULT_HOSTING, type HostingSettings, type Identity } from '../../domain/identity.js';
+import { DEFAULT_HOSTING, IDENTITY_TYPES, type HostingSettings, type Identity, type IdentityTypeId } from '../../domain/identity.js';
 
-/** The identity types clients may send (reference identityCreate); all but `Router` are stored as `Default`. */
-export const IDENTITY_TYPE_NAMES = ['User', 'Device', 'Service', 'Router', 'Default'] as const;
-export type IdentityTypeName = (typeof IDENTITY_TYPE_NAMES)[number];
+/** The identity types clients may send (reference identityCreate), stored as given. */
+export const IDENTITY_TYPE_NAMES = IDENTITY_TYPES;
+export type IdentityTypeName = IdentityTypeId;
 
 /** The fields of a whole identity (PUT); absent optional fields take their defaults. */
 export interface IdentityFieldsInput {
@@ -26,10 +26,14 @@ export interface IdentityFieldsInput {
   serviceHostingCosts?: HostingSettings['serviceHostingCosts'];
 }
 
-/** Which enrollments to create with the identity: a one-time token (`ott`) and/or a password for a username (`updb`). */
+/**
+ * Which enrollments to create with the identity: a one-time token (`ott`), a password for a username (`updb`),
+ * and/or a one-time token for a certificate of the third-party CA of this id (`ottca`).
+ */
 export interface IdentityEnrollmentRequest {
   ott?: boolean;
   updb?: string;
+  ottca?: string;
 }
 
 export interface IdentityCreateInput extends IdentityFieldsInput {
@@ -56,9 +60,9 @@ const EDITABLE: ReadonlyArray<keyof IdentityFields> = [
   'serviceHostingCosts',
 ];
 
-/** The stored type of a requested type: the reference keeps only `Router` apart. */
+/** The stored type of a requested type: the type as given (decision 0039). */
 export function identityTypeId(type: IdentityTypeName): Identity['typeId'] {
-  return type === 'Router' ? 'Router' : 'Default';
+  return type;
 }
 
 /** A whole input as stored fields, defaults filled in and role attributes without repeats. */
@@ -110,9 +114,10 @@ export function changedFields(before: IdentityFields, after: IdentityFields): Re
 }
 
 /** The enrollments an identity create asks for, in the order they are made. */
-export function requestedEnrollments(request: IdentityEnrollmentRequest | undefined): Array<{ method: 'ott' | 'updb'; username?: string }> {
-  const wanted: Array<{ method: 'ott' | 'updb'; username?: string }> = [];
+export function requestedEnrollments(request: IdentityEnrollmentRequest | undefined): Array<{ method: 'ott' | 'updb' | 'ottca'; username?: string; caId?: string }> {
+  const wanted: Array<{ method: 'ott' | 'updb' | 'ottca'; username?: string; caId?: string }> = [];
   if (request?.ott === true) wanted.push({ method: 'ott' });
   if (request?.updb !== undefined) wanted.push({ method: 'updb', username: request.updb });
+  if (request?.ottca !== undefined) wanted.push({ method: 'ottca', caId: request.ottca });
   return wanted;
 }

@@ -17,7 +17,6 @@ import { serverSigningKey } from '../enrollment/enrollment-jwt.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
 import type { MfaService } from '../mfa/mfa.js';
 import type { SessionConfigTypes } from '../sessions/config-types.js';
-import { createAccessTokenVerifier, type AccessTokenVerifier } from './oidc-access-tokens.js';
 import { createAuthRequestSeal } from './oidc-auth-request-seal.js';
 import { createOidcFactorService, type OidcFactorService } from './oidc-factors.js';
 import { createOidcProviderService, type OidcProviderService } from './oidc-provider.js';
@@ -26,7 +25,6 @@ import { createOidcTokenSigner, type OidcTokenSigner } from './oidc-tokens.js';
 
 export interface OidcDomain {
   provider: OidcProviderService;
-  accessTokens: AccessTokenVerifier;
   factors: OidcFactorService;
   /** The signer over the controller's keys, for other tokens checked against `/oidc/keys` (client API sessions). */
   tokens: OidcTokenSigner;
@@ -90,7 +88,6 @@ export async function buildOidcDomain(
   });
   return {
     provider,
-    accessTokens: createAccessTokenVerifier({ tokens, oidc, identities, clock }),
     factors: createOidcFactorService({ provider, extJwt: deps.extJwt, oidc, identities, mfa: deps.mfa, clock }),
     tokens,
   };

@@ -294,8 +294,7 @@ export function createOidcProviderService(deps: {
         status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',
         outstanding,
       };
-      // The first time the request needs state in the store; the expired ones go then, not on every authorize.
-      await oidc.deleteExpiredAuthRequests(now);
+      // Expired requests are deleted by the housekeeping sweep (services/housekeeping), not on the login path.
       if (!(await oidc.insertAuthRequest(loggedIn))) throw alreadyLoggedIn();
       if (outstanding.length > 0) return { kind: 'partially_authenticated', request: loggedIn, outstanding };
       return { kind: 'authenticated', location: callbackLocation(loggedIn) };

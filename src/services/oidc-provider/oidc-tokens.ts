@@ -3,7 +3,8 @@
  * token (a JWT, RFC 9068 shape plus the `z_` claims), the ID token (OpenID Connect Core 1.0 §2), and verification
  * of access tokens presented back to the controller.
  */
-import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, SignJWT, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
+import { compactSigner } from '../../crypto/jws.js';
+import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
 import { OIDC_CLIENT_ID, type OidcSession } from '../../domain/oidc.js';
 import type { Identity } from '../../domain/identity.js';
 import { newUuid } from '../../shared/random.js';
@@ -77,6 +78,7 @@ export function createOidcTokenSigner(options: {
 }): OidcTokenSigner {
   const { signingKey, keys } = options;
   const { alg, kid } = signingKey;
+  const sign = compactSigner(signingKey.key, alg);
   // Bounded by the keys ever published in the store: only keys read from it are imported, never a presented one.
   const imported = new Map<string, Promise<KeyObject | JoseKey | Uint8Array>>();
   const importOnce = (jwk: JWK) => {
@@ -138,37 +140,32 @@ export function createOidcTokenSigner(options: {
         z_ice: false,
       };
       // RFC 9068 §2.1: `typ: at+jwt` keeps an access token from being taken for an ID token and vice versa.
-      const token = await new SignJWT(claims)
-        .setProtectedHeader({ alg, kid, typ: 'at+jwt' })
-        .setIssuer(issuer)
-        .setSubject(identity.id)
-        .setAudience([OIDC_CLIENT_ID])
-        .setIssuedAt(iat)
-        .setNotBefore(iat)
-        .setExpirationTime(exp)
-        .setJti(newUuid())
-        .sign(signingKey.key);
+      const token = sign(
+        { alg, kid, typ: 'at+jwt' },
+        { ...claims, iss: issuer, sub: identity.id, aud: [OIDC_CLIENT_ID], iat, nbf: iat, exp, jti: newUuid() },
+      );
       return { token, expiresAt: new Date(exp * 1000) };
     },
     async signId({ issuer, identity, session, nonce, now }) {
       const iat = seconds(now);
       // OpenID Connect Core 1.0 §2; `sid` (Front-Channel Logout 1.0 §3) names the session so that an
       // id_token_hint at end_session can end it.
-      return new SignJWT({
-        auth_time: seconds(session.authTime),
-        ...(nonce !== null ? { nonce } : {}),
-        amr: session.amr,
-        azp: session.clientId,
-        name: identity.name,
-        sid: session.id,
-      })
-        .setProtectedHeader({ alg, kid, typ: 'JWT' })
-        .setIssuer(issuer)
-        .setSubject(identity.id)
-        .setAudience([OIDC_CLIENT_ID])
-        .setIssuedAt(iat)
-        .setExpirationTime(iat + Math.floor(options.idTokenDurationMs / 1000))
-        .sign(signingKey.key);
+      return sign(
+        { alg, kid, typ: 'JWT' },
+        {
+          auth_time: seconds(session.authTime),
+          ...(nonce !== null ? { nonce } : {}),
+          amr: session.amr,
+          azp: session.clientId,
+          name: identity.name,
+          sid: session.id,
+          iss: issuer,
+          sub: identity.id,
+          aud: [OIDC_CLIENT_ID],
+          iat,
+          exp: iat + Math.floor(options.idTokenDurationMs / 1000),
+        },
+      );
     },
     async verify(token, now, verifyOptions = {}) {
       // Any issuer of any controller sharing the store: a session started at one controller keeps that issuer in the
@@ -179,7 +176,7 @@ export function createOidcTokenSigner(options: {
       });
     },
     async signOther(claims, typ) {
-      return new SignJWT(claims).setProtectedHeader({ alg, kid, typ }).sign(signingKey.key);
+      return sign({ alg, kid, typ }, claims);
     },
     async verifyOther(token, now, expected) {
       return verifyOurs(token, now, (iss, known) => iss === expected.issuer || known, { audience: expected.audience, typ: expected.typ });

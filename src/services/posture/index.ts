@@ -7,6 +7,7 @@ import type { Database } from '../../persistence/database.js';
 import { createPostureCheckRepository } from '../../persistence/repositories/posture-checks.js';
 import { createPostureResponseRepository } from '../../persistence/repositories/posture-responses.js';
 import type { Clock } from '../../shared/clock.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
 import { createPostureService, type PostureService } from './posture.js';
 
 export type { PostureService, PostureQuery, PolicyPostureQueries, PostureTimerService } from './posture.js';
@@ -14,10 +15,11 @@ export { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, NO_TIMEOUT, type CheckOutcome 
 export { POSTURE_RESPONSE_TYPE_IDS, type PostureResponseInput } from './response-input.js';
 export { MAX_BULK_RESPONSES } from './posture.js';
 
-export function buildPostureDomain(database: Database, deps: { clock: Clock }): PostureService {
+export function buildPostureDomain(database: Database, deps: { clock: Clock; feed?: ChangeFeed }): PostureService {
   return createPostureService({
     responses: createPostureResponseRepository(database),
     checks: createPostureCheckRepository(database),
     clock: deps.clock,
+    ...(deps.feed ? { feed: deps.feed } : {}),
   });
 }

@@ -2,7 +2,8 @@
  * Posture per API session (issue 15, item 6; docs/decisions/0029-posture-responses.md): storing what a client
  * reports (`POST /posture-response`, `/posture-response-bulk`), recording the session's TOTP answers, and deciding
  * posture checks for one session. The state is read once per call (two primary-key reads) and every check of the
- * call is decided from it by the one evaluator (evaluate.ts), so a listing of many services costs no more reads.
+ * call is decided from it by the one evaluator (evaluate.ts), so a listing of many services costs no more reads. With
+ * the change feed the state is kept in memory per session, so a client's service list and sessions read nothing.
  */
 import type { PostureCheck, PostureCheckTypeId, OsType } from '../../domain/posture-check.js';
 import type { ClientInfo } from '../../domain/identity.js';
@@ -11,6 +12,8 @@ import type { PostureResponseRepository } from '../../persistence/repositories/p
 import type { ResourceRepository } from '../../persistence/resource-table.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthContext } from '../authentication/request-auth.js';
+import type { ChangeFeed } from '../change-feed/change-feed.js';
+import { createFeedCache } from '../change-feed/feed-cache.js';
 import { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, type CheckOutcome } from './evaluate.js';
 import { namedCheckIds, slotsOf, type PostureResponseInput } from './response-input.js';
 
@@ -92,15 +95,32 @@ export function postureQueryOf(check: PostureCheck, outcome: CheckOutcome): Post
   return query;
 }
 
-export function createPostureService(deps: { responses: PostureResponseRepository; checks: Pick<ResourceRepository<PostureCheck>, 'findById'>; clock: Clock }): PostureService {
-  const { responses, checks, clock } = deps;
+/** API sessions whose reports a controller keeps in memory. */
+const KEPT_SESSIONS = 100_000;
+
+export function createPostureService(deps: {
+  responses: PostureResponseRepository;
+  checks: Pick<ResourceRepository<PostureCheck>, 'findById'>;
+  clock: Clock;
+  /** Keeps each session's reports in memory, dropped when any controller stores a new one (decision 0035). */
+  feed?: ChangeFeed;
+}): PostureService {
+  const { responses, checks, clock, feed } = deps;
+  // Values are wrapped: a session that reported nothing, or whose login answered no TOTP, is kept too.
+  const keptSlots = feed ? createFeedCache<{ slots: PostureSlot[] }>({ feed, entity: 'posture-response', capacity: KEPT_SESSIONS }) : undefined;
+  const keptLoginMfa = feed ? createFeedCache<{ at: Date | null }>({ feed, entity: 'oidc-session', capacity: KEPT_SESSIONS }) : undefined;
+  const storedSlots = async (sessionId: string) => {
+    const load = async () => ({ slots: await responses.slotsOf(sessionId) });
+    return ((await keptSlots?.get(sessionId, load)) ?? (await load())).slots;
+  };
+  const loginMfaAt = async (sessionId: string) => {
+    const load = async () => ({ at: await responses.oidcLoginMfaAt(sessionId) });
+    return ((await keptLoginMfa?.get(sessionId, load)) ?? (await load())).at;
+  };
 
   async function stateOf(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>): Promise<PostureState> {
-    const [slots, loginMfaAt] = await Promise.all([
-      responses.slotsOf(auth.session.id),
-      auth.kind === 'oidc' ? responses.oidcLoginMfaAt(auth.session.id) : Promise.resolve(null),
-    ]);
-    return postureStateOf(slots, loginMfaAt, isLegacyEndpoint(auth.identity.sdkInfo));
+    const [slots, loginMfa] = await Promise.all([storedSlots(auth.session.id), auth.kind === 'oidc' ? loginMfaAt(auth.session.id) : Promise.resolve(null)]);
+    return postureStateOf(slots, loginMfa, isLegacyEndpoint(auth.identity.sdkInfo));
   }
 
   async function postureQueries(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>, list: readonly PostureCheck[]): Promise<PostureQuery[]> {

@@ -27,6 +27,8 @@ export interface Operation {
   headerParams: Array<{ name: string; schema: JsonSchema }>;
   /** The JSON request body schema, when the operation takes one. */
   jsonBody: JsonSchema | undefined;
+  /** The body may be left out (OpenAPI `requestBody.required: false`): an empty body is then no body, not malformed JSON. */
+  bodyOptional: boolean;
   /** Other request body types it reads (PEM CSRs). */
   otherBodyTypes: string[];
   /** Provider endpoints only: reads its query parameters (all of them, as OAuth parameters). */
@@ -36,7 +38,7 @@ export interface Operation {
 }
 
 interface OpenApiDocument {
-  paths: Record<string, Record<string, { operationId: string; tags?: string[]; security?: unknown[]; parameters?: any[]; requestBody?: { content: Record<string, { schema: JsonSchema }> } }>>;
+  paths: Record<string, Record<string, { operationId: string; tags?: string[]; security?: unknown[]; parameters?: any[]; requestBody?: { required?: boolean; content: Record<string, { schema: JsonSchema }> } }>>;
 }
 
 /** The operations of one served OpenAPI document. */
@@ -58,6 +60,7 @@ export function operationsFromOpenApi(api: Exclude<ApiName, 'oidc'>, prefix: str
         query: parameters.filter((p) => p.in === 'query').map((p) => ({ name: p.name as string, schema: p.schema as JsonSchema })),
         headerParams: parameters.filter((p) => p.in === 'header').map((p) => ({ name: p.name as string, schema: p.schema as JsonSchema })),
         jsonBody: content['application/json']?.schema,
+        bodyOptional: op.requestBody?.required === false,
         otherBodyTypes: Object.keys(content).filter((type) => type !== 'application/json'),
         readsQuery: false,
         inputless: false,
@@ -99,6 +102,7 @@ export function providerOperations(): Operation[] {
       query: [],
       headerParams: [],
       jsonBody: undefined,
+      bodyOptional: false,
       otherBodyTypes: [],
       readsQuery: method === 'GET' && !INPUTLESS_PROVIDER_PATHS.has(endpoint.url) && !TOKEN_ONLY_PROVIDER_PATHS.has(endpoint.url),
       inputless: INPUTLESS_PROVIDER_PATHS.has(endpoint.url),

@@ -35,6 +35,11 @@ export interface PrimaryMethodDeps {
   policyOf(identity: Identity): Promise<AuthPolicy>;
   /** The identity behind a credential, if it exists and may log in now; the reason in words when it may not. */
   usableIdentity(identityId: string): Promise<Identity | string>;
+  /**
+   * Whether a presented chain (leaf first) leads to a CA trusted now: the controller's own, or a verified third-party
+   * CA that allows logins (decision 0037). Absent, the TLS layer's verdict against the controller's own CAs counts.
+   */
+  clientCaTrust?: { loginVerdict(chain: readonly Buffer[]): Promise<{ ok: true } | { ok: false; code: string; reason: string }> };
 }
 
 /** Builds a method from the shared deps, or returns undefined when what it needs is not configured. */

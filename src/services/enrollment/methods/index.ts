@@ -7,10 +7,14 @@ import type { EnrollmentMethod } from '../../../domain/enrollment.js';
 import type { EnrollMethod } from './enroll-method.js';
 import { ottEnrollment } from './ott.js';
 import { updbEnrollment } from './updb.js';
+import { ottcaEnrollment } from './ottca.js';
+import { caEnrollment } from './ca.js';
 
 const ENROLL_METHOD_REGISTRY = {
   ott: ottEnrollment, //   a CSR for a client certificate
   updb: updbEnrollment, // a password for the chosen username
+  ottca: ottcaEnrollment, // a third-party CA's client certificate, by token
+  ca: caEnrollment, //     a third-party CA's client certificate alone: the identity is created (no token)
 } as const satisfies { readonly [M in EnrollmentMethod]: EnrollMethod<never, { identityId: string }> };
 
 type Registry = typeof ENROLL_METHOD_REGISTRY;
@@ -34,4 +38,4 @@ export function enrollMethod<M extends EnrollmentMethod>(name: M): EnrollMethod<
   return ENROLL_METHOD_REGISTRY[name] as unknown as EnrollMethod<EnrollInput<M>, EnrollResult<M>>;
 }
 
-export type { EnrollContext, EnrollMethod, PendingEnrollment } from './enroll-method.js';
+export type { EnrollCas, EnrollContext, EnrollMethod, PendingEnrollment } from './enroll-method.js';

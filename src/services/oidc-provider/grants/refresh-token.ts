@@ -35,11 +35,10 @@ export function createRefreshTokenGrant({ oidc, clock, secrets, tokenSet, newRef
 
   return async function refreshToken(params) {
     if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
-    const stored = await oidc.findRefreshToken(hashToken(params.refresh_token));
-    if (!stored) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
-    const session = await oidc.findSession(stored.sessionId);
+    const found = await oidc.findRefreshTokenWithSession(hashToken(params.refresh_token));
+    if (!found) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
+    const { token: stored, session } = found;
     const now = clock.now();
-    if (!session) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
     const reuse = async () => {
       // OAuth 2.0 Security BCP (RFC 9700 §4.14.2): a rotated refresh token presented again means it leaked; the
       // whole family (the session) is revoked.

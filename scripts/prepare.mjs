@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+// The `prepare` step (run by `npm ci`, and again by `npx svc` when it links this checkout into its cache):
+// builds dist/ only when the sources changed since the last build, so the first `npx svc …` after `npm ci`
+// does not compile everything a second time. `npm run build` still always builds.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const stampFile = join(root, 'dist', '.sources-hash');
+
+/** One hash over everything the build reads: the sources, the compiler settings, package.json and the git revision. */
+function sourcesHash() {
+  const hash = createHash('sha256');
+  const visit = (dir) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) visit(path);
+      else if (entry.isFile()) hash.update(`${path.slice(root.length)}\0`).update(readFileSync(path));
+    }
+  };
+  visit(join(root, 'src'));
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) hash.update(`${file}\0`).update(readFileSync(join(root, file)));
+  try {
+    hash.update(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
+  } catch {
+    // not a git checkout (an unpacked tarball): the sources alone decide
+  }
+  return hash.digest('hex');
+}
+
+const current = sourcesHash();
+if (existsSync(join(root, 'dist', 'cli', 'main.js')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === current) {
+  console.error('svc: dist/ is up to date with src/; not building again');
+  process.exit(0);
+}
+console.error('svc: building dist/ from src/ (takes a few seconds)…');
+const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
+for (const args of [[tsc, '-p', 'tsconfig.build.json'], [join(root, 'scripts', 'build-info.mjs')]]) {
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
+  if (result.status !== 0) process.exit(result.status ?? 1);
+}
+writeFileSync(stampFile, `${current}\n`);

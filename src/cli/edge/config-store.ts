@@ -1,0 +1,81 @@
+/**
+ * What `svc edge login` remembers between commands, in the user's config folder (`$XDG_CONFIG_HOME/svc`, else
+ * `~/.config/svc`): the controller's URL, the CA certificates the user accepted, the session token and who it is, in
+ * `edge.json` (mode 0600: it holds a live session), and the controller's Management API document the resource
+ * commands are generated from (`management-spec.json`).
+ */
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { usageError } from '../cli-error.js';
+
+export interface EdgeLogin {
+  /** `https://host:port` of the controller. */
+  controller: string;
+  /** The accepted CA certificates (PEM). */
+  ca: string;
+  /** The legacy API session token (`svc-session`). */
+  token: string;
+  identity: { id: string; name: string };
+  username: string;
+  loggedInAt: string;
+}
+
+/** The folder the edge commands keep their state in. */
+export function configFolder(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.XDG_CONFIG_HOME && env.XDG_CONFIG_HOME !== '' ? env.XDG_CONFIG_HOME : join(homedir(), '.config');
+  return join(base, 'svc');
+}
+
+const loginFile = () => join(configFolder(), 'edge.json');
+const specFile = () => join(configFolder(), 'management-spec.json');
+
+/** Writes `text` readable by the user only (0600), in a folder only the user can enter (0700). */
+function writePrivate(path: string, text: string): void {
+  mkdirSync(configFolder(), { recursive: true, mode: 0o700 });
+  writeFileSync(path, text, { mode: 0o600 });
+  // mode applies only when the file is created: an existing file keeps whatever mode it had, so set it again.
+  chmodSync(path, 0o600);
+}
+
+export function saveLogin(login: EdgeLogin, managementSpec: unknown): void {
+  writePrivate(loginFile(), `${JSON.stringify(login, null, 2)}\n`);
+  writePrivate(specFile(), JSON.stringify(managementSpec));
+}
+
+/** The stored login, or undefined when there is none. */
+export function readLogin(): EdgeLogin | undefined {
+  if (!existsSync(loginFile())) return undefined;
+  try {
+    return JSON.parse(readFileSync(loginFile(), 'utf8')) as EdgeLogin;
+  } catch {
+    throw usageError(`${loginFile()} is not readable JSON: log in again with 'svc edge login URL'`);
+  }
+}
+
+/** The stored login, or a usage error telling how to log in. */
+export function requireLogin(): EdgeLogin {
+  const login = readLogin();
+  if (!login) throw usageError("not logged in: run 'svc edge login URL' first");
+  return login;
+}
+
+/** The Management API document saved at login, if any. */
+export function readSavedSpec(): Record<string, any> | undefined {
+  if (!existsSync(specFile())) return undefined;
+  try {
+    return JSON.parse(readFileSync(specFile(), 'utf8')) as Record<string, any>;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Forgets the login and the saved document. */
+export function forgetLogin(): void {
+  rmSync(loginFile(), { force: true });
+  rmSync(specFile(), { force: true });
+}
+
+export function loginFilePath(): string {
+  return loginFile();
+}

@@ -1,0 +1,80 @@
+/**
+ * `svc edge …`: the network from the command line, over the Management and Client APIs. Login, logout, whoami,
+ * enroll, policy-advice and version are written here; the resource commands are generated from the Management API
+ * document (resource-tree.ts, spec-source.ts).
+ */
+import { Command, Option } from 'commander';
+import type { Output } from '../output.js';
+import { policyAdviceCommand, versionCommand } from './advice-and-version.js';
+import type { ResourceSpec } from './catalogue.js';
+import { managementClient } from './management-client.js';
+import { addResourceCommands, resourcesHelp, type Run } from './resource-tree.js';
+
+// Loaded when their command runs: they bring the PKI and JOSE modules, which other commands do not need.
+const login = () => import('./login.js');
+const enroll = () => import('./enroll.js');
+
+export interface EdgeCatalogue {
+  resources: Map<string, ResourceSpec>;
+  source: 'login' | 'built-in';
+}
+
+/**
+ * Adds the edge commands under `edge`. `catalogue` is given when the command line needs the resource commands (it
+ * is read from disk, or generated, only then).
+ */
+export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?: EdgeCatalogue): void {
+  edge.description('Runs the network from the command line: log in once, then list, create, update and delete any Management API resource');
+
+  edge
+    .command('login')
+    .description("Logs in to a controller and remembers it (URL, trusted CAs, session) in $XDG_CONFIG_HOME/svc; the first contact shows the CAs' fingerprints to confirm")
+    .argument('<url>', 'the controller, such as https://127.0.0.1:1280')
+    .option('-u, --username <user>', 'the username (default SVC_ADMIN_USER, else admin)')
+    .addOption(new Option('-p, --password <password>', 'the password (else --password-stdin, SVC_ADMIN_PASSWORD or a prompt)').conflicts('passwordStdin'))
+    .option('--password-stdin', 'read the password from the first line of stdin')
+    .option('--ca <file>', "trust these CA certificates (PEM) instead of confirming the controller's")
+    .option('-y, --yes', "trust the controller's CAs without asking")
+    .action((url: string, options: Record<string, any>) =>
+      run(async () =>
+        (await login()).loginCommand(
+          { url, username: options.username, password: options.password, passwordStdin: options.passwordStdin === true, ca: options.ca, yes: options.yes === true },
+          out,
+        ),
+      ),
+    );
+  edge
+    .command('logout')
+    .description('Ends the session and forgets the login')
+    .action(() => run(async () => (await login()).logoutCommand(out)));
+  edge
+    .command('whoami')
+    .description('Prints the logged-in identity')
+    .option('--json', 'print the current identity as JSON')
+    .action((options: { json?: boolean }) => run(async () => (await login()).whoamiCommand(out, options.json === true)));
+  edge
+    .command('enroll')
+    .description("Enrolls with an enrollment JWT as an SDK would (key made here, CSR sent) and writes an SDK identity file {ztAPI, id: {cert, key, ca}}")
+    .argument('<file.jwt>', 'the enrollment JWT (from svc edge create identity NAME -o FILE.jwt)')
+    .requiredOption('-o, --output <file>', 'where to write the identity file (JSON)')
+    .action((file: string, options: { output: string }) => run(async () => (await enroll()).enrollCommand({ jwtFile: file, output: options.output }, out)));
+  edge
+    .command('policy-advice')
+    .description('Says whether an identity may dial and bind a service and, in words, what is missing')
+    .argument('<identity>', 'id or name')
+    .argument('<service>', 'id or name')
+    .option('--json', 'print the advice as JSON')
+    .action((identity: string, service: string, options: { json?: boolean }) =>
+      run(async () => policyAdviceCommand(managementClient(), catalogue?.resources ?? new Map(), { identity, service, json: options.json === true }, out)),
+    );
+  edge
+    .command('version')
+    .description("Prints the logged-in controller's version document")
+    .action(() => run(() => versionCommand(managementClient(), out)));
+
+  if (catalogue) {
+    addResourceCommands(edge, catalogue.resources, out, run);
+    const source = catalogue.source === 'login' ? "from the logged-in controller's Management API" : "from this build's Management API; after login, the controller's";
+    edge.addHelpText('after', resourcesHelp(catalogue.resources, source));
+  }
+}

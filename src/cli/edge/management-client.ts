@@ -1,0 +1,42 @@
+/**
+ * The Management API as the logged-in user: every call carries the stored session and trusts only the stored CAs.
+ * A 401 means the session expired or was revoked (sessions end after a while without use): the user is told to log
+ * in again rather than asked for a password on every command.
+ */
+import { requireLogin, type EdgeLogin } from './config-store.js';
+import { refusedError } from '../cli-error.js';
+import { describeAnswer, send, type HttpAnswer } from './http.js';
+
+export const MANAGEMENT_PREFIX = '/edge/management/v1';
+
+export interface ManagementClient {
+  login: EdgeLogin;
+  /** Calls `path` (under the Management API) and returns the answer of a 2xx; anything else is exit code 1. */
+  call(method: string, path: string, options?: { query?: Record<string, string | undefined>; body?: unknown }): Promise<HttpAnswer>;
+}
+
+/** An absolute URL of the Management API at `controller`. */
+export function managementUrl(controller: string, path: string, query: Record<string, string | undefined> = {}): URL {
+  const url = new URL(`${MANAGEMENT_PREFIX}${path}`, controller);
+  for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+  return url;
+}
+
+export function managementClient(login: EdgeLogin = requireLogin()): ManagementClient {
+  return {
+    login,
+    async call(method, path, options = {}) {
+      const answer = await send(managementUrl(login.controller, path, options.query), {
+        method,
+        ca: login.ca,
+        headers: { 'svc-session': login.token },
+        body: options.body,
+      });
+      if (answer.status === 401) {
+        throw refusedError(`the session of ${login.username} at ${login.controller} expired or was revoked: log in again with 'svc edge login ${login.controller}'`);
+      }
+      if (answer.status < 200 || answer.status >= 300) throw refusedError(`the controller refused ${method} ${path}: ${describeAnswer(answer)}`);
+      return answer;
+    },
+  };
+}

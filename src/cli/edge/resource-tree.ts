@@ -1,0 +1,166 @@
+/**
+ * The generated part of `svc edge`: under each verb (list, get, create, update, delete) one sub-command per
+ * resource of the catalogue that has that operation, named by its singular with its plural as an alias, its options
+ * made from the request body schema. Nothing here names a resource.
+ */
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import type { Output } from '../output.js';
+import type { BodyOperation, ResourceSpec } from './catalogue.js';
+import { fieldOptions, formOf, shorthandOptions, flagOf } from './field-options.js';
+import { managementClient } from './management-client.js';
+import {
+  bodyOf,
+  checkRequired,
+  createEntity,
+  deleteCommand,
+  getCommand,
+  listCommand,
+  positionalFields,
+  updateCommand,
+  withCreateDefaults,
+  writeEnrollmentJwt,
+} from './resource-commands.js';
+
+export type Run = (action: () => Promise<number>) => Promise<void>;
+
+const FIELD_KEY = 'field:';
+
+function positiveInteger(name: string) {
+  return (text: string) => {
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new InvalidArgumentError(`expected a whole number (${name}).`);
+    return value;
+  };
+}
+
+/** Adds the field options of `operation` to `command`, each stored under `field:<name>`. */
+function addFieldOptions(command: Command, resource: ResourceSpec, operation: BodyOperation): void {
+  for (const { field, option } of fieldOptions(operation.fields, resource.singular)) {
+    option.attributeName = () => `${FIELD_KEY}${field.name}`;
+    command.addOption(option);
+  }
+  for (const option of shorthandOptions(operation.fields)) {
+    const name = option.attributeName();
+    option.attributeName = () => `${FIELD_KEY}${name}`;
+    command.addOption(option);
+  }
+}
+
+/** The field values given as options, by field name. */
+function fieldValues(options: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) if (key.startsWith(FIELD_KEY)) values[key.slice(FIELD_KEY.length)] = value;
+  return values;
+}
+
+function resourceCommand(parent: Command, resource: ResourceSpec, summary: string): Command {
+  const command = parent.command(resource.singular).description(summary);
+  if (resource.plural !== resource.singular) command.alias(resource.plural);
+  return command;
+}
+
+/** One line per resource: its fields, required ones starred (for `svc edge create --help`). */
+function fieldsSummary(resources: ResourceSpec[], pick: (r: ResourceSpec) => BodyOperation | undefined): string {
+  const lines = resources.flatMap((r) => {
+    const operation = pick(r);
+    if (!operation) return [];
+    return [`  ${r.singular}: ${operation.fields.map((f) => `--${flagOf(f, r.singular)}${f.required ? '*' : ''}`).join(' ') || '(no fields)'}`];
+  });
+  return `\nFields (* required):\n${lines.join('\n')}`;
+}
+
+export function addResourceCommands(edge: Command, catalogue: Map<string, ResourceSpec>, out: Output, run: Run): void {
+  const resources = [...catalogue.values()].sort((a, b) => a.singular.localeCompare(b.singular));
+
+  const list = edge.command('list').description('Lists the entities of a resource as a table (or JSON), with an optional filter');
+  for (const resource of resources) {
+    resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`)
+      .argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`)
+      .option('--limit <n>', 'at most this many (the controller caps it)', positiveInteger('--limit'))
+      .option('--offset <n>', 'skip this many', positiveInteger('--offset'))
+      .option('--sort <order>', "for example 'name desc'")
+      .option('--columns <a,b>', `the columns to show (default ${resource.columns.join(',')})`, (text: string) => text.split(','))
+      .option('--json', 'print the items as JSON instead of a table')
+      .action((filter: string | undefined, options: Record<string, any>) =>
+        run(() => listCommand(managementClient(), resource, { filter, limit: options.limit, offset: options.offset, sort: options.sort, columns: options.columns, json: options.json === true }, out)),
+      );
+  }
+
+  const get = edge.command('get').description('Prints one entity as JSON, named by id or name');
+  for (const resource of resources.filter((r) => r.detail)) {
+    resourceCommand(get, resource, resource.detail?.summary ?? '')
+      .argument(resource.named ? '<id|name>' : '<id>')
+      .action((ref: string) => run(() => getCommand(managementClient(), resource, ref, out)));
+  }
+
+  const create = edge.command('create').description('Creates an entity from field options (or --data FILE)');
+  for (const resource of resources) {
+    const operation = resource.create;
+    if (!operation) continue;
+    const command = resourceCommand(create, resource, operation.summary);
+    const positionals = positionalFields(operation);
+    for (const field of positionals) {
+      const argument = new Argument(`[${field.name}]`, `the ${field.name} (${formOf(field)}), or --${flagOf(field, resource.singular)}`);
+      if (field.choices) argument.choices(field.choices);
+      command.addArgument(argument);
+    }
+    addFieldOptions(command, resource, operation);
+    command.option('--data <file>', 'a JSON file of fields (- for stdin); options override it');
+    if (operation.fields.some((f) => f.name === 'enrollment' && f.kind === 'object')) {
+      command.option('--updb <username>', "a password enrollment for this username (same as --enrollment '{\"updb\":\"USER\"}')");
+    }
+    if (resource.enrolls) command.addOption(new Option('-o, --output <file>', 'write the enrollment JWT to this file (a one-time enrollment is made if none is asked for)'));
+    command.option('--json', 'print the created entity as JSON');
+    command.action((...args: unknown[]) =>
+      run(async () => {
+        const cmd = args[args.length - 1] as Command;
+        const options = cmd.opts();
+        const values = fieldValues(options);
+        if (options.updb !== undefined) values.enrollment = { updb: options.updb };
+        if (options.output !== undefined && values.enrollment === undefined && operation.fields.some((f) => f.name === 'enrollment')) values.enrollment = { ott: true };
+        const body = withCreateDefaults(operation, bodyOf(resource, operation, { values, positionals: args.slice(0, positionals.length), data: options.data }));
+        checkRequired(resource, operation, body);
+        const client = managementClient();
+        const created = await createEntity(client, catalogue, resource, body);
+        if (options.json) out.print(JSON.stringify({ id: created.id, ...created.body }, null, 2));
+        else out.print(`created ${resource.singular} ${typeof body.name === 'string' ? `${body.name} (${created.id})` : created.id}`);
+        if (options.output !== undefined) {
+          await writeEnrollmentJwt(client, resource, created.id, options.output);
+          if (!options.json) out.print(`enrollment JWT written to ${options.output}`);
+        }
+        return 0;
+      }),
+    );
+  }
+  create.addHelpText('after', fieldsSummary(resources, (r) => r.create));
+
+  const update = edge.command('update').description('Changes the given fields of an entity named by id or name');
+  for (const resource of resources) {
+    const operation = resource.update;
+    if (!operation) continue;
+    const command = resourceCommand(update, resource, operation.summary).argument(resource.named ? '<id|name>' : '<id>');
+    addFieldOptions(command, resource, operation);
+    command.option('--data <file>', 'a JSON file of fields (- for stdin); options override it');
+    command.action((ref: string, options: Record<string, unknown>) =>
+      run(() =>
+        updateCommand(managementClient(), catalogue, resource, ref, bodyOf(resource, operation, { values: fieldValues(options), positionals: [], data: options.data as string | undefined }), out),
+      ),
+    );
+  }
+  update.addHelpText('after', fieldsSummary(resources, (r) => r.update));
+
+  const remove = edge.command('delete').description('Deletes entities named by id or name');
+  for (const resource of resources.filter((r) => r.remove)) {
+    resourceCommand(remove, resource, resource.remove?.summary ?? '')
+      .argument(resource.named ? '<id|name...>' : '<id...>')
+      .action((refs: string[]) => run(() => deleteCommand(managementClient(), resource, refs, out)));
+  }
+}
+
+/** `svc edge --help`'s list of every resource and what can be done with it. */
+export function resourcesHelp(catalogue: Map<string, ResourceSpec>, source: string): string {
+  const resources = [...catalogue.values()].sort((a, b) => a.singular.localeCompare(b.singular));
+  const width = Math.max(...resources.map((r) => r.singular.length));
+  const verbs = (r: ResourceSpec) => ['list', r.detail && 'get', r.create && 'create', r.update && 'update', r.remove && 'delete'].filter(Boolean).join(' ');
+  return `\nResources (${source}):\n${resources.map((r) => `  ${r.singular.padEnd(width)}  ${verbs(r)}`).join('\n')}`;
+}

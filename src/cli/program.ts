@@ -1,0 +1,165 @@
+/**
+ * The `svc` command tree (commander): every command with its description, options and the environment it reads,
+ * each handing its work to its module. Exit codes: 0 success, 1 the work found errors or the controller refused,
+ * 2 the command line was wrong (unknown command or option, missing argument, bad value) or a file could not be read.
+ */
+import { Argument, Command, Option } from 'commander';
+import { readBuildInfo } from '../app/build-info.js';
+import { COMPLETION_SHELLS, completionScript } from './completion.js';
+import { addEdgeCommands, type EdgeCatalogue } from './edge/edge-command.js';
+import { CliError, usageError } from './cli-error.js';
+import type { Run } from './edge/resource-tree.js';
+import type { Output } from './output.js';
+
+const ENVIRONMENT = `
+Environment:
+  SVC_HOME            the quickstart home (default ~/.svc/quickstart); also where ext-jwt check finds the CA bundle
+  SVC_ADMIN_PASSWORD  the default administrator's password (quickstart, controller create-admin, ext-jwt check, edge login)
+  SVC_ADMIN_USER      the administrator's username (ext-jwt check, edge login)
+  SVC_LOG_LEVEL       the controller's log level: trace, debug, info (default), warn, error, fatal or silent
+  XDG_CONFIG_HOME     where svc edge keeps its login (default ~/.config; the files are in its svc folder)
+
+Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage (the command line or a file)`;
+
+// The command modules are loaded when their command runs: the controller's modules take a while to load, and a
+// command such as `svc edge list` or `svc --help` does not need them.
+const controllerCommands = () => import('./controller-commands.js');
+const routerCommands = () => import('./router-commands.js');
+
+export interface ProgramState {
+  /** The exit code the last action returned. */
+  code: number;
+}
+
+/** The whole command tree; `catalogue` adds the generated `svc edge` resource commands. */
+export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeCatalogue): Command {
+  const build = readBuildInfo();
+  const run: Run = async (action) => {
+    try {
+      state.code = await action();
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      out.error(`svc: ${error.message}`);
+      state.code = error.exitCode;
+    }
+  };
+  const program = new Command('svc')
+    .description('Controller of a zero-trust overlay network, and the command line to run the network')
+    .version(`svc ${build.version} (${build.revision}, built ${build.buildDate})`, '-v, --version', 'print the version')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (text) => out.print(text.replace(/\n$/, '')),
+      writeErr: (text) => out.error(text.replace(/\n$/, '')),
+    })
+    .showSuggestionAfterError(true)
+    .showHelpAfterError("(run with --help for usage)");
+
+  program
+    .command('quickstart')
+    .description('Creates (or reuses) a home with a PKI, a config and a default admin, and runs a controller on it until stopped')
+    .option('--home <dir>', 'the home folder (default SVC_HOME, else ~/.svc)')
+    .option('--host <host>', 'the address to listen on and advertise (default 127.0.0.1)')
+    .option('--port <port>', 'the port (default 1280)')
+    .option('--admin-user <name>', 'the default administrator (default admin)')
+    .option('--admin-password <password>', 'its password on first start (default SVC_ADMIN_PASSWORD, else generated and printed)')
+    .action((options: Record<string, string | undefined>) =>
+      run(async () => (await import('./quickstart-command.js')).quickstartCommand({ home: options.home, host: options.host, port: options.port, adminUser: options.adminUser, adminPassword: options.adminPassword }, out)),
+    );
+
+  const controller = program.command('controller').description('Runs and checks controllers from a config file');
+  controller
+    .command('run')
+    .description('Runs a controller from a config file until SIGINT or SIGTERM')
+    .requiredOption('--config <file>', 'the controller config (YAML)')
+    .action((options: { config: string }) => run(async () => (await controllerCommands()).runCommand(options.config, out)));
+  controller
+    .command('check')
+    .description('Validates a config file without starting; every problem at once')
+    .argument('<file>', 'the controller config (YAML)')
+    .action((file: string) => run(async () => (await controllerCommands()).checkCommand(file, out)));
+  controller
+    .command('create-admin')
+    .description('Creates the default admin in the configured store (for deployments not made by quickstart); does nothing if one exists')
+    .requiredOption('--config <file>', 'the controller config (YAML)')
+    .requiredOption('--admin-user <name>', 'the administrator username')
+    .option('--admin-password <password>', 'its password (default SVC_ADMIN_PASSWORD)')
+    .action((options: { config: string; adminUser: string; adminPassword?: string }) =>
+      run(async () => {
+        // An empty variable counts as unset, as everywhere else.
+        const password = options.adminPassword ?? (process.env.SVC_ADMIN_PASSWORD || undefined);
+        if (password === undefined) throw usageError('controller create-admin needs --admin-password (or SVC_ADMIN_PASSWORD)');
+        return (await controllerCommands()).createAdminCommand(options.config, options.adminUser, password, out);
+      }),
+    );
+
+  const router = program.command('router').description('Validates and explains router config files');
+  router
+    .command('validate')
+    .description('Validates router config files; every problem as FILE:LINE:COLUMN: error|warning: key.path: message')
+    .argument('<file...>', 'router config files (YAML)')
+    .addOption(new Option('--format <format>', 'text or json').choices(['text', 'json']).default('text'))
+    .option('--strict', 'treat deprecations as errors', false)
+    .action((files: string[], options: { format: 'text' | 'json'; strict: boolean }) => run(async () => (await routerCommands()).validateCommand(files, options, out)));
+  router
+    .command('explain')
+    .description('Prints the effective router configuration with every default filled in')
+    .argument('<file>', 'a router config file (YAML)')
+    .action((file: string) => run(async () => (await routerCommands()).explainCommand(file, out)));
+  router
+    .command('schema')
+    .description("Prints the router file's JSON Schema, for editors' YAML language servers")
+    .action(() => run(async () => (await routerCommands()).schemaCommand(out)));
+
+  program
+    .command('ext-jwt')
+    .description('Checks external JWTs against a running controller')
+    .command('check')
+    .description('Asks a running controller whether a JWT logs in through an external JWT signer, and if not which check fails')
+    .requiredOption('--controller <url>', 'the controller, such as https://127.0.0.1:1280')
+    .requiredOption('--signer <id>', 'the external JWT signer id')
+    .requiredOption('--token <jwt>', 'the JWT, or - to read it from stdin')
+    .option('--username <name>', 'an administrator (default SVC_ADMIN_USER)')
+    .option('--password <password>', "the administrator's password (default SVC_ADMIN_PASSWORD)")
+    .option('--ca <file>', "CA bundle (PEM) to trust the controller with (default the quickstart home's when present)")
+    .action((options: Record<string, string | undefined>) =>
+      run(async () => {
+        const username = options.username ?? (process.env.SVC_ADMIN_USER || undefined);
+        const password = options.password ?? (process.env.SVC_ADMIN_PASSWORD || undefined);
+        if (!username || !password) throw usageError('ext-jwt check needs --username and --password (or SVC_ADMIN_USER, SVC_ADMIN_PASSWORD)');
+        const { controller, signer, token, ca } = options as Record<string, string>;
+        const { extJwtCheckCommand } = await import('./ext-jwt-command.js');
+        return extJwtCheckCommand({ controller: controller as string, signer: signer as string, token: token as string, username, password, ca }, out);
+      }),
+    );
+
+  program
+    .command('version')
+    .description('Prints the version and build revision')
+    .action(() =>
+      run(async () => {
+        out.print(`svc ${build.version} (${build.revision}, built ${build.buildDate})`);
+        return 0;
+      }),
+    );
+
+  program
+    .command('completion')
+    .description('Prints a shell completion script: source <(svc completion bash)')
+    .addArgument(new Argument('<shell>', 'bash or zsh').choices(COMPLETION_SHELLS))
+    .action((shell: (typeof COMPLETION_SHELLS)[number]) =>
+      run(async () => {
+        out.print(completionScript(shell));
+        return 0;
+      }),
+    );
+
+  addEdgeCommands(program.command('edge'), out, run, catalogue);
+
+  forEachCommand(program, (command) => command.addHelpText('after', ENVIRONMENT));
+  return program;
+}
+
+function forEachCommand(command: Command, visit: (command: Command) => void): void {
+  visit(command);
+  for (const sub of command.commands) forEachCommand(sub, visit);
+}

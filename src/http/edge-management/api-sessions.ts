@@ -1,0 +1,93 @@
+/**
+ * `/api-sessions` of the Management API (administrators): list the legacy API sessions (one identity's with the
+ * filter `identityId = "…"`), read one, revoke one (`DELETE`). The view is the Edge API v1's apiSessionDetail; its
+ * `token` is always empty, since only a hash of it is stored.
+ */
+import { Type } from 'typebox';
+import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
+import type { ApiSessionListing } from '../../services/sessions/api-session-admin.js';
+import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
+import { CurrentApiSessionDetail } from '../schemas/api-session.js';
+import { actorOf } from '../kit/actor.js';
+import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
+import { defineRoute } from '../kit/route.js';
+
+const tags = ['API Session'];
+const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
+
+// The current-session view without the expiry of the credential presented (an administrator presents none of it).
+const { expiresAt: _expiresAt, expirationSeconds: _expirationSeconds, ...detailProperties } = CurrentApiSessionDetail.properties;
+const ApiSessionDetail = Type.Object(detailProperties);
+
+function apiSessionView({ session, identityName }: ApiSessionListing, prefix: string) {
+  const lastActivityAt = session.lastActivityAt.toISOString();
+  return {
+    id: session.id,
+    createdAt: session.createdAt.toISOString(),
+    updatedAt: lastActivityAt,
+    tags: {},
+    _links: selfLink('api-sessions', session.id),
+    token: '',
+    identityId: session.identityId,
+    identity: { id: session.identityId, name: identityName, entity: 'identities', _links: selfLink('identities', session.identityId) },
+    authMethod: session.authMethod,
+    authenticatorId: session.authenticatorId,
+    configTypes: session.configTypes,
+    ipAddress: session.ipAddress ?? '',
+    authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
+    isMfaRequired: session.mfaRequired,
+    isMfaComplete: session.mfaRequired && !totpRequired(session.outstanding),
+    isCertExtendable: false,
+    isCertExtendRequested: false,
+    isCertKeyRollRequested: false,
+    improperClientCertChain: false,
+    lastActivityAt,
+    cachedLastActivityAt: lastActivityAt,
+  };
+}
+
+export const apiSessionRoutes = [
+  defineRoute({
+    method: 'GET',
+    url: '/api-sessions',
+    operationId: 'listAPISessions',
+    summary: 'Lists legacy API sessions; filter identityId = "<id>" for one identity\'s',
+    tags,
+    access: 'admin',
+    uses: ['apiSessionAdmin'],
+    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(ApiSessionDetail), 400: ApiErrorBody, ...denied } },
+    handler: async ({ domains, query, api }) => {
+      const page = await domains.apiSessionAdmin.list(query);
+      return listEnvelope(
+        page.items.map((item) => apiSessionView(item, api.prefix)),
+        page.pagination,
+        page.filterableFields,
+      );
+    },
+  }),
+  defineRoute({
+    method: 'GET',
+    url: '/api-sessions/:id',
+    operationId: 'detailAPISessions',
+    summary: 'Reads one legacy API session',
+    tags,
+    access: 'admin',
+    uses: ['apiSessionAdmin'],
+    schema: { params: IdParams, response: { 200: Envelope(ApiSessionDetail), ...denied, 404: ApiErrorBody } },
+    handler: async ({ domains, params, api }) => envelope(apiSessionView(await domains.apiSessionAdmin.detail(params.id), api.prefix)),
+  }),
+  defineRoute({
+    method: 'DELETE',
+    url: '/api-sessions/:id',
+    operationId: 'deleteAPISessions',
+    summary: 'Revokes a legacy API session: its token stops working at once',
+    tags,
+    access: 'admin',
+    uses: ['apiSessionAdmin'],
+    schema: { params: IdParams, response: { 200: EmptyEnvelope, ...denied, 404: ApiErrorBody } },
+    handler: async ({ domains, params, auth }) => {
+      await domains.apiSessionAdmin.revoke(actorOf(auth), params.id);
+      return envelope({});
+    },
+  }),
+];

@@ -1,0 +1,56 @@
+/**
+ * The request log of a listener: a `debug` line for every answered request (method, URL with secrets in its query
+ * blanked, status, time) and an `info` line for every request refused for want of a valid credential (401), with
+ * the method and the reason. Credentials never reach a log line: headers are not logged at all, and query values
+ * whose names say they carry a secret (`token`, `password`, `code`, …) are replaced.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { ApiError } from '../../errors/api-error.js';
+
+/** Query parameter names whose values are credentials (OIDC `code`, `id_token_hint`, enrollment `token`, …). */
+const SECRET_QUERY = /^(.*token.*|.*password.*|.*secret.*|code|jwt|assertion|otp|key)$/i;
+
+export const REDACTED = '[redacted]';
+
+/** `url` with the values of secret-bearing query parameters replaced by `[redacted]`; the path is kept. */
+export function redactUrl(url: string): string {
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((pair) => {
+      const equals = pair.indexOf('=');
+      const rawName = equals < 0 ? pair : pair.slice(0, equals);
+      let name = rawName;
+      try {
+        name = decodeURIComponent(rawName.replace(/\+/g, ' '));
+      } catch {
+        // A malformed escape in a name: judge it as written.
+      }
+      return equals >= 0 && SECRET_QUERY.test(name) ? `${rawName}=${REDACTED}` : pair;
+    })
+    .join('&');
+  return `${url.slice(0, mark)}?${query}`;
+}
+
+// Why a request was refused, noted where the error is rendered so the log line can say it without parsing the body.
+const refusals = new WeakMap<FastifyRequest, { code: string; message: string }>();
+
+/** Remembers the API error a request is answered with, for its log line. */
+export function noteRefusal(request: FastifyRequest, error: ApiError): void {
+  refusals.set(request, { code: error.code, message: error.message });
+}
+
+/** Adds the request log to `app` (its logger is the listener's child of the process logger). */
+export function registerRequestLog(app: FastifyInstance): void {
+  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+    const line = { method: request.method, url: redactUrl(request.url), status: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 };
+    if (reply.statusCode === 401) {
+      const refusal = refusals.get(request);
+      request.log.info({ ...line, ...(refusal ? { reason: refusal.code, detail: refusal.message } : {}) }, 'request not authenticated');
+    } else {
+      request.log.debug(line, 'request');
+    }
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * Verifying a presented certificate chain against CAs known only at run time (third-party CAs, decision 0037): the
+ * TLS listener asks for a client certificate without judging it, and the controller checks here that the leaf leads,
+ * through the intermediates the client sent after it (leaf first, as TLS sends them), to one of the given anchors.
+ *
+ * Each link: the child names the parent as issuer (Node's checkIssued: names and key identifiers), the child's
+ * signature verifies with the parent's key, and the parent is a CA (basicConstraints cA; and keyCertSign when it has
+ * a key usage extension, RFC 5280 section 4.2.1.3). Every certificate on the
+ * path, anchor included, must be within its validity window; an expired one is reported as CERT_HAS_EXPIRED so that
+ * the auth policy's allowExpiredCerts can judge it as it judges OpenSSL's verdict. A leaf with an extended key usage
+ * must allow client authentication.
+ */
+import { X509Certificate } from 'node:crypto';
+import { x509 } from './x509.js';
+
+/** RFC 5280 section 4.2.1.12: id-kp-clientAuth, and anyExtendedKeyUsage. */
+const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
+const ANY_EKU = '2.5.29.37.0';
+/** The longest path followed (leaf and intermediates); real chains have two or three links. */
+const MAX_DEPTH = 8;
+
+export type ChainVerdict<A> =
+  | { ok: true; anchor: A }
+  | { ok: false; code: 'CERT_HAS_EXPIRED' | 'CERT_NOT_YET_VALID' | 'UNTRUSTED' | 'NOT_CLIENT_AUTH' | 'UNREADABLE'; reason: string; anchor?: A };
+
+/** Reads PEM or DER certificates; undefined when one is not a certificate. */
+export function readCertificates(certs: ReadonlyArray<string | Buffer>): X509Certificate[] | undefined {
+  try {
+    return certs.map((cert) => new X509Certificate(cert));
+  } catch {
+    return undefined;
+  }
+}
+
+const issuers = new WeakMap<X509Certificate, boolean>();
+
+/** Whether `cert` may sign certificates: a CA whose key usage, if it states one, includes keyCertSign. */
+function mayIssue(cert: X509Certificate): boolean {
+  const known = issuers.get(cert);
+  if (known !== undefined) return known;
+  let allowed = cert.ca;
+  if (allowed) {
+    const usage = new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension);
+    allowed = !usage || (usage.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
+  }
+  issuers.set(cert, allowed);
+  return allowed;
+}
+
+function issuedBy(child: X509Certificate, parent: X509Certificate): boolean {
+  try {
+    return child.checkIssued(parent) && child.verify(parent.publicKey);
+  } catch {
+    return false;
+  }
+}
+
+function validityProblem(cert: X509Certificate, now: Date): ChainVerdict<never> | undefined {
+  const t = now.getTime();
+  if (new Date(cert.validFrom).getTime() > t) return { ok: false, code: 'CERT_NOT_YET_VALID', reason: `the certificate ${cert.subject.replace(/\n/g, ', ')} is not valid before ${cert.validFrom}` };
+  if (new Date(cert.validTo).getTime() < t) return { ok: false, code: 'CERT_HAS_EXPIRED', reason: `the certificate ${cert.subject.replace(/\n/g, ', ')} expired at ${cert.validTo}` };
+  return undefined;
+}
+
+/**
+ * Whether `chain` (leaf first, then intermediates in any order) leads to one of `anchors`, whose certificates are
+ * read by `certOf`. The first anchor reached wins, so a registered intermediate is an anchor as much as a root.
+ *
+ * @example const verdict = verifyChain(presented, verifiedCas, (ca) => ca.certificate, clock.now());
+ */
+export function verifyChain<A>(chain: readonly X509Certificate[], anchors: readonly A[], certOf: (anchor: A) => X509Certificate, now: Date): ChainVerdict<A> {
+  const [leaf, ...intermediates] = chain;
+  if (!leaf) return { ok: false, code: 'UNREADABLE', reason: 'no certificate was presented' };
+  const eku = leaf.keyUsage;
+  if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH) && !eku.includes(ANY_EKU)) {
+    return { ok: false, code: 'NOT_CLIENT_AUTH', reason: 'the certificate does not allow client authentication (extended key usage)' };
+  }
+  const path: X509Certificate[] = [leaf];
+  let current = leaf;
+  for (let depth = 0; depth < MAX_DEPTH; depth++) {
+    const anchor = anchors.find((candidate) => {
+      const cert = certOf(candidate);
+      return mayIssue(cert) && cert.fingerprint256 !== current.fingerprint256 && issuedBy(current, cert);
+    });
+    if (anchor !== undefined) {
+      for (const cert of [...path, certOf(anchor)]) {
+        const problem = validityProblem(cert, now);
+        if (problem) return { ...problem, anchor };
+      }
+      return { ok: true, anchor };
+    }
+    const parent = intermediates.find((cert) => mayIssue(cert) && !path.includes(cert) && issuedBy(current, cert));
+    if (!parent) break;
+    path.push(parent);
+    current = parent;
+  }
+  return { ok: false, code: 'UNTRUSTED', reason: 'the certificate chain does not lead to a trusted CA' };
+}

@@ -1,0 +1,81 @@
+/**
+ * Which third-party CAs this controller trusts right now (decision 0037): the verified CAs, read from the store and
+ * kept in memory while the change feed is fresh, dropped the moment any CA changes here or on another controller
+ * sharing the store. Certificate logins accept a chain that leads to one of the controller's own CAs or to a verified
+ * CA with `isAuthEnabled`; the well-known bundle (`/.well-known/est/cacerts`) and the CAs the TLS listeners name to
+ * clients in the handshake are the controller's own CAs and every verified CA.
+ */
+import { X509Certificate } from 'node:crypto';
+import type { CertificateAuthority } from '../../domain/ca.js';
+import type { CaRepository } from '../../persistence/repositories/cas.js';
+import { pkcs7CertsOnlyBase64 } from '../../pki/index.js';
+import { readCertificates, verifyChain, type ChainVerdict } from '../../pki/chain.js';
+import { systemClock } from '../../shared/clock.js';
+import type { ChangeFeed } from '../change-feed/index.js';
+import { createFeedCache } from '../change-feed/feed-cache.js';
+
+/** A verified CA with its certificate read once. */
+export interface TrustedCa {
+  ca: CertificateAuthority;
+  certificate: X509Certificate;
+}
+
+export interface CaTrust {
+  /** Every verified CA (from memory while the feed is fresh). */
+  verified(): Promise<TrustedCa[]>;
+  /**
+   * Whether a presented chain (leaf first, then intermediates, PEM or DER) leads to one of the controller's own CAs
+   * or to a verified CA that allows certificate logins, checked now (not when the connection's handshake was made).
+   * The verdict's code is CERT_HAS_EXPIRED for an expired certificate on a trusted path.
+   */
+  loginVerdict(chain: ReadonlyArray<string | Buffer>): Promise<ChainVerdict<X509Certificate>>;
+  /** The certs-only PKCS#7 (base64) of the controller's own CAs and every verified CA. */
+  bundlePkcs7(): Promise<string>;
+  /**
+   * Calls `apply` with the PEM of every CA the listeners name to clients (own, then verified) now and after every CA
+   * change, one call at a time; a failed read goes to `onError` and the last set stays. Returns the way to stop.
+   */
+  watch(apply: (caPems: string[]) => void, onError: (error: unknown) => void): () => void;
+}
+
+/** @example const trust = createCaTrust({ cas, feed, clock, ownCaPems }); await trust.loginVerdict(chainPems); */
+export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; feed: ChangeFeed; ownCaPems: readonly string[] }): CaTrust {
+  const { cas, ownCaPems } = deps;
+  const cache = createFeedCache<TrustedCa[]>({ feed: deps.feed, entity: 'ca', clearOn: ['ca'], capacity: 1 });
+
+  async function verified(): Promise<TrustedCa[]> {
+    const found = await cache.get('verified', async () => {
+      const rows = await cas.listVerified();
+      return rows.map((ca) => ({ ca, certificate: new X509Certificate(ca.certPem) }));
+    });
+    return found ?? [];
+  }
+
+  const ownCertificates = ownCaPems.map((pem) => new X509Certificate(pem));
+  const own = new Set(ownCertificates.map((certificate) => certificate.fingerprint));
+  const listenerCaPems = async () => [...ownCaPems, ...(await verified()).filter((trusted) => !own.has(trusted.certificate.fingerprint)).map((trusted) => trusted.ca.certPem)];
+
+  return {
+    verified,
+    async loginVerdict(chain) {
+      const certificates = readCertificates(chain);
+      if (!certificates) return { ok: false, code: 'UNREADABLE', reason: 'a presented certificate could not be read' };
+      const enabled = (await verified()).filter((trusted) => trusted.ca.isAuthEnabled).map((trusted) => trusted.certificate);
+      // Validity against real time, as the TLS handshake judged it before this verdict replaced OpenSSL's: moving the
+      // controller's clock (tests) never moved TLS.
+      return verifyChain(certificates, [...ownCertificates, ...enabled], (certificate) => certificate, systemClock.now());
+    },
+    bundlePkcs7: async () => pkcs7CertsOnlyBase64(await listenerCaPems()),
+    watch(apply, onError) {
+      let queue = Promise.resolve();
+      const refresh = () => {
+        queue = queue.then(async () => apply(await listenerCaPems())).catch(onError);
+      };
+      const stop = deps.feed.subscribe((event) => {
+        if (event.kind === 'reset' || event.changes.some((change) => change.entityType === 'ca' || change.entityType === '*')) refresh();
+      });
+      refresh();
+      return stop;
+    },
+  };
+}

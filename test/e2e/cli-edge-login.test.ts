@@ -1,0 +1,210 @@
+/**
+ * `svc edge login/logout/whoami` and the command line's refusals, as a user runs them: real `svc` processes against a
+ * real controller on loopback over TLS, each test with its own config folder (XDG_CONFIG_HOME).
+ */
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { runCli, spawnCliInTerminal } from '../helpers/cli.js';
+import { startTestController, type TestController } from '../helpers/controller.js';
+import { testDialect } from '../helpers/database.js';
+
+describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () => {
+  let ctl: TestController;
+  const folders: string[] = [];
+
+  /** A folder logged in once, for tests about the command line itself (the commands come from the saved document). */
+  let loggedIn: ReturnType<typeof user>;
+
+  before(async () => {
+    ctl = await startTestController();
+    await ctl.adminToken(); // makes the default admin (admin / admin-password)
+    loggedIn = user();
+    const login = await loggedIn.svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password']);
+    if (login.code !== 0) throw new Error(`could not log in: ${login.stderr}`);
+  });
+  after(async () => {
+    for (const folder of folders) rmSync(folder, { recursive: true, force: true });
+    await ctl.close();
+  });
+
+  /** A fresh config folder, and `svc` run with it. */
+  function user() {
+    const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-edge-'));
+    folders.push(xdg);
+    const svc = (args: string[], stdin?: string, env: Record<string, string> = {}) =>
+      runCli(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '', ...env }, stdin === undefined ? {} : { stdin });
+    return { xdg, svc, loginFile: join(xdg, 'svc', 'edge.json') };
+  }
+
+  const caFingerprints = () =>
+    ctl.ca
+      .split(/(?=-----BEGIN CERTIFICATE-----)/)
+      .filter((pem) => pem.includes('BEGIN CERTIFICATE'))
+      .map((pem) => new X509Certificate(pem).fingerprint256);
+
+  it('shows the CA fingerprints on first contact and logs in when the user answers yes; the login file is private', async () => {
+    const { svc, loginFile } = user();
+    const login = await svc(['edge', 'login', ctl.baseUrl, '-u', 'admin', '-p', 'admin-password'], 'y\n');
+    assert.equal(login.code, 0, login.stderr);
+    for (const fingerprint of caFingerprints()) assert.ok(login.stderr.includes(`SHA-256 ${fingerprint}`), login.stderr);
+    assert.match(login.stderr, /Trust them for this controller\? \[y\/N\]/);
+    assert.match(login.stdout, new RegExp(`logged in to ${ctl.baseUrl} as admin`));
+    assert.equal(statSync(loginFile).mode & 0o777, 0o600);
+    const stored = JSON.parse(readFileSync(loginFile, 'utf8'));
+    assert.equal(stored.controller, ctl.baseUrl);
+    assert.match(stored.ca, /BEGIN CERTIFICATE/);
+
+    const whoami = await svc(['edge', 'whoami']);
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.match(whoami.stdout, /^admin \(\S+\) at https:\/\/127\.0\.0\.1:\d+, administrator\n$/);
+  });
+
+  it('on a terminal, asks to confirm the fingerprints and then for the password without showing it', async () => {
+    const { xdg, svc } = user();
+    const cli = spawnCliInTerminal(['edge', 'login', ctl.baseUrl, '-u', 'admin'], { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '' });
+    await cli.waitForOutput('[y/N] ', 120_000);
+    cli.type('y\r');
+    await cli.waitForOutput('password for admin: ', 120_000);
+    cli.type('admin-password\r');
+    assert.equal(await cli.exited, 0, cli.stdout());
+    assert.match(cli.stdout(), /logged in to https:\/\/127\.0\.0\.1:\d+ as admin/);
+    assert.doesNotMatch(cli.stdout(), /admin-password/, 'the password is not echoed');
+    assert.equal((await svc(['edge', 'whoami'])).code, 0);
+  });
+
+  it('saves nothing when the user does not confirm the fingerprints', async () => {
+    const { svc, loginFile } = user();
+    const refused = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], 'n\n');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /the certificate authorities were not trusted; nothing was saved/);
+    assert.equal(existsSync(loginFile), false);
+    const noAnswer = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
+    assert.equal(noAnswer.code, 1);
+    assert.equal(existsSync(loginFile), false);
+  });
+
+  it('logs in without asking with --yes or --ca FILE, and the password from stdin or SVC_ADMIN_PASSWORD', async () => {
+    const a = user();
+    const yes = await a.svc(['edge', 'login', ctl.baseUrl, '--yes', '--password-stdin'], 'admin-password\n');
+    assert.equal(yes.code, 0, yes.stderr);
+    assert.doesNotMatch(yes.stderr, /\[y\/N\]/);
+
+    const b = user();
+    const withCa = await b.svc(['edge', 'login', ctl.baseUrl, '--ca', ctl.pki.caBundle], undefined, { SVC_ADMIN_PASSWORD: 'admin-password' });
+    assert.equal(withCa.code, 0, withCa.stderr);
+    assert.doesNotMatch(withCa.stderr, /SHA-256/);
+    assert.equal((await b.svc(['edge', 'whoami'])).code, 0);
+  });
+
+  it('refuses a wrong password with exit code 1 and saves nothing', async () => {
+    const { svc, loginFile } = user();
+    const wrong = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'not-the-password']);
+    assert.equal(wrong.code, 1);
+    assert.match(wrong.stderr, /svc: could not log in as admin: HTTP 401 INVALID_AUTH/);
+    assert.equal(existsSync(loginFile), false);
+  });
+
+  it('tells the user to log in again when the session has ended, and logout forgets the login', async () => {
+    const { svc, loginFile } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'])).code, 0);
+    const { token } = JSON.parse(readFileSync(loginFile, 'utf8'));
+    const ended = await ctl.fetch('/edge/management/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': token } });
+    assert.equal(ended.status, 200);
+    const expired = await svc(['edge', 'list', 'identities']);
+    assert.equal(expired.code, 1);
+    assert.match(expired.stderr, new RegExp(`svc: the session of admin at ${ctl.baseUrl} expired or was revoked: log in again with 'svc edge login ${ctl.baseUrl}'`));
+
+    const logout = await svc(['edge', 'logout']);
+    assert.equal(logout.code, 0);
+    assert.equal(existsSync(loginFile), false);
+    const notLoggedIn = await svc(['edge', 'whoami']);
+    assert.equal(notLoggedIn.code, 2);
+    assert.match(notLoggedIn.stderr, /svc: not logged in: run 'svc edge login URL' first/);
+  });
+
+  it('names the problem and exits 2 for every malformed command line', async () => {
+    const { svc, xdg } = loggedIn;
+    const notJson = join(xdg, 'not.json');
+    writeFileSync(notJson, '{ nope');
+    const cases: { args: string[]; message: RegExp }[] = [
+      { args: ['edge', 'login', 'ftp://127.0.0.1:1280', '--yes', '-p', 'x'], message: /URL: expected an https:\/\/ address, not 'ftp:\/\/127\.0\.0\.1:1280'/ },
+      { args: ['edge', 'login', 'not a url', '--yes', '-p', 'x'], message: /URL: expected the controller's address such as https:\/\/127\.0\.0\.1:1280/ },
+      { args: ['edge', 'login'], message: /error: missing required argument 'url'/ },
+      { args: ['edge', 'login', ctl.baseUrl, '--yes'], message: /a password is needed: -p PASSWORD, --password-stdin or SVC_ADMIN_PASSWORD/ },
+      { args: ['edge', 'login', ctl.baseUrl, '--ca', join(xdg, 'missing.pem'), '-p', 'x'], message: /--ca: cannot read '.*missing\.pem'/ },
+      { args: ['edge', 'list', 'identitys'], message: /error: unknown command 'identitys'\n\(Did you mean identity\?\)/ },
+      { args: ['edge', 'lst'], message: /error: unknown command 'lst'\n\(Did you mean list\?\)/ },
+      { args: ['edge', 'list'], message: /Usage: svc edge list/ },
+      { args: ['edge', 'list', 'identities', '--limit', 'ten'], message: /option '--limit <n>' argument 'ten' is invalid\. expected a whole number/ },
+      { args: ['edge', 'create', 'edge-router', 'r', '--cost', 'abc'], message: /option '--cost <integer 0\.\.65535>' argument 'abc' is invalid\. expected an integer from 0 to 65535/ },
+      { args: ['edge', 'create', 'edge-router', 'r', '--cost', '70000'], message: /argument '70000' is invalid\. expected an integer from 0 to 65535/ },
+      { args: ['edge', 'create', 'identity', 'x', '--is-admin', 'maybe'], message: /option '--is-admin \[true\|false\]' argument 'maybe' is invalid\. expected true or false/ },
+      { args: ['edge', 'create', 'service-policy', 'p', 'Dail'], message: /value 'Dail' is invalid for argument 'type'\. Allowed choices are Dial, Bind/ },
+      { args: ['edge', 'create', 'service-policy', 'p'], message: /create service-policy: missing TYPE \(or --type\)/ },
+      { args: ['edge', 'create', 'service', 'crm', '--colour', 'blue'], message: /error: unknown option '--colour'/ },
+      { args: ['edge', 'create', 'service', 'crm', '--tags', 'site'], message: /'site' has no key=value/ },
+      { args: ['edge', 'create', 'service', '--data', notJson], message: /--data: '.*not\.json' is not JSON/ },
+      { args: ['edge', 'enroll', 'x.jwt'], message: /error: required option '-o, --output <file>' not specified/ },
+      { args: ['edge', 'enroll', join(xdg, 'missing.jwt'), '-o', 'id.json'], message: /FILE\.jwt: cannot read '.*missing\.jwt'/ },
+      { args: ['edge', 'enroll', notJson, '-o', 'id.json'], message: /does not hold a JWT/ },
+      { args: ['edge', 'get', 'identity'], message: /error: missing required argument 'id\|name'/ },
+      { args: ['completion', 'fish'], message: /value 'fish' is invalid for argument 'shell'\. Allowed choices are bash, zsh/ },
+      { args: ['quickstrat'], message: /\(Did you mean quickstart\?\)/ },
+    ];
+    // A few at a time: each is a process start.
+    for (let i = 0; i < cases.length; i += 3) {
+      const batch = cases.slice(i, i + 3);
+      const results = await Promise.all(batch.map(({ args }) => svc(args)));
+      batch.forEach(({ args, message }, j) => {
+        const result = results[j] as Awaited<ReturnType<typeof svc>>;
+        assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+        assert.match(result.stderr, message, args.join(' '));
+      });
+    }
+  });
+
+  it('answers --help for every command with its options and the environment variables, and -v with the version', async () => {
+    const { svc } = loggedIn;
+    for (const args of [['--help'], ['quickstart', '--help'], ['controller', 'check', '--help'], ['router', 'validate', '--help'], ['edge', '--help'], ['edge', 'login', '--help'], ['edge', 'create', 'identity', '--help']]) {
+      const help = await svc(args);
+      assert.equal(help.code, 0, args.join(' '));
+      for (const variable of ['SVC_HOME', 'SVC_ADMIN_PASSWORD', 'SVC_LOG_LEVEL']) assert.ok(help.stdout.includes(variable), `${args.join(' ')} names ${variable}`);
+      assert.match(help.stdout, /Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage/);
+    }
+    const version = await svc(['-v']);
+    assert.equal(version.code, 0);
+    assert.match(version.stdout, /^svc \d+\.\d+\.\d+ \(/);
+  });
+
+  it('lists every Management API resource in svc edge --help and their fields in svc edge create --help, before any login', async () => {
+    const { svc } = user();
+    const help = await svc(['edge', '--help']);
+    assert.equal(help.code, 0);
+    for (const resource of ['identity', 'service', 'service-policy', 'edge-router', 'edge-router-policy', 'service-edge-router-policy', 'config', 'config-type', 'auth-policy', 'posture-check', 'terminator', 'external-jwt-signer', 'enrollment', 'authenticator', 'audit-log']) {
+      assert.match(help.stdout, new RegExp(`^  ${resource} +list`, 'm'), resource);
+    }
+    const create = await svc(['edge', 'create', '--help']);
+    assert.match(create.stdout, /^ {2}service-policy: --name\* --type\* --semantic --identity-roles --service-roles/m);
+    const identity = await svc(['edge', 'create', 'identity', '--help']);
+    assert.match(identity.stdout, /--role-attributes <a,b,…>/);
+    assert.match(identity.stdout, /--admin +same as --is-admin true/);
+    assert.match(identity.stdout, /-o, --output <file> +write the enrollment JWT/);
+  });
+
+  it('prints completion scripts and completes commands, resources and options from the same tree', async () => {
+    const { svc } = loggedIn;
+    const bash = await svc(['completion', 'bash']);
+    assert.equal(bash.code, 0);
+    assert.match(bash.stdout, /complete -o default -F _svc_complete svc/);
+    const zsh = await svc(['completion', 'zsh']);
+    assert.match(zsh.stdout, /^#compdef svc/);
+    assert.equal((await svc(['__complete', 'edge', 'cre'])).stdout, 'create\n');
+    assert.equal((await svc(['__complete', 'edge', 'create', 'service-p'])).stdout, 'service-policies\nservice-policy\n');
+    assert.match((await svc(['__complete', 'edge', 'create', 'identity', '--rol'])).stdout, /^--role-attributes\n$/);
+    assert.match((await svc(['__complete', ''])).stdout, /^completion\ncontroller\nedge\next-jwt\nquickstart\nrouter\nversion\n$/);
+  });
+});

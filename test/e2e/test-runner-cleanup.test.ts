@@ -1,0 +1,81 @@
+/**
+ * `npm test` (scripts/test.mjs) removes the temporary folders its tests make, including those a test left behind, and
+ * its own report folder: after a run, and after a run interrupted as Ctrl+C interrupts it (a signal to the whole
+ * process group). Checked by running the script on a fixture test with TMPDIR pointed at an empty folder.
+ */
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+
+// The checkout (the runner's working folder), not this file's: a compiled run executes this file from a mirror that
+// has no scripts/test.mjs.
+const root = process.cwd();
+const FIXTURE = join(root, 'scripts', 'test', 'fixtures', 'leaves-temp-files.test.ts');
+const outside = mkdtempSync(join(tmpdir(), 'svc-runner-cleanup-'));
+after(() => rmSync(outside, { recursive: true, force: true }));
+
+/** Starts `node scripts/test.mjs FIXTURE` in its own process group with TMPDIR = a new empty folder. */
+function startRun(name: string, env: Record<string, string>) {
+  const base = join(outside, name);
+  const report = join(outside, `${name}.paths`);
+  rmSync(base, { recursive: true, force: true });
+  // Without this the inner `node --test` sees it runs inside a test (NODE_TEST_CONTEXT) and runs nothing.
+  const { NODE_TEST_CONTEXT: _context, ...parentEnv } = process.env;
+  const child = spawn(process.execPath, [join(root, 'scripts', 'test.mjs'), FIXTURE], {
+    cwd: root,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...parentEnv, TMPDIR: mkdtempSync(base), SVC_TEST_ONLY: 'sqlite', SVC_TEST_COMPILE: '0', SVC_LEAK_REPORT: report, ...env },
+  });
+  let output = '';
+  child.stdout?.on('data', (chunk) => (output += chunk));
+  child.stderr?.on('data', (chunk) => (output += chunk));
+  let done = false;
+  const exited = new Promise<number | null>((resolve) =>
+    child.on('exit', (code, signal) => {
+      done = true;
+      resolve(code ?? (signal ? 128 : null));
+    }),
+  );
+  const leaked = () => (existsSync(report) ? readFileSync(report, 'utf8').split('\n').filter(Boolean) : []);
+  return { child, base, exited, leaked, output: () => output, done: () => done };
+}
+
+function tempRoots(run: { base: string }): string[] {
+  // mkdtempSync(base) made `${base}XXXXXX`; that folder is the run's TMPDIR.
+  const parent = join(run.base, '..');
+  const name = run.base.slice(parent.length + 1);
+  return readdirSync(parent).filter((entry) => entry.startsWith(name) && !entry.endsWith('.paths'));
+}
+
+describe('the test runner and temporary folders', () => {
+  it('removes what the tests left in the temporary folder, and its own report folder, after a run', async () => {
+    const run = startRun('finished', {});
+    assert.equal(await run.exited, 0, run.output());
+    const [leaked] = run.leaked();
+    assert.ok(leaked, 'the fixture made a folder');
+    assert.equal(existsSync(leaked), false, `${leaked} is gone`);
+    const [tmp] = tempRoots(run);
+    assert.ok(tmp);
+    assert.deepEqual(readdirSync(join(outside, tmp)), [], 'nothing is left in TMPDIR');
+  });
+
+  it('removes them when the run is interrupted by a signal to its process group', async () => {
+    const run = startRun('interrupted', { SVC_LEAK_WAIT: '1' });
+    // Waits for the fixture to have made its folder (the test's own timeout bounds the wait).
+    while (run.leaked().length === 0) {
+      assert.equal(run.done(), false, `the run ended before the fixture made its folder: ${run.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    process.kill(-(run.child.pid as number), 'SIGINT');
+    await run.exited;
+    const [leaked] = run.leaked();
+    assert.equal(existsSync(leaked as string), false, `${leaked} is gone`);
+    const [tmp] = tempRoots(run);
+    assert.ok(tmp);
+    assert.deepEqual(readdirSync(join(outside, tmp)), [], 'nothing is left in TMPDIR');
+  });
+});

@@ -1,0 +1,50 @@
+/**
+ * The checks of an edge router's two CSRs (services/routers/router-csrs.ts) with CSRs made by `openssl`: the
+ * controller's own host names are refused however they are spelled, other names pass as the CSR gives them.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { isApiError } from '../../src/errors/api-error.js';
+import { checkRouterCsrs, hostKey } from '../../src/services/routers/router-csrs.js';
+import { opensslCsr, opensslKey } from '../helpers/openssl.js';
+
+const ROUTER = 'router-id-1';
+const reserved = new Set(['ctrl.example.test', '192.0.2.10', '2001:db8::1'].map(hostKey));
+
+async function refusal(names: string[]) {
+  const key = opensslKey();
+  try {
+    await checkRouterCsrs({ certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, names) }, ROUTER, reserved);
+    return undefined;
+  } catch (error) {
+    if (!isApiError(error)) throw error;
+    return error;
+  }
+}
+
+describe('router CSR checks', () => {
+  it("refuses the controller's own names, whatever their case or IPv6 spelling", async () => {
+    for (const name of ['DNS:ctrl.example.test', 'DNS:CTRL.Example.Test', 'IP:192.0.2.10', 'IP:2001:0db8:0:0:0:0:0:1']) {
+      const error = await refusal(['DNS:router.example.test', name]);
+      assert.equal(error?.code, 'MISSING_OR_INVALID_CSR', name);
+      assert.equal(error?.cause?.field, 'serverCertCsr');
+      assert.match(String(error?.cause?.reason), /a name of the controller/, name);
+    }
+  });
+
+  it('passes DNS names and addresses that are not the controller\'s, and returns them sorted by kind', async () => {
+    const key = opensslKey();
+    const checked = await checkRouterCsrs(
+      { certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, ['DNS:edge.example.test', 'IP:198.51.100.7', 'DNS:localhost']) },
+      ROUTER,
+      reserved,
+    );
+    assert.deepEqual(checked.serverNames, { dns: ['edge.example.test', 'localhost'], ip: ['198.51.100.7'] });
+  });
+
+  it('refuses more than 16 names and email names', async () => {
+    const many = Array.from({ length: 17 }, (_, i) => `DNS:host-${i}.example.test`);
+    assert.match(String((await refusal(many))?.cause?.reason), /at most 16/);
+    assert.match(String((await refusal(['DNS:a.example.test', 'email:ops@example.test']))?.cause?.reason), /email/);
+  });
+});
