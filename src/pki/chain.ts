@@ -5,7 +5,8 @@
  *
  * Each link: the child names the parent as issuer (Node's checkIssued: names and key identifiers), the child's
  * signature verifies with the parent's key, and the parent is a CA (basicConstraints cA; and keyCertSign when it has
- * a key usage extension, RFC 5280 section 4.2.1.3). Every certificate on the
+ * a key usage extension, RFC 5280 section 4.2.1.3), and no CA on the path has more CAs below it than its
+ * basicConstraints pathLenConstraint allows (RFC 5280 section 4.2.1.9). Every certificate on the
  * path, anchor included, must be within its validity window; an expired one is reported as CERT_HAS_EXPIRED so that
  * the auth policy's allowExpiredCerts can judge it as it judges OpenSSL's verdict. A leaf with an extended key usage
  * must allow client authentication.
@@ -47,6 +48,27 @@ function mayIssue(cert: X509Certificate): boolean {
   return allowed;
 }
 
+/** The pathLenConstraint of a CA certificate, if it states one. */
+function pathLength(cert: X509Certificate): number | undefined {
+  return new x509.X509Certificate(cert.raw).getExtension(x509.BasicConstraintsExtension)?.pathLength;
+}
+
+/**
+ * The first CA of `path` (leaf first, anchor last) with more CA certificates between it and the leaf than its
+ * pathLenConstraint allows (RFC 5280 section 4.2.1.9; self-issued intermediates, which the rule does not count, are
+ * not expected in a client's chain and count here, the stricter reading).
+ */
+function pathLengthProblem(path: readonly X509Certificate[]): ChainVerdict<never> | undefined {
+  for (let k = 2; k < path.length; k++) {
+    const cert = path[k] as X509Certificate;
+    const allowed = pathLength(cert);
+    if (allowed !== undefined && k - 1 > allowed) {
+      return { ok: false, code: 'UNTRUSTED', reason: `the CA ${cert.subject.replace(/\n/g, ', ')} allows ${allowed} CA certificate(s) below it; the chain has ${k - 1}` };
+    }
+  }
+  return undefined;
+}
+
 function issuedBy(child: X509Certificate, parent: X509Certificate): boolean {
   try {
     return child.checkIssued(parent) && child.verify(parent.publicKey);
@@ -83,7 +105,10 @@ export function verifyChain<A>(chain: readonly X509Certificate[], anchors: reado
       return mayIssue(cert) && cert.fingerprint256 !== current.fingerprint256 && issuedBy(current, cert);
     });
     if (anchor !== undefined) {
-      for (const cert of [...path, certOf(anchor)]) {
+      const full = [...path, certOf(anchor)];
+      const tooLong = pathLengthProblem(full);
+      if (tooLong) return { ...tooLong, anchor };
+      for (const cert of full) {
         const problem = validityProblem(cert, now);
         if (problem) return { ...problem, anchor };
       }

@@ -45,6 +45,24 @@ describe(`third-party chain checks (${testDialect})`, () => {
     assert.equal(!viaNoSign.ok && viaNoSign.code, 'UNTRUSTED');
   });
 
+  it("refuses a path longer than a CA's path length constraint allows, and accepts one within it", () => {
+    const CA_PATHLEN_0 = ['basicConstraints=critical,CA:TRUE,pathlen:0', 'keyUsage=critical,keyCertSign', 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid'];
+    const CA = ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign', 'subjectKeyIdentifier=hash', 'authorityKeyIdentifier=keyid'];
+    // root -> intermediate -> limited (pathlen 0) -> leaf: within; limited -> sub-CA -> leaf: one CA too many.
+    const limited = pki.issue('limited-ca', { signer: pki.intermediate, extensions: CA_PATHLEN_0 });
+    const within = pki.issue('within', { signer: limited, extensions: CLIENT });
+    assert.equal(verdictOf([within, limited, pki.intermediate], [pki.root]).ok, true);
+    const subCa = pki.issue('sub-ca', { signer: limited, extensions: CA });
+    const beyond = pki.issue('beyond', { signer: subCa, extensions: CLIENT });
+    const verdict = verdictOf([beyond, subCa, limited, pki.intermediate], [pki.root]);
+    assert.equal(verdict.ok, false);
+    assert.equal(!verdict.ok && verdict.code, 'UNTRUSTED');
+    assert.match(!verdict.ok ? verdict.reason : '', /limited-ca allows 0 CA certificate\(s\) below it; the chain has 1/);
+    // The same when the limited CA itself is the registered anchor.
+    assert.equal(verdictOf([beyond, subCa], [limited]).ok, false);
+    assert.equal(verdictOf([within], [limited]).ok, true);
+  });
+
   it('refuses a leaf for servers only, and reports an expired or not yet valid certificate by its code', () => {
     const server = pki.issue('server-only', { extensions: ['basicConstraints=critical,CA:FALSE', 'extendedKeyUsage=serverAuth'] });
     const serverVerdict = verdictOf([server, pki.intermediate], [pki.root]);

@@ -24,11 +24,18 @@ describe(`filters on role attributes and tags (${testDialect})`, () => {
       const res = await admin.post('/identities', { name, type: 'User', isAdmin: false, roleAttributes, tags });
       assert.equal(res.status, 201, res.text);
     }
-    for (const [name, roleAttributes] of [
-      ['f-crm', ['crm', 'web']],
-      ['f-wiki', ['web']],
+    for (const [name, roleAttributes, tags] of [
+      ['f-crm', ['crm', 'web'], { site: 's1' }],
+      ['f-wiki', ['web'], { site: 's2' }],
     ] as const) {
-      const res = await admin.post('/services', { name, roleAttributes });
+      const res = await admin.post('/services', { name, roleAttributes, tags });
+      assert.equal(res.status, 201, res.text);
+    }
+    for (const [name, tags] of [
+      ['f-router-1', { site: 's1' }],
+      ['f-router-2', {}],
+    ] as const) {
+      const res = await admin.post('/edge-routers', { name, tags });
       assert.equal(res.status, 201, res.text);
     }
     const policy = { type: 'Dial', semantic: 'AnyOf', serviceRoles: ['#web'] };
@@ -95,6 +102,14 @@ describe(`filters on role attributes and tags (${testDialect})`, () => {
     assert.deepEqual(await names('/service-policies', 'anyOf(identityRoles) = "#sales"'), ['f-sales-web']);
     assert.deepEqual(await names('/service-policies', 'anyOf(identityRoles) = "#lab"'), ['f-ops-web']);
     assert.deepEqual(await names('/service-policies', 'allOf(serviceRoles) = "#web"'), ['f-ops-web', 'f-sales-web']);
+  });
+
+  it('selects services, edge routers and policies by a tag, as identities', async () => {
+    assert.deepEqual(await names('/services', 'tags.site = "s1"'), ['f-crm']);
+    assert.deepEqual(await names('/services', 'tags.site in ["s1", "s2"] and anyOf(roleAttributes) = "crm"'), ['f-crm']);
+    assert.deepEqual(await names('/edge-routers', 'tags.site = "s1"'), ['f-router-1']);
+    assert.deepEqual(await names('/edge-routers', 'tags.site = null'), ['f-router-2']);
+    assert.deepEqual(await names('/service-policies', 'tags.site = null'), ['f-ops-web', 'f-sales-web']);
   });
 
   it('lists the set and tag fields among the filterable fields', async () => {

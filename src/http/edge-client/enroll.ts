@@ -26,7 +26,7 @@ const tags = ['Enroll'];
 const Token = Type.String({ format: 'uuid', description: 'the enrollment token (the JWT jti)' });
 const TokenQuery = Type.Object({ token: Token });
 const EnrollQuery = Type.Object({
-  method: Type.Optional(Type.String({ description: `${ENROLL_METHODS.join(' or ')}; default ott` })),
+  method: Type.Optional(Type.String({ description: `${[...ENROLL_METHODS, 'erott'].join(' or ')}; default ott` })),
   token: Type.Optional(Token),
 });
 const UpdbBody = Type.Object(
@@ -135,7 +135,7 @@ function requiredToken(token: string | undefined): string {
 async function enrollWith(call: EnrollCall, method: string, token: string | undefined, body: unknown): Promise<unknown> {
   if (!isEnrollMethod(method)) {
     throw new ApiError('INVALID_ENROLL_METHOD', {
-      message: `The enrollment method '${method}' is not supported; supported methods: ${ENROLL_METHODS.join(', ')}`,
+      message: `The enrollment method '${method}' is not supported; supported methods: ${[...ENROLL_METHODS, 'erott'].join(', ')}`,
       cause: { field: 'method', value: method },
     });
   }

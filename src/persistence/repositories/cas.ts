@@ -28,6 +28,7 @@ export const CA_FIELDS: FieldMap = {
   identityNameFormat: { column: 'identity_name_format', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 /** The certificate authenticator a CA enrollment creates: the presented leaf, not issued by this controller. */

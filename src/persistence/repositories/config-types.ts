@@ -15,6 +15,7 @@ export const CONFIG_TYPE_FIELDS: FieldMap = {
   name: { column: 'name', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export const CONFIG_TYPE_TABLE: ResourceTable<'config_types', ConfigType> = {

@@ -16,6 +16,7 @@ export const CONFIG_FIELDS: FieldMap = {
   configTypeId: { column: 'config_type_id', type: 'string' },
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export const CONFIG_TABLE: ResourceTable<'configs', Config> = {

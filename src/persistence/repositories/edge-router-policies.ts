@@ -21,6 +21,7 @@ export const EDGE_ROUTER_POLICY_FIELDS: FieldMap = {
   updatedAt: { column: 'updated_at', type: 'datetime' },
   identityRoles: { column: 'identity_roles', type: 'stringSet' },
   edgeRouterRoles: { column: 'edge_router_roles', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export function edgeRouterPolicyFromRow(row: EdgeRouterPoliciesTable): EdgeRouterPolicy {

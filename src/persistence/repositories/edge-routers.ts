@@ -24,6 +24,7 @@ export const EDGE_ROUTER_FIELDS: FieldMap = {
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
   roleAttributes: { column: 'role_attributes', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 /** Written only by enrollment paths. */

@@ -19,6 +19,7 @@ export const POSTURE_CHECK_FIELDS: FieldMap = {
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
   roleAttributes: { column: 'role_attributes', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 type StoredBody = Record<string, unknown> & { version?: number };

@@ -23,6 +23,7 @@ export const SERVICE_POLICY_FIELDS: FieldMap = {
   identityRoles: { column: 'identity_roles', type: 'stringSet' },
   serviceRoles: { column: 'service_roles', type: 'stringSet' },
   postureCheckRoles: { column: 'posture_check_roles', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 export function servicePolicyFromRow(row: ServicePoliciesTable): ServicePolicy {

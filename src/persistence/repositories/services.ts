@@ -23,6 +23,7 @@ export const SERVICE_FIELDS: FieldMap = {
   createdAt: { column: 'created_at', type: 'datetime' },
   updatedAt: { column: 'updated_at', type: 'datetime' },
   roleAttributes: { column: 'role_attributes', type: 'stringSet' },
+  tags: { column: 'tags', type: 'tags' },
 };
 
 /** A service row without its configs; the repository adds them. */
