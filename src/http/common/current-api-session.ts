@@ -23,16 +23,26 @@ export function currentApiSessionView(
   prefix: string,
   certFlags: CertExtensionFlags = NO_EXTENSION,
 ) {
-  const { session, identity } = auth;
-  const totpOutstanding = totpRequired(session.outstanding);
+  return {
+    ...apiSessionFields(auth.session, auth.identity, prefix, certFlags),
+    _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
+    token: auth.token,
+    expiresAt: auth.expiresAt.toISOString(),
+    expirationSeconds: secondsUntil(auth.expiresAt, now),
+  };
+}
+
+/**
+ * What every view of an API session shows of it, whoever reads it (the session itself, or an administrator through
+ * `/api-sessions`): all but its links, the credential presented and that credential's expiry.
+ */
+export function apiSessionFields(session: AuthContext['session'], identity: { id: string; name: string }, prefix: string, certFlags: CertExtensionFlags = NO_EXTENSION) {
   const lastActivityAt = session.lastActivityAt.toISOString();
   return {
     id: session.id,
     createdAt: session.createdAt.toISOString(),
     updatedAt: lastActivityAt,
     tags: {},
-    _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
-    token: auth.token,
     identityId: identity.id,
     identity: { id: identity.id, name: identity.name, entity: 'identities', _links: selfLink('identities', identity.id) },
     authMethod: session.authMethod,
@@ -41,14 +51,12 @@ export function currentApiSessionView(
     ipAddress: session.ipAddress ?? '',
     authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
     isMfaRequired: session.mfaRequired,
-    isMfaComplete: session.mfaRequired && !totpOutstanding,
+    isMfaComplete: session.mfaRequired && !totpRequired(session.outstanding),
     ...certFlags,
     improperClientCertChain: false,
     lastActivityAt,
     // The reference's heartbeat-cached time; activity here is one value (kept in memory, written in batches).
     cachedLastActivityAt: lastActivityAt,
-    expiresAt: auth.expiresAt.toISOString(),
-    expirationSeconds: secondsUntil(auth.expiresAt, now),
   };
 }
 

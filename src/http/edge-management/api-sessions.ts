@@ -4,7 +4,7 @@
  * `token` is always empty, since only a hash of it is stored.
  */
 import { Type } from 'typebox';
-import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
+import { apiSessionFields } from '../common/current-api-session.js';
 import type { ApiSessionListing } from '../../services/sessions/api-session-admin.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { CurrentApiSessionDetail } from '../schemas/api-session.js';
@@ -20,30 +20,8 @@ const { expiresAt: _expiresAt, expirationSeconds: _expirationSeconds, ...detailP
 const ApiSessionDetail = Type.Object(detailProperties);
 
 function apiSessionView({ session, identityName }: ApiSessionListing, prefix: string) {
-  const lastActivityAt = session.lastActivityAt.toISOString();
-  return {
-    id: session.id,
-    createdAt: session.createdAt.toISOString(),
-    updatedAt: lastActivityAt,
-    tags: {},
-    _links: selfLink('api-sessions', session.id),
-    token: '',
-    identityId: session.identityId,
-    identity: { id: session.identityId, name: identityName, entity: 'identities', _links: selfLink('identities', session.identityId) },
-    authMethod: session.authMethod,
-    authenticatorId: session.authenticatorId,
-    configTypes: session.configTypes,
-    ipAddress: session.ipAddress ?? '',
-    authQueries: authQueriesOf(session.outstanding, { totp: `${prefix}/authenticate/mfa`, extJwt: `${prefix}/authenticate` }),
-    isMfaRequired: session.mfaRequired,
-    isMfaComplete: session.mfaRequired && !totpRequired(session.outstanding),
-    isCertExtendable: false,
-    isCertExtendRequested: false,
-    isCertKeyRollRequested: false,
-    improperClientCertChain: false,
-    lastActivityAt,
-    cachedLastActivityAt: lastActivityAt,
-  };
+  // An administrator presents none of the session's credentials: no token, and the flags of no login certificate.
+  return { ...apiSessionFields(session, { id: session.identityId, name: identityName }, prefix), _links: selfLink('api-sessions', session.id), token: '' };
 }
 
 export const apiSessionRoutes = [
