@@ -13,6 +13,7 @@ import type { CasTable } from '../tables.js';
 import { atomically } from '../unit-of-work.js';
 import { recordChange } from './authorization-changes.js';
 import { IDENTITY_TABLE } from './identities.js';
+import { newAuthenticatorRow } from './enrollments.js';
 import { parseJson, toBool, toDate, toIso } from './row-values.js';
 import { uniqueViolationError } from '../../errors/unique-violation.js';
 
@@ -139,23 +140,8 @@ export function createCaRepository(database: Database): CaRepository {
           const taken = await trx.selectFrom('authenticators').select('id').where('cert_fingerprint', '=', a.certFingerprint).executeTakeFirst();
           if (taken) throw new CertInUse();
           await resourceRepository(store, IDENTITY_TABLE).insert(identity);
-          const at = toIso(a.createdAt);
-          await trx
-            .insertInto('authenticators')
-            .values({
-              id: a.id,
-              identity_id: a.identityId,
-              method: 'cert',
-              username: null,
-              username_key: null,
-              password_hash: null,
-              cert_fingerprint: a.certFingerprint,
-              cert_pem: a.certPem,
-              is_issued_by_network: false,
-              created_at: at,
-              updated_at: at,
-            })
-            .execute();
+          // A third-party CA's certificate: not issued by the network.
+          await trx.insertInto('authenticators').values(newAuthenticatorRow({ ...a, method: 'cert', issuedByNetwork: false })).execute();
         });
         return 'enrolled';
       } catch (error) {

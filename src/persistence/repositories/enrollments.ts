@@ -30,6 +30,24 @@ export type NewAuthenticator =
   | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date; /** False for a third-party CA's certificate (ottca); default true. */ issuedByNetwork?: boolean }
   | { id: string; identityId: string; method: 'updb'; username: string; passwordHash: string; createdAt: Date };
 
+/** The `authenticators` row of a new credential (the columns of the other method null). */
+export function newAuthenticatorRow(a: NewAuthenticator) {
+  const at = toIso(a.createdAt);
+  return {
+    id: a.id,
+    identity_id: a.identityId,
+    method: a.method,
+    username: a.method === 'updb' ? a.username : null,
+    username_key: a.method === 'updb' ? usernameKey(a.username) : null,
+    password_hash: a.method === 'updb' ? a.passwordHash : null,
+    cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
+    cert_pem: a.method === 'cert' ? a.certPem : null,
+    is_issued_by_network: a.method === 'cert' && a.issuedByNetwork !== false,
+    created_at: at,
+    updated_at: at,
+  };
+}
+
 export type ConsumeOutcome = 'consumed' | 'gone' | 'conflict';
 
 /** `exists`: the identity has a pending enrollment of that method; `username-taken`: the username's key is held. */
@@ -94,24 +112,9 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
       // first to commit and then finds nothing; on SQLite transactions run one at a time. Exactly one caller wins.
       const deleted = await trx.deleteFrom('enrollments').where('id', '=', enrollment.id).where('token', '=', enrollment.token).executeTakeFirst();
       if (Number(deleted.numDeletedRows) === 0) return 'gone';
-      const at = toIso(a.createdAt);
-      await trx
-        .insertInto('authenticators')
-        .values({
-          id: a.id,
-          identity_id: a.identityId,
-          method: a.method,
-          username: a.method === 'updb' ? a.username : null,
-          username_key: a.method === 'updb' ? usernameKey(a.username) : null,
-          password_hash: a.method === 'updb' ? a.passwordHash : null,
-          cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
-          cert_pem: a.method === 'cert' ? a.certPem : null,
-          is_issued_by_network: a.method === 'cert' && a.issuedByNetwork !== false,
-          created_at: at,
-          updated_at: at,
-        })
-        .execute();
-      if (a.method === 'updb') await claimUsername(trx, a.username, { authenticatorId: a.id }, at);
+      const row = newAuthenticatorRow(a);
+      await trx.insertInto('authenticators').values(row).execute();
+      if (a.method === 'updb') await claimUsername(trx, a.username, { authenticatorId: a.id }, row.created_at);
       // The identity's detail lists its enrollments and authenticators (decision 0035).
       await recordChange({ ...database, db: trx }, 'identity', a.identityId);
       return 'consumed';

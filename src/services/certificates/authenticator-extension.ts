@@ -14,12 +14,12 @@ import type { Actor } from '../../domain/audit.js';
 import type { Identity } from '../../domain/identity.js';
 import { ApiError, isApiError } from '../../errors/api-error.js';
 import type { AuthenticatorExtensionRepository, ExtensionState } from '../../persistence/repositories/authenticator-extensions.js';
-import { certificateFingerprint, issueCertificate, type LoadedCertificateAuthority } from '../../pki/index.js';
+import { certificateFingerprint, type LoadedCertificateAuthority } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { PresentedClientCertificate } from '../authentication/authentication.js';
 import { parseCsr } from '../enrollment/csr.js';
-import { CLIENT_CERT_VALIDITY_MS } from '../enrollment/methods/ott.js';
+import { issueIdentityCertificate } from '../enrollment/identity-certificate.js';
 
 /** What an API session shows about its login certificate (reference apiSessionDetail). */
 export interface CertExtensionFlags {
@@ -83,17 +83,7 @@ export function createAuthenticatorExtensionService(deps: {
         }
         throw error;
       }
-      const cert = await issueCertificate({
-        profile: 'client',
-        publicKey: csr.publicKey,
-        subject: { commonName: identity.id },
-        subjectAltNames: { uri: [`spiffe://svc/identity/${identity.id}`] },
-        validityMs: CLIENT_CERT_VALIDITY_MS,
-        issuer,
-        clock,
-      });
-      const pem = `${cert.toString('pem').trimEnd()}\n`;
-      const fingerprint = certificateFingerprint(pem);
+      const { pem, fingerprint } = await issueIdentityCertificate({ identityId: identity.id, publicKey: csr.publicKey, issuer, clock });
       await deps.changes(async ({ records, audit }) => {
         if (!(await records.setUnverified(id, presented.fingerprint, { pem, fingerprint }, clock.now()))) {
           throw new ApiError('UNAUTHORIZED', { message: `Authenticator '${id}' no longer holds the presented certificate` });

@@ -23,7 +23,7 @@ import type { EnrollmentJwtSigner, Jwks } from './enrollment-jwt.js';
 import { enrollMethod, type EnrollCas, type EnrollContext, type EnrollInput, type EnrollResult, type PendingEnrollment } from './methods/index.js';
 
 export { ENROLL_METHODS, isEnrollMethod, type EnrollInput, type EnrollResult } from './methods/index.js';
-export { CLIENT_CERT_VALIDITY_MS } from './methods/ott.js';
+export { CLIENT_CERT_VALIDITY_MS } from './identity-certificate.js';
 
 export interface EnrollService {
   /** The key set (RFC 7517) that verifies enrollment JWTs. */

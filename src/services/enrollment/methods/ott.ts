@@ -2,14 +2,11 @@
  * Enrollment method `ott` (reference facts §9): a one-time token and a CSR buy a client certificate signed by the
  * enrollment signing CA, and a certificate authenticator for it.
  */
-import { certificateFingerprint, issueCertificate } from '../../../pki/index.js';
 import type { NewAuthenticator } from '../../../persistence/repositories/enrollments.js';
 import { newEntityId } from '../../../shared/random.js';
 import { parseCsr } from '../csr.js';
+import { issueIdentityCertificate } from '../identity-certificate.js';
 import type { EnrollMethod } from './enroll-method.js';
-
-/** Lifetime of an enrolled identity's client certificate (the reference issues one year). */
-export const CLIENT_CERT_VALIDITY_MS = 365 * 24 * 60 * 60 * 1000;
 
 /** The CSR PEM as the client sent it (undefined when the body was not text). */
 export interface OttInput {
@@ -34,18 +31,7 @@ export const ottEnrollment: EnrollMethod<OttInput, OttResult> = {
     const pending = await context.pending(token);
     const { identity } = pending;
     const csr = await parseCsr(csrPem);
-    // Only the key is taken from the CSR: the subject and names are the controller's to decide.
-    const cert = await issueCertificate({
-      profile: 'client',
-      publicKey: csr.publicKey,
-      subject: { commonName: identity.id },
-      subjectAltNames: { uri: [`spiffe://svc/identity/${identity.id}`] },
-      validityMs: CLIENT_CERT_VALIDITY_MS,
-      issuer: signingCa,
-      clock,
-    });
-    const leafPem = `${cert.toString('pem').trimEnd()}\n`;
-    const fingerprint = certificateFingerprint(leafPem);
+    const { pem: leafPem, fingerprint } = await issueIdentityCertificate({ identityId: identity.id, publicKey: csr.publicKey, issuer: signingCa, clock });
     const now = clock.now();
     const authenticator: NewAuthenticator = { id: newEntityId(), identityId: identity.id, method: 'cert', certFingerprint: fingerprint, certPem: leafPem, createdAt: now };
     await context.consume(pending, authenticator, { fingerprint });
