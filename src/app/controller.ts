@@ -116,7 +116,7 @@ export async function startController(
 
   const metrics = createControllerMetrics({ dialect: config.db.kind, clock });
   const database = await openDatabase(config.db, {
-    onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection failed while idle; the pool will open another'),
+    onConnectionError: (error) => logger.warn({ err: error }, 'a PostgreSQL connection was lost; the pool will open another'),
     onQuery: (durationMs) => metrics.storeQuery(durationMs),
   });
   const sessionTimeoutMs = config.edge?.api.sessionTimeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS;

@@ -27,8 +27,9 @@ export interface Database {
 
 export interface OpenOptions {
   /**
-   * Told about errors of idle PostgreSQL connections (the server restarted, an administrator ended them). Without
-   * a listener pg would raise them as uncaught exceptions and end the process; the pool replaces the connection.
+   * Told about lost PostgreSQL connections, idle or busy (the server restarted or became unreachable, an
+   * administrator ended them). Without a listener pg would raise them as uncaught exceptions and end the process;
+   * the pool replaces the connection, and a query that was running on it fails.
    */
   onConnectionError?(error: Error): void;
   /** Told how long every query took, in milliseconds, failed ones too (the store query histogram of the metrics). */
@@ -68,7 +69,12 @@ function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined):
 function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined): Database {
   // A connection not made within 5 s fails the request (503) rather than holding it while the store is unreachable.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
-  pool.on('error', onConnectionError);
+  // pg announces a lost connection as an 'error' event of its client, and an event without a listener ends the
+  // process. The pool listens only while a connection is idle; a connection checked out by a query when the store
+  // goes away needs a listener of its own (its query fails too, and that failure answers the request with 503).
+  // Each connection's own listener reports, so the pool's re-announcement of idle ones is not reported twice.
+  pool.on('connect', (client) => client.on('error', onConnectionError));
+  pool.on('error', () => undefined);
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
   return { db, dialect: 'postgres', changes: createChangeSignal(), close: () => db.destroy() };
 }

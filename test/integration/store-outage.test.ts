@@ -11,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { newSharedDatabase, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
+import { sql } from 'kysely';
 import { openDatabase } from '../../src/persistence/database.js';
 
 /** A TCP relay to `target` on a port of its own, which can be cut (every connection dropped, nothing accepted) and restored. */
@@ -61,6 +62,35 @@ async function eventually(check: () => Promise<boolean>, ms: number): Promise<bo
 }
 
 if (testDialect === 'postgres') {
+  describe('a query in flight when the store goes away (postgres)', () => {
+    it('fails that query, raises nothing uncaught, and the next query works once the store is back', async () => {
+      const shared = await newSharedDatabase();
+      const link = await relay(new URL(shared.db));
+      const through = new URL(shared.db);
+      through.hostname = '127.0.0.1';
+      through.port = String(link.port);
+      const reported: Error[] = [];
+      const database = await openDatabase({ kind: 'postgres', url: through.toString() }, { onConnectionError: (error) => reported.push(error) });
+      try {
+        // Several connections checked out and busy at the moment the link drops: pg reports the loss to each
+        // connection as an event as well as to its query; an event nobody listens to would end the process.
+        const busy = [1, 2, 3].map(() => sql`select pg_sleep(5)`.execute(database.db).then(() => 'finished', (error: Error) => error.message));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        await link.cut();
+        for (const outcome of await Promise.all(busy)) assert.match(outcome, /terminated|ECONNRESET|closed/i);
+        assert.ok(reported.length >= 1, 'the lost connections are reported to the listener');
+        await link.restore();
+        const { rows } = await sql<{ one: number }>`select 1 as one`.execute(database.db);
+        assert.equal(rows[0]?.one, 1);
+      } finally {
+        await link.restore();
+        await database.close();
+        await link.cut();
+        await shared.drop();
+      }
+    });
+  });
+
   describe('the store unreachable for a while (postgres)', () => {
     let shared: { db: string; drop(): Promise<void> };
     let link: Awaited<ReturnType<typeof relay>>;
