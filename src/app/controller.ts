@@ -16,7 +16,7 @@ import { createEnrollmentJwtSigner } from '../services/enrollment/enrollment-jwt
 import { DEFAULT_AUTHENTICATION_LIMITS, type WorkLimiterOptions } from '../services/authentication/work-limiter.js';
 import { oidcIssuer } from '../oidc/issuer.js';
 import { buildEnrollmentAdministration, buildEnrollService } from '../services/enrollment/index.js';
-import { buildAuthenticationDomain, buildRequestAuthenticator } from '../services/authentication/index.js';
+import { buildAuthLookups, buildAuthenticationDomain, buildRequestAuthenticator } from '../services/authentication/index.js';
 import { buildOidcDomain } from '../services/oidc-provider/index.js';
 import { buildAuthPolicyService } from '../services/auth-policies/index.js';
 import { buildAuthorizationDomain } from '../services/authorization/index.js';
@@ -164,7 +164,11 @@ export async function startController(
       posture,
       totp: totp ? { hostname: totp.hostname, maxAttempts: totp.maxAttempts, lockoutMs: totp.lockoutMs } : undefined,
     });
+    // What authenticating reads (sessions, identities, auth policies), from memory while the feed is fresh: requests
+    // and logins alike.
+    const lookups = buildAuthLookups(database, { feed, sessions, onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)) });
     const { authentication, passwords } = buildAuthenticationDomain(database, {
+      lookups,
       clock,
       events,
       sessions,
@@ -183,6 +187,7 @@ export async function startController(
           secrets,
           clock,
           authentication,
+          identities: lookups.identities,
           extJwt: externalJwt.authenticator,
           mfa: mfa.mfa,
           configTypes: sessions.configTypes,
@@ -207,15 +212,7 @@ export async function startController(
       extraHosts: [...(config.edge ? [config.edge.api.address.host] : []), ...config.web.flatMap((l) => l.bindPoints.map((bp) => bp.address.host))],
     });
     await certificates.enrollmentKeys.publish();
-    const requestAuth = buildRequestAuthenticator(database, {
-      clock,
-      feed,
-      sessions,
-      sessionTimeoutMs,
-      extJwt: externalJwt.authenticator,
-      tokens: oidc?.tokens,
-      onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)),
-    });
+    const requestAuth = buildRequestAuthenticator({ clock, lookups, sessions, sessionTimeoutMs, extJwt: externalJwt.authenticator, tokens: oidc?.tokens });
     const services: Services = {
       config,
       clock,

@@ -84,6 +84,21 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     assert.equal((await exchange({ code: otherCode, code_verifier: other.verifier })).status, 200, 'two failures leave the code usable');
   });
 
+  it('revokes the tokens of a code replayed after its attempts ran out, and says an unknown code is invalid', async () => {
+    const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+    const code = login.callback.searchParams.get('code')!;
+    const good = await exchange({ code, code_verifier: login.verifier });
+    assert.equal(good.status, 200, good.text);
+    for (let i = 0; i < 3; i++) assert.equal((await exchange({ code, code_verifier: client.randomPKCECodeVerifier() })).status, 400);
+    const replay = await exchange({ code, code_verifier: login.verifier });
+    assert.equal(replay.status, 400);
+    assert.match(replay.json().error_description, /already been used/);
+    assert.equal((await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${good.json().access_token}` } })).status, 401);
+    const unknown = await exchange({ code: 'no-such-code', code_verifier: login.verifier });
+    assert.equal(unknown.status, 400);
+    assert.match(unknown.json().error_description, /code is invalid/);
+  });
+
   describe('a refresh token presented twice', () => {
     const refresh = (token: string) => postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: token });
     async function tokensOf(name = 'bob') {

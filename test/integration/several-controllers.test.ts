@@ -51,12 +51,14 @@ if (testDialect === 'postgres') {
     let a: ControllerProcess;
     let b: ControllerProcess;
     let lockoutPolicy: string;
+    let carol: { id: string };
 
     before(async () => {
       shared = await newSharedDatabase();
       database = await openDatabase({ kind: 'postgres', url: shared.db });
       await ensureDefaultAdmin({ identities: createIdentityRepository(database), clock: systemClock }, { username: 'admin', password: 'admin-password' });
       await createIdentity(database, { name: 'alice', password: 'alice-password' });
+      carol = await createIdentity(database, { name: 'carol', password: 'carol-password' });
       lockoutPolicy = await createAuthPolicy(database, (body) => Object.assign(body.primary.updb, { maxAttempts: 3, lockoutDurationMinutes: 5 }));
       pki = await createSharedPki();
       a = await startControllerProcess({ pki, name: 'a', db: shared.db });
@@ -123,6 +125,21 @@ if (testDialect === 'postgres') {
       assert.equal(revoked.status, 200, revoked.text);
       const refused = await eventually(() => currentIdentity(b, withBearer(tokens.access_token)), (res) => res.status === 401, PROPAGATION_BOUND_MS);
       assert.equal(refused.status, 401);
+    });
+
+    it('refuses at B, within the bound, the logins of an identity disabled at A, and takes them again once A enables it', async () => {
+      // A login at B first, so B holds carol in memory: logins read identities as requests do, from the feed's copy.
+      await sessionToken(b, 'carol', 'carol-password');
+      const admin = withSession(await sessionToken(a, 'admin', 'admin-password'));
+      const disabled = await a.fetch(`/edge/management/v1/identities/${carol.id}/disable`, { method: 'POST', body: { durationMinutes: 0 }, ...admin });
+      assert.equal(disabled.status, 200, disabled.text);
+      const refused = await eventually(() => login(b, 'carol', 'carol-password'), (res) => res.status === 401, PROPAGATION_BOUND_MS);
+      assert.equal(refused.status, 401, refused.text);
+      await assert.rejects(oidcLogin(b, 'carol', 'carol-password'), 'an OIDC login at B is refused too');
+      const enabled = await a.fetch(`/edge/management/v1/identities/${carol.id}/enable`, { method: 'POST', ...admin });
+      assert.equal(enabled.status, 200, enabled.text);
+      const back = await eventually(() => login(b, 'carol', 'carol-password'), (res) => res.status === 200, PROPAGATION_BOUND_MS);
+      assert.equal(back.status, 200, back.text);
     });
 
     it('honours a refresh token presented at A and B at once exactly once, and the family then behaves as at one controller', async () => {

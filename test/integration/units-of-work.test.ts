@@ -177,7 +177,7 @@ describe(`units of work (${testDialect})`, () => {
       codeChallenge: 'x'.repeat(43), method: 'S256', issuer: 'https://127.0.0.1:1280/oidc', identityId: owner.id, amr: ['pwd'], status: 'authenticated',
       outstanding: [], codeExpiresAt: null, apiSessionId: sessionId, authTime: now, configTypes: [], createdAt: now, expiresAt: new Date(now.getTime() + 600_000),
     });
-    assert.equal(await oidc.issueCode(requestId, { codeHash: 'code-hash-uow', codeExpiresAt: new Date(now.getTime() + 60_000) }), true);
+    assert.equal((await oidc.issueCode(requestId, { codeHash: 'code-hash-uow', codeExpiresAt: new Date(now.getTime() + 60_000) }))?.status, 'code_issued');
     const session = { id: sessionId, identityId: owner.id, clientId: 'svc', issuer: 'https://127.0.0.1:1280/oidc', scope: 'openid offline_access', amr: ['pwd'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
     const refresh = (id: string) => ({ record: { id, sessionId, status: 'active' as const, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), rotatedAt: null, successorSealed: null }, hash: `hash-${id}` });
     // The injected failure: a refresh token whose id is already taken fails its insert, the exchange's last step.

@@ -20,8 +20,11 @@ export interface OidcRepository {
   insertAuthRequest(request: OidcAuthRequest): Promise<boolean>;
   findAuthRequest(id: string): Promise<OidcAuthRequest | undefined>;
   findAuthRequestByCodeHash(codeHash: string): Promise<OidcAuthRequest | undefined>;
-  /** authenticated -> code_issued (the controller's callback); false when the request was no longer authenticated. */
-  issueCode(id: string, code: { codeHash: string; codeExpiresAt: Date }): Promise<boolean>;
+  /**
+   * authenticated -> code_issued (the controller's callback), in one statement that also reads the request back;
+   * undefined when the request is not stored or was no longer authenticated.
+   */
+  issueCode(id: string, code: { codeHash: string; codeExpiresAt: Date }): Promise<OidcAuthRequest | undefined>;
   /**
    * A secondary factor answered on a partially authenticated request: records the remaining factors and the amr;
    * with none remaining, the request moves to authenticated. Compare-and-set on the outstanding factors, so two
@@ -29,10 +32,11 @@ export interface OidcRepository {
    */
   answerFactor(id: string, expected: OutstandingFactor[], change: { amr: string[]; outstanding: OutstandingFactor[] }): Promise<boolean>;
   /**
-   * Counts a token request made with the code of request `id`, before it is checked; false (nothing counted) when
-   * `max` requests were made with it already, so concurrent guesses share one budget.
+   * Counts a token request made with the code whose hash is `codeHash`, before it is checked, and reads its request
+   * in the same statement; undefined (nothing counted) when no request has that code or `max` requests were made
+   * with it already, so concurrent guesses share one budget. `findAuthRequestByCodeHash` tells the two apart.
    */
-  countCodeAttempt(id: string, max: number): Promise<boolean>;
+  countCodeAttempt(codeHash: string, max: number): Promise<OidcAuthRequest | undefined>;
   /** code_issued -> tokens_issued; false when the code was already redeemed. */
   redeemCode(id: string): Promise<boolean>;
   /**
@@ -164,13 +168,14 @@ export function createOidcRepository(database: Database): OidcRepository {
       return row && authRequestFromRow(row);
     },
     async issueCode(id, code) {
-      const result = await db
+      const row = await db
         .updateTable('oidc_auth_requests')
         .set({ status: 'code_issued', code_hash: code.codeHash, code_expires_at: toIso(code.codeExpiresAt) })
         .where('id', '=', id)
         .where('status', '=', 'authenticated')
+        .returningAll()
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return row && authRequestFromRow(row);
     },
     async answerFactor(id, expected, change) {
       const result = await db
@@ -186,14 +191,15 @@ export function createOidcRepository(database: Database): OidcRepository {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    async countCodeAttempt(id, max) {
-      const result = await db
+    async countCodeAttempt(codeHash, max) {
+      const row = await db
         .updateTable('oidc_auth_requests')
         .set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
-        .where('id', '=', id)
+        .where('code_hash', '=', codeHash)
         .where('code_attempts', '<', max)
+        .returningAll()
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      return row && authRequestFromRow(row);
     },
     async redeemCode(id) {
       const result = await db

@@ -4,7 +4,10 @@
  * auth policy. Each is a feed cache (change-feed/feed-cache.ts): a change to the row drops the copy at commit on this
  * controller and within the change feed's bound on the others; while the feed is not fresh the store is read.
  *
- * What must never come from a copy stays in the store: password lockouts, refresh-token rotation, the login itself.
+ * Logins, legacy and OIDC, read their identity and auth policy here too, so a login is judged on what every later
+ * request of its session is judged on (an identity disabled at another controller is refused within the bound).
+ * What must never come from a copy stays in the store: the credential a login checks (password hash, certificate
+ * authenticator), password lockout counts, refresh-token rotation, the session a login opens.
  */
 import type { AuthPolicy } from '../../domain/auth-policy.js';
 import type { ApiSession, Identity } from '../../domain/identity.js';

@@ -77,9 +77,14 @@ export interface AuthenticationService {
 }
 
 export interface AuthenticationDeps {
-  identities: IdentityRepository;
+  /**
+   * Identities and auth policies as request authentication reads them (auth-lookups.ts: from memory while the change
+   * feed is fresh, dropped at commit here and within its bound elsewhere), so a login is judged on what every later
+   * request of its session is judged on; the client info a login carries is written to the store.
+   */
+  identities: Pick<IdentityRepository, 'findById' | 'recordClientInfo'>;
   credentials: CredentialRepository;
-  authPolicies: AuthPolicyRepository;
+  authPolicies: Pick<AuthPolicyRepository, 'findById'>;
   apiSessions: ApiSessionService;
   /** Primary and secondary external JWT checks; without it method ext-jwt is not enabled. */
   extJwt?: ExtJwtAuthenticator;

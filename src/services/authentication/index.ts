@@ -20,7 +20,7 @@ import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { SessionsDomain } from '../sessions/index.js';
 import { authPolicyOf, createAuthenticationService, type AuthenticationDeps, type AuthenticationService } from './authentication.js';
 import { limitAuthentication } from './limited-authentication.js';
-import { createAuthLookups } from './auth-lookups.js';
+import { createAuthLookups, type AuthLookups } from './auth-lookups.js';
 import { createPasswordGuard, type PasswordGuard } from './password-guard.js';
 import { createRequestAuthenticator, type RequestAuthenticator } from './request-auth.js';
 import { createWorkLimiter, type WorkLimiterOptions } from './work-limiter.js';
@@ -39,6 +39,8 @@ export function buildAuthenticationDomain(
     sessions: SessionsDomain;
     sessionTimeoutMs: number;
     mfa: Pick<MfaRepository, 'isVerified'>;
+    /** The authentication cache (buildAuthLookups): a login reads its identity and auth policy as requests do. */
+    lookups: Pick<AuthLookups, 'identities' | 'authPolicies'>;
     extJwt: ExtJwtAuthenticator;
     limits: WorkLimiterOptions;
     /** The CAs certificate logins are judged against now: own and third-party (decision 0037). */
@@ -47,10 +49,11 @@ export function buildAuthenticationDomain(
 ): AuthenticationDomain {
   const { clock, events } = deps;
   const passwords = createPasswordGuard({ lockouts: createPasswordLockoutRepository(database), events, clock });
+  const identities = createIdentityRepository(database);
   const authentication = createAuthenticationService({
-    identities: createIdentityRepository(database),
+    identities: { findById: deps.lookups.identities.findById, recordClientInfo: identities.recordClientInfo },
     credentials: createCredentialRepository(database),
-    authPolicies: createAuthPolicyRepository(database),
+    authPolicies: deps.lookups.authPolicies,
     apiSessions: deps.sessions.service,
     extJwt: deps.extJwt,
     mfa: deps.mfa,
@@ -64,25 +67,14 @@ export function buildAuthenticationDomain(
 }
 
 /**
- * The authenticator of every API request, reading sessions, identities and auth policies through the authentication
- * cache (auth-lookups.ts) that `feed` keeps current. Its access token verifier is the controller's one (also
- * `/oidc/userinfo`'s), so every place that accepts an access token accepts the same ones.
+ * The authentication cache (auth-lookups.ts) that `feed` keeps current: sessions, identities and auth policies as
+ * every request and every login reads them.
  */
-export function buildRequestAuthenticator(
+export function buildAuthLookups(
   database: Database,
-  deps: {
-    clock: Clock;
-    feed: ChangeFeed;
-    sessions: SessionsDomain;
-    sessionTimeoutMs: number;
-    extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
-    /** The OIDC provider's token signer; absent without an edge section: every Bearer token is then invalid. */
-    tokens: OidcTokenSigner | undefined;
-    onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'];
-  },
-): RequestAuthenticator & { accessTokens: AccessTokenVerifier | undefined } {
-  const { clock, tokens } = deps;
-  const lookups = createAuthLookups({
+  deps: { feed: ChangeFeed; sessions: SessionsDomain; onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'] },
+): AuthLookups {
+  return createAuthLookups({
     feed: deps.feed,
     apiSessions: deps.sessions.records,
     identities: createIdentityRepository(database),
@@ -90,6 +82,23 @@ export function buildRequestAuthenticator(
     oidc: createOidcRepository(database),
     ...(deps.onLookup ? { onLookup: deps.onLookup } : {}),
   });
+}
+
+/**
+ * The authenticator of every API request, reading through the authentication cache (`lookups`). Its access token
+ * verifier is the controller's one (also `/oidc/userinfo`'s), so every place that accepts an access token accepts
+ * the same ones.
+ */
+export function buildRequestAuthenticator(deps: {
+  clock: Clock;
+  lookups: AuthLookups;
+  sessions: SessionsDomain;
+  sessionTimeoutMs: number;
+  extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
+  /** The OIDC provider's token signer; absent without an edge section: every Bearer token is then invalid. */
+  tokens: OidcTokenSigner | undefined;
+}): RequestAuthenticator & { accessTokens: AccessTokenVerifier | undefined } {
+  const { clock, tokens, lookups } = deps;
   const accessTokens = tokens && createAccessTokenVerifier({ tokens, oidc: lookups.oidcSessions, identities: lookups.identities, clock });
   const authenticator = createRequestAuthenticator({
     apiSessions: lookups.apiSessions,

@@ -8,7 +8,7 @@
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { LoadedIdentity } from '../../pki/index.js';
 import type { Database } from '../../persistence/database.js';
-import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
 import type { Clock } from '../../shared/clock.js';
@@ -45,6 +45,8 @@ export async function buildOidcDomain(
     secrets: SecretBox;
     clock: Clock;
     authentication: AuthenticationService;
+    /** Identities as request authentication reads them (the authentication cache, auth-lookups.ts). */
+    identities: Pick<IdentityRepository, 'findById'>;
     extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
     mfa: MfaService;
     /** Resolves a login's config types to ids (the sessions domain's). */
@@ -53,7 +55,7 @@ export async function buildOidcDomain(
 ): Promise<OidcDomain> {
   const { clock, lifetimes } = deps;
   const oidc = createOidcRepository(database);
-  const identities = createIdentityRepository(database);
+  const { identities } = deps;
   const signingKey = serverSigningKey(deps.identity);
   const keys = createSigningKeyRepository(database);
   const issuers = [...new Set([...deps.issuers, ...(deps.otherIssuers ?? [])])];

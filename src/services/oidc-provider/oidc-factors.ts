@@ -45,7 +45,7 @@ export function createOidcFactorService(deps: {
   provider: Pick<OidcProviderService, 'pendingAuthRequest' | 'login'>;
   extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
   oidc: OidcRepository;
-  identities: IdentityRepository;
+  identities: Pick<IdentityRepository, 'findById'>;
   mfa: MfaService;
   clock: Clock;
 }): OidcFactorService {
@@ -117,7 +117,7 @@ export function createOidcFactorService(deps: {
       const request = await deps.provider.pendingAuthRequest(authRequestId);
       const owed = request.status === 'partially_authenticated' ? owedSigner(request) : undefined;
       if (owed && (tokens.length > 0 || credentials.method === 'ext-jwt')) return answerExtJwt(request, owed, tokens);
-      const outcome = await deps.provider.login(authRequestId, credentials);
+      const outcome = await deps.provider.login(request, credentials);
       const nowOwed = outcome.kind === 'partially_authenticated' ? owedSigner(outcome.request) : undefined;
       if (outcome.kind !== 'partially_authenticated' || !nowOwed || tokens.length === 0) return outcome;
       // The Bearer values may hold the secondary JWT already. If none answers it (one may be the primary JWT just

@@ -57,8 +57,9 @@ export interface OidcProviderService {
   /**
    * Primary login. With nothing outstanding: the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207
    * `iss`). With a secondary factor outstanding: the request, now partially authenticated, and what it still needs.
+   * `request` is the one `pendingAuthRequest` returned for the login's id.
    */
-  login(id: string | undefined, credentials: AuthenticationRequest): Promise<LoginOutcome>;
+  login(request: OidcAuthRequest, credentials: AuthenticationRequest): Promise<LoginOutcome>;
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). */
   authorizationCode(params: Params): Promise<TokenResponse>;
   /** The refresh_token grant with rotation (RFC 6749 §6). */
@@ -124,7 +125,8 @@ const scopes = scopeList;
 
 export function createOidcProviderService(deps: {
   oidc: OidcRepository;
-  identities: IdentityRepository;
+  /** Read through the authentication cache (auth-lookups.ts), as every request's identity is. */
+  identities: Pick<IdentityRepository, 'findById'>;
   authentication: AuthenticationService;
   tokens: OidcTokenSigner;
   seal: AuthRequestSeal;
@@ -139,12 +141,18 @@ export function createOidcProviderService(deps: {
   const { oidc, identities, authentication, tokens, seal, clock } = deps;
   const principals = createPrincipalLoader({ identities, clock });
 
-  /** The request a public id stands for, as the store has it once logged in, else as sealed (started). */
-  async function authRequestOf(handle: string | undefined): Promise<OidcAuthRequest> {
+  /** The request a public id stands for as sealed at the authorization endpoint, unless unknown or expired. */
+  function sealedAuthRequest(handle: string | undefined): OidcAuthRequest {
     const sealed = handle ? seal.open(handle) : undefined;
     if (!sealed || sealed.expiresAt.getTime() <= clock.now().getTime()) {
       throw new OAuthError('invalid_request', 'the auth request is unknown or has expired; start again at the authorization endpoint');
     }
+    return sealed;
+  }
+
+  /** The request a public id stands for, as the store has it once logged in, else as sealed (started). */
+  async function authRequestOf(handle: string | undefined): Promise<OidcAuthRequest> {
+    const sealed = sealedAuthRequest(handle);
     const stored = await oidc.findAuthRequest(sealed.id);
     return stored ? { ...stored, handle: sealed.handle } : sealed;
   }
@@ -270,8 +278,7 @@ export function createOidcProviderService(deps: {
 
     pendingAuthRequest,
 
-    async login(id, credentials) {
-      const request = await pendingAuthRequest(id);
+    async login(request, credentials) {
       // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
       const identity = await authentication.verifyPrimary(credentials);
       const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
@@ -301,15 +308,17 @@ export function createOidcProviderService(deps: {
     },
 
     async callback(id) {
-      const request = await authRequestOf(id);
+      // The code is issued in the statement that reads the request; only a request that was not waiting for its
+      // code is read again, to say why.
+      const sealed = sealedAuthRequest(id);
+      const code = newAuthorizationCode(clock.now());
+      const issued = await oidc.issueCode(sealed.id, { codeHash: code.hash, codeExpiresAt: code.expiresAt });
+      if (issued) return clientRedirect(issued, code.value);
+      const request = (await oidc.findAuthRequest(sealed.id)) ?? sealed;
       if (request.status === 'started' || request.status === 'partially_authenticated') {
         throw new OAuthError('invalid_request', 'the auth request has not completed its login; answer its auth queries first');
       }
-      const code = newAuthorizationCode(clock.now());
-      if (request.status !== 'authenticated' || !(await oidc.issueCode(request.id, { codeHash: code.hash, codeExpiresAt: code.expiresAt }))) {
-        throw new OAuthError('invalid_request', 'the callback of this auth request has already been used; start again at the authorization endpoint');
-      }
-      return clientRedirect(request, code.value);
+      throw new OAuthError('invalid_request', 'the callback of this auth request has already been used; start again at the authorization endpoint');
     },
 
     authorizationCode: (params) => authorizationCode(checkClient(params)),

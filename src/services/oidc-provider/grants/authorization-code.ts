@@ -18,7 +18,12 @@ export function createAuthorizationCodeGrant({ oidc, clock, tokenSet, newRefresh
   return async function authorizationCode(params) {
     const { code, code_verifier: verifier, redirect_uri: redirectUri } = params;
     if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
-    const request = await oidc.findAuthRequestByCodeHash(hashToken(code));
+    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
+    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
+    // The count reads the request too; only a refused count reads it again, to say why.
+    const codeHash = hashToken(code);
+    const counted = await oidc.countCodeAttempt(codeHash, MAX_CODE_ATTEMPTS);
+    const request = counted ?? (await oidc.findAuthRequestByCodeHash(codeHash));
     if (!request) throw new OAuthError('invalid_grant', 'the code is invalid');
     const now = clock.now();
     if (request.status === 'tokens_issued') {
@@ -27,9 +32,7 @@ export function createAuthorizationCodeGrant({ oidc, clock, tokenSet, newRefresh
       throw new OAuthError('invalid_grant', 'the code has already been used; the tokens issued with it are revoked');
     }
     if (!request.codeExpiresAt || request.codeExpiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the code has expired');
-    // Every exchange attempt is counted before it is checked, so a code dies after a few wrong verifiers or
-    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth).
-    if (!(await oidc.countCodeAttempt(request.id, MAX_CODE_ATTEMPTS))) {
+    if (!counted) {
       throw new OAuthError('invalid_grant', `the code was used in ${MAX_CODE_ATTEMPTS} failed requests and is no longer valid; start again at the authorization endpoint`);
     }
     // RFC 6749 §4.1.3: the same client and the identical redirect_uri as in the authorization request.
