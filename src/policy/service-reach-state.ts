@@ -409,15 +409,20 @@ export class ServiceReachState {
       if (slot === undefined) continue;
       const service = this.serviceAt(slot);
       // Candidates through the service's id and attributes, each decided exactly, once, in the identity's order.
-      const found: IndexedGrant[] = [...index.everyService];
+      // (A page asks this for a hundred services: the usual one or two grants are found without sorting.)
+      const found: IndexedGrant[] = index.everyService.slice();
       const consider = (candidates: readonly IndexedGrant[] | undefined) => {
-        for (const candidate of candidates ?? []) {
+        if (candidates === undefined) return;
+        for (const candidate of candidates) {
           if (!found.includes(candidate) && matchesRoles(candidate.policy.service, candidate.policy.semantic, service)) found.push(candidate);
         }
       };
       consider(index.byServiceId.get(id));
       for (const attribute of service.roleAttributes) consider(index.byAttribute.get(attribute));
-      granted.set(id, found.sort((a, b) => a.order - b.order).map((candidate) => candidate.grant));
+      if (found.length > 1) found.sort((a, b) => a.order - b.order);
+      const grants: ReachGrant[] = new Array(found.length);
+      for (let i = 0; i < found.length; i++) grants[i] = (found[i] as IndexedGrant).grant;
+      granted.set(id, grants);
     }
     return granted;
   }

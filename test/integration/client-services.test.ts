@@ -98,6 +98,25 @@ describe(`services on the client API (${testDialect})`, () => {
     assert.deepEqual(other.config, {});
   });
 
+  it('writes each listed service exactly as its detail shows it, and a changed service as changed in the next list', async () => {
+    const headers = await legacyHeaders('alice');
+    const list = await get(headers, '/services?configTypes=all&sort=name');
+    assert.equal(list.status, 200, list.text);
+    assert.match(String(list.headers['content-type']), /^application\/json/);
+    assert.deepEqual(names(list), ['db', 'web']);
+    for (const item of items(list)) {
+      const detail = await get(headers, `/services/${item.id}?configTypes=all`);
+      assert.deepEqual(item, detail.json().data, `${item.name}: the list item and the detail agree field by field`);
+    }
+    assert.deepEqual(Object.keys(list.json()).sort(), ['data', 'meta']);
+    assert.deepEqual(list.json().meta.filterableFields.includes('name'), true);
+    // The list keeps each service's text while the service is unchanged: a change must show in the next list.
+    assert.equal((await admin.patch(`/services/${ids.db}`, { tags: { owner: 'storage-team' }, maxIdleTimeMillis: 60_000 })).status, 200);
+    const db = items(await get(headers, '/services?sort=name'))[0]!;
+    assert.deepEqual([db.name, db.tags, db.maxIdleTimeMillis], ['db', { owner: 'storage-team' }, 60_000]);
+    assert.deepEqual(db, (await get(headers, `/services/${ids.db}`)).json().data);
+  });
+
   it('answers an OIDC access token as it answers a legacy session', async () => {
     const config = await discoverClient(ctl);
     const login = await loginToCallback(ctl, config, 'alice-user', 'alice-password');

@@ -5,31 +5,64 @@
  * the configs of the types asked for and its posture queries; changing and deleting one needs an administrator,
  * with the management API's rules and audit.
  */
-import type { PolicyPostureQueries } from '../../services/posture/index.js';
+import type { PolicyPostureQueries, PostureQuery } from '../../services/posture/index.js';
 import type { ClientService } from '../../services/authorization/client-services.js';
 import { ApiErrorBody, Envelope, IdParams, ListEnvelope } from '../schemas/common.js';
 import { ClientServiceDetailParams, ClientServiceListParams, ClientServiceView, ServiceBody, ServicePatchBody, ServiceView } from '../schemas/service.js';
-import { envelope, listEnvelope, selfLink } from '../kit/envelope.js';
+import { envelope, selfLink } from '../kit/envelope.js';
+import { clientServiceListJson } from './service-list-json.js';
 import { resourceRoutes } from '../kit/resource-routes.js';
 import { defineRoute } from '../kit/route.js';
 import { serviceView } from '../edge-management/config-service-views.js';
 
 const tags = ['Service'];
 
-function postureQueriesView(policy: PolicyPostureQueries) {
+/**
+ * Views of one answer's posture queries, kept per object: the posture service hands every service granted by one
+ * policy the same object, and every policy naming one check the same query, so each is viewed once per answer.
+ */
+const queryViews = new WeakMap<PostureQuery, ReturnType<typeof postureQueryView>>();
+const policyViews = new WeakMap<PolicyPostureQueries, ReturnType<typeof policyPostureQueriesView>>();
+
+/**
+ * ISO texts of the dates a query carries from its check: the same Date objects while the check is unchanged (the
+ * policy engine holds the checks), so each is written once rather than in every answer.
+ */
+const isoTexts = new WeakMap<Date, string>();
+function isoOf(date: Date): string {
+  let text = isoTexts.get(date);
+  if (text === undefined) isoTexts.set(date, (text = date.toISOString()));
+  return text;
+}
+
+function postureQueryView(query: PostureQuery) {
+  return {
+    ...query,
+    timeoutAt: query.timeoutAt?.toISOString() ?? null,
+    tags: {},
+    createdAt: isoOf(query.createdAt),
+    updatedAt: isoOf(query.updatedAt),
+    _links: selfLink('posture-checks', query.id),
+  };
+}
+
+function policyPostureQueriesView(policy: PolicyPostureQueries) {
   return {
     policyId: policy.policyId,
     policyType: policy.policyType,
     isPassing: policy.isPassing,
-    postureQueries: policy.postureQueries.map((query) => ({
-      ...query,
-      timeoutAt: query.timeoutAt?.toISOString() ?? null,
-      tags: {},
-      createdAt: query.createdAt.toISOString(),
-      updatedAt: query.updatedAt.toISOString(),
-      _links: selfLink('posture-checks', query.id),
-    })),
+    postureQueries: policy.postureQueries.map((query) => {
+      let view = queryViews.get(query);
+      if (!view) queryViews.set(query, (view = postureQueryView(query)));
+      return view;
+    }),
   };
+}
+
+function postureQueriesView(policy: PolicyPostureQueries) {
+  let view = policyViews.get(policy);
+  if (!view) policyViews.set(policy, (view = policyPostureQueriesView(policy)));
+  return view;
 }
 
 /**
@@ -65,10 +98,12 @@ export const clientServiceRoutes = [
     access: 'session',
     uses: ['authorization', 'sessionConfigTypes'],
     schema: { querystring: ClientServiceListParams, response: { 200: ListEnvelope(ClientServiceView), ...responses } },
-    handler: async ({ domains, auth, query }) => {
+    handler: async ({ domains, auth, query, reply }) => {
       const caller = { auth: auth!, sessionConfigTypes: domains.sessionConfigTypes.of(auth!.session) };
       const page = await domains.authorization.clientServices.list(caller, query);
-      return listEnvelope(page.items.map(clientServiceView), page.pagination, page.filterableFields);
+      // Written from parts kept between answers (service-list-json.ts); JSON text is sent as it is.
+      reply.type('application/json; charset=utf-8');
+      return clientServiceListJson(page, reply, postureQueriesView);
     },
   }),
   defineRoute({

@@ -66,7 +66,7 @@ const PostureQueryView = Type.Object({
 });
 
 /** One granting service policy's posture checks for the caller's session (reference postureQueries). */
-const PolicyPostureQueriesView = Type.Object({
+export const PolicyPostureQueriesView = Type.Object({
   policyId: Type.String(),
   policyType: Type.String({ description: 'Dial or Bind' }),
   isPassing: Type.Boolean({ description: 'every check of the policy passes (a policy without checks passes)' }),

@@ -25,7 +25,7 @@ export interface ClientService {
   /** The service as the index holds it: never changed, so a view of it may be kept while it is the same object. */
   service: ReachService;
   /** `Bind` then `Dial`, the ones the caller has. */
-  permissions: ServicePolicyType[];
+  permissions: readonly ServicePolicyType[];
   /** Config type name -> the data of the service's config of that type, for the types asked for. */
   config: Record<string, Record<string, unknown>>;
   postureQueries: PolicyPostureQueries[];
@@ -48,7 +48,9 @@ export interface ClientServiceService {
 
 /** The most `configTypes` values a request may name. */
 export const MAX_CONFIG_TYPES = 100;
-const PERMISSION_ORDER: readonly ServicePolicyType[] = ['Bind', 'Dial'];
+/** The permissions a caller has, `Bind` then `Dial`: one shared array per combination (never changed by anyone). */
+const PERMISSIONS: Record<'bind' | 'dial' | 'both' | 'none', readonly ServicePolicyType[]> = { bind: ['Bind'], dial: ['Dial'], both: ['Bind', 'Dial'], none: [] };
+const permissionsOf = (bind: boolean, dial: boolean) => PERMISSIONS[bind ? (dial ? 'both' : 'bind') : dial ? 'dial' : 'none'] as readonly ServicePolicyType[];
 
 export function createClientServiceService(deps: {
   engine: Pick<PolicyEngine, 'visibleServices' | 'visibleService' | 'postureChecks'>;
@@ -87,19 +89,27 @@ export function createClientServiceService(deps: {
     if (page.length === 0) return [];
     const configs = await configsOf(page.map((item) => item.service), wanted);
     const postures = await postureOf(caller, page.flatMap((item) => item.grants));
+    // Run for every service of a page (a hundred): plain loops, no intermediate arrays.
     return page.map(({ service, grants }) => {
-      const types = new Set(grants.map((grant) => grant.type));
-      return {
-        service,
-        permissions: PERMISSION_ORDER.filter((type) => types.has(type)),
-        config: Object.fromEntries(
-          service.configs.flatMap((configId): Array<[string, Record<string, unknown>]> => {
-            const found = configs.get(configId);
-            return found ? [found] : [];
-          }),
-        ),
-        postureQueries: grants.flatMap((grant) => postures.get(grant.id) ?? []),
-      };
+      let dial = false;
+      let bind = false;
+      const postureQueries: PolicyPostureQueries[] = [];
+      for (const grant of grants) {
+        if (grant.type === 'Dial') dial = true;
+        else bind = true;
+        const queries = postures.get(grant.id);
+        if (queries) postureQueries.push(queries);
+      }
+      // Object.fromEntries defines each type name as an own property, whatever the name (`__proto__` included).
+      const entries: Array<[string, Record<string, unknown>]> = [];
+      if (configs.size > 0) {
+        for (const configId of service.configs) {
+          const found = configs.get(configId);
+          if (found) entries.push(found);
+        }
+      }
+      const config = entries.length === 0 ? {} : Object.fromEntries(entries);
+      return { service, permissions: permissionsOf(bind, dial), config, postureQueries };
     });
   }
 

@@ -162,8 +162,16 @@ export function createPostureService(deps: {
     async policyPostureQueries(auth, policies) {
       const state = await stateOf(auth);
       const now = clock.now();
+      // Policies share checks (a network has few): each check is evaluated once and its query object shared, so
+      // a view built of it can be built once too.
+      const evaluated = new Map<string, PostureQuery>();
+      const queryOf = (check: PostureCheck) => {
+        let query = evaluated.get(check.id);
+        if (!query) evaluated.set(check.id, (query = postureQueryOf(check, evaluateCheck(check, state, now))));
+        return query;
+      };
       return policies.map((policy) => {
-        const queries = policy.checks.map((check) => postureQueryOf(check, evaluateCheck(check, state, now)));
+        const queries = policy.checks.map(queryOf);
         return { policyId: policy.id, policyType: policy.type, isPassing: queries.every((query) => query.isPassing), postureQueries: queries };
       });
     },
