@@ -2,19 +2,17 @@
  * The client API's `GET /services` answer written as JSON from parts kept between answers (issue 15, latency at
  * size). A service's caller-independent fields are the bulk of an answer (a hundred services are about 60 KiB) and
  * the same for every caller until the service changes, so each is serialized once per service object the reach
- * index hands out, and each granting policy's posture queries once per answer (the view of them is kept per object
- * by `postureView`, so the same view comes back for every service that policy grants); only the rest is written per
- * caller.
+ * index hands out, and each granting policy's posture queries once per answer; only the rest is written per caller.
  * Every part is serialized by the route's own schema serializer (Fastify's `compileSerializationSchema`), so the
  * answer holds exactly what the declared schema lets through, as the detail route's does (a test compares them).
  */
 import type { FastifyReply } from 'fastify';
 import { Type, type TSchema } from 'typebox';
 import type { ClientService } from '../../services/authorization/client-services.js';
-import type { PolicyPostureQueries } from '../../services/posture/index.js';
+import type { PolicyPostureQueries, PostureQuery } from '../../services/posture/index.js';
 import type { ListPage } from '../../services/list-page.js';
 import { ListMeta } from '../schemas/common.js';
-import { ClientServiceView, PolicyPostureQueriesView } from '../schemas/service.js';
+import { ClientServiceView, PostureQueryView } from '../schemas/service.js';
 import { serviceView } from '../edge-management/config-service-views.js';
 import { listEnvelope } from '../kit/envelope.js';
 
@@ -28,7 +26,8 @@ type Serialize = (value: unknown) => string;
 const serializerOf = (reply: FastifyReply, schema: TSchema): Serialize => reply.compileSerializationSchema(schema as unknown as Record<string, unknown>) as Serialize;
 
 const sharedJson = new WeakMap<object, string>();
-const policyJson = new WeakMap<object, string>();
+const queryJson = new WeakMap<PostureQuery, string>();
+const permissionJson = new WeakMap<readonly string[], string>();
 
 /** `{"id":…,…}` without its closing brace, kept per service object. */
 function sharedPart(service: ClientService['service'], serialize: Serialize): string {
@@ -41,31 +40,45 @@ function sharedPart(service: ClientService['service'], serialize: Serialize): st
   return json;
 }
 
-function postureQueriesPart(policies: readonly object[], serialize: Serialize): string {
-  const parts = policies.map((policy) => {
-    let json = policyJson.get(policy);
-    if (json === undefined) policyJson.set(policy, (json = serialize(policy)));
-    return json;
-  });
-  return `[${parts.join(',')}]`;
+/** `["Bind","Dial"]`: the client services hand out one array per combination, so its text is kept per array. */
+function permissionsPart(permissions: readonly string[]): string {
+  let json = permissionJson.get(permissions);
+  if (json === undefined) permissionJson.set(permissions, (json = JSON.stringify(permissions)));
+  return json;
 }
 
 /**
- * The JSON text of a page of client services in the list envelope. `postureView` turns the posture service's
- * objects into their wire form (the same function the detail route uses), kept per object by the caller.
+ * One granting policy's posture queries. An answer names about as many policies as services, but few checks (the
+ * posture service hands every policy naming a check the same query object): each query is serialized once per
+ * answer by its schema's serializer, and the policy around them, three plain fields, is written here.
  */
-export function clientServiceListJson(
-  page: ListPage<ClientService>,
-  reply: FastifyReply,
-  postureView: (policy: PolicyPostureQueries) => object,
-): string {
+function policyPart(one: PolicyPostureQueries, serialize: Serialize, queryView: (query: PostureQuery) => object): string {
+  const queries = one.postureQueries.map((query) => {
+    let json = queryJson.get(query);
+    if (json === undefined) queryJson.set(query, (json = serialize(queryView(query))));
+    return json;
+  });
+  return `{"policyId":${JSON.stringify(one.policyId)},"policyType":${JSON.stringify(one.policyType)},"isPassing":${one.isPassing === true},"postureQueries":[${queries.join(',')}]}`;
+}
+
+/**
+ * The JSON text of a page of client services in the list envelope. `queryView` turns a posture query into its wire
+ * form (the same function the detail route uses).
+ */
+export function clientServiceListJson(page: ListPage<ClientService>, reply: FastifyReply, queryView: (query: PostureQuery) => object): string {
   const shared = serializerOf(reply, SharedServiceFields);
-  const policy = serializerOf(reply, PolicyPostureQueriesView);
+  const query = serializerOf(reply, PostureQueryView);
   const meta = serializerOf(reply, ListMeta);
-  const items = page.items.map(({ service, permissions, config, postureQueries }) => {
+  // One join over every piece: the answer is built once, flat, rather than as nested concatenations.
+  const parts: string[] = ['{"data":['];
+  page.items.forEach(({ service, permissions, config, postureQueries }, index) => {
+    if (index > 0) parts.push(',');
     // permissions are Bind/Dial and config is free-form data: JSON.stringify writes them as the schema would.
-    return `${sharedPart(service, shared)},"config":${JSON.stringify(config)},"permissions":${JSON.stringify(permissions)},"postureQueries":${postureQueriesPart(postureQueries.map(postureView), policy)}}`;
+    parts.push(sharedPart(service, shared), ',"config":', Object.keys(config).length === 0 ? '{}' : JSON.stringify(config), ',"permissions":', permissionsPart(permissions), ',"postureQueries":[');
+    postureQueries.forEach((one, at) => parts.push(at > 0 ? ',' : '', policyPart(one, query, queryView)));
+    parts.push(']}');
   });
   const { meta: metaValue } = listEnvelope([], page.pagination, page.filterableFields);
-  return `{"data":[${items.join(',')}],"meta":${meta(metaValue)}}`;
+  parts.push('],"meta":', meta(metaValue), '}');
+  return parts.join('');
 }

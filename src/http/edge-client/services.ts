@@ -46,17 +46,14 @@ function postureQueryView(query: PostureQuery) {
   };
 }
 
+function cachedQueryView(query: PostureQuery) {
+  let view = queryViews.get(query);
+  if (!view) queryViews.set(query, (view = postureQueryView(query)));
+  return view;
+}
+
 function policyPostureQueriesView(policy: PolicyPostureQueries) {
-  return {
-    policyId: policy.policyId,
-    policyType: policy.policyType,
-    isPassing: policy.isPassing,
-    postureQueries: policy.postureQueries.map((query) => {
-      let view = queryViews.get(query);
-      if (!view) queryViews.set(query, (view = postureQueryView(query)));
-      return view;
-    }),
-  };
+  return { policyId: policy.policyId, policyType: policy.policyType, isPassing: policy.isPassing, postureQueries: policy.postureQueries.map(cachedQueryView) };
 }
 
 function postureQueriesView(policy: PolicyPostureQueries) {
@@ -103,7 +100,7 @@ export const clientServiceRoutes = [
       const page = await domains.authorization.clientServices.list(caller, query);
       // Written from parts kept between answers (service-list-json.ts); JSON text is sent as it is.
       reply.type('application/json; charset=utf-8');
-      return clientServiceListJson(page, reply, postureQueriesView);
+      return clientServiceListJson(page, reply, cachedQueryView);
     },
   }),
   defineRoute({

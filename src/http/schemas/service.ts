@@ -47,7 +47,7 @@ export const ServiceView = Type.Object({
 });
 
 /** One posture check as the caller's session is judged on it (reference postureQuery). */
-const PostureQueryView = Type.Object({
+export const PostureQueryView = Type.Object({
   id: Type.String(),
   queryType: Type.String(),
   isPassing: Type.Boolean(),
@@ -66,7 +66,7 @@ const PostureQueryView = Type.Object({
 });
 
 /** One granting service policy's posture checks for the caller's session (reference postureQueries). */
-export const PolicyPostureQueriesView = Type.Object({
+const PolicyPostureQueriesView = Type.Object({
   policyId: Type.String(),
   policyType: Type.String({ description: 'Dial or Bind' }),
   isPassing: Type.Boolean({ description: 'every check of the policy passes (a policy without checks passes)' }),

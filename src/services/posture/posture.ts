@@ -95,6 +95,27 @@ export function postureQueryOf(check: PostureCheck, outcome: CheckOutcome): Post
   return query;
 }
 
+/**
+ * Query objects kept per check object and outcome: while a check is unchanged (the policy engine hands out the same
+ * object) and a caller's outcome the same, the same object comes back, so what a view or an answer derives from it
+ * may be kept with it. Never changed once made. A timed (MFA) check's outcome changes every second, so each check
+ * keeps only its last few outcomes.
+ */
+const keptQueries = new WeakMap<PostureCheck, Map<string, PostureQuery>>();
+const OUTCOMES_KEPT_PER_CHECK = 32;
+
+function keptQuery(check: PostureCheck, outcome: CheckOutcome): PostureQuery {
+  const key = `${outcome.isPassing}|${outcome.timeout}|${outcome.timeoutRemaining}|${outcome.timeoutAt?.getTime() ?? ''}`;
+  let kept = keptQueries.get(check);
+  if (!kept) keptQueries.set(check, (kept = new Map()));
+  let query = kept.get(key);
+  if (!query) {
+    if (kept.size >= OUTCOMES_KEPT_PER_CHECK) kept.clear();
+    kept.set(key, (query = postureQueryOf(check, outcome)));
+  }
+  return query;
+}
+
 /** API sessions whose reports a controller keeps in memory. */
 const KEPT_SESSIONS = 100_000;
 
@@ -162,12 +183,12 @@ export function createPostureService(deps: {
     async policyPostureQueries(auth, policies) {
       const state = await stateOf(auth);
       const now = clock.now();
-      // Policies share checks (a network has few): each check is evaluated once and its query object shared, so
-      // a view built of it can be built once too.
+      // Policies share checks (a network has few): each check is evaluated once per call, and the query object
+      // for an outcome is the one handed out before (see keptQuery), so views built of it are built once too.
       const evaluated = new Map<string, PostureQuery>();
       const queryOf = (check: PostureCheck) => {
         let query = evaluated.get(check.id);
-        if (!query) evaluated.set(check.id, (query = postureQueryOf(check, evaluateCheck(check, state, now))));
+        if (!query) evaluated.set(check.id, (query = keptQuery(check, evaluateCheck(check, state, now))));
         return query;
       };
       return policies.map((policy) => {
