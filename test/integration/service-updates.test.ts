@@ -111,14 +111,28 @@ describe(`service updates (${testDialect})`, () => {
     );
   });
 
-  it('answers the same time on both controllers, and moves on both for a change made on one', async () => {
-    assert.equal(await lastChangeAt('alice', second), await lastChangeAt('alice'));
-    const before = await lastChangeAt('alice', second);
+  // PostgreSQL, the store of several controllers: both answer the same time at once, whichever made the change (each
+  // poll reads the log). SQLite is one controller's store, answered from memory: a second process sharing the file
+  // agrees within the change feed's bound (README, "Running several controllers").
+  const agreeing = testDialect === 'postgres' ? 'at once' : 'within the bound';
+  it(`answers the same time on both controllers, and moves on both for a change made on one (${agreeing})`, async () => {
+    const agreed = async () => {
+      const deadline = Date.now() + (testDialect === 'postgres' ? 0 : 1_000);
+      for (;;) {
+        const [one, two] = [await lastChangeAt('alice'), await lastChangeAt('alice', second)];
+        if (one === two || Date.now() > deadline) return [one, two] as const;
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+    };
+    const [before, beforeOnSecond] = await agreed();
+    assert.equal(beforeOnSecond, before, 'before the change');
     const otherAdmin = managementClient(second, await second.adminToken());
     await ok(otherAdmin.patch(`/services/${ids.web}`, { maxIdleTimeMillis: 2000 }));
-    const onFirst = await lastChangeAt('alice');
+    // The controller that made the change knows it at once on either store.
+    assert.ok((await lastChangeAt('alice', second)) > before);
+    const [onFirst, onSecond] = await agreed();
     assert.ok(onFirst > before);
-    assert.equal(await lastChangeAt('alice', second), onFirst);
+    assert.equal(onSecond, onFirst, 'after the change');
   });
 
   it('answers an OIDC token of the identity as its legacy session, and refuses a missing or unknown credential', async () => {

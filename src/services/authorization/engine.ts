@@ -148,7 +148,11 @@ export interface PolicyEngine {
    * fingerprint of `identity`'s service list (policy/service-reach-state.ts `fingerprint`) read from it, unless the
    * version is still `knownVersion` (then nothing changed and the fingerprint is not computed).
    */
-  serviceListState(identity: RoleHolder, knownVersion: number | undefined): Promise<{ version: number; fingerprint: string | undefined; newestChangeAt: number }>;
+  serviceListState(
+    identity: RoleHolder,
+    knownVersion: number | undefined,
+    options?: { strict?: boolean },
+  ): Promise<{ version: number; fingerprint: string | undefined; newestChangeAt: number }>;
   /** The edge routers usable by the identity, by the service, and by both (counts), and up to `limit` common ones. */
   routers(identityId: string, serviceId: string, limit: number): Promise<{ identityCount: number; serviceCount: number; commonCount: number; common: RoleEntity[] }>;
 }
@@ -158,8 +162,14 @@ export interface PolicyEngine {
  *
  * @example const page = await engine.related('identity', id, 'service', { limit: '100' }, 'Dial');
  */
-export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: ServiceReach }): PolicyEngine {
+export function createPolicyEngine(deps: {
+  store: PolicyEngineStore;
+  reach: ServiceReach;
+  /** Whether other controllers may write the store (PostgreSQL): service updates then read the log on each poll. */
+  sharedStore?: boolean;
+}): PolicyEngine {
   const { store, reach: serviceReach } = deps;
+  const strictUpdates = deps.sharedStore ?? true;
 
   async function entity(target: RoleTarget, id: string): Promise<RoleEntity> {
     const found = await store.entity(target, id);
@@ -241,10 +251,11 @@ export function createPolicyEngine(deps: { store: PolicyEngineStore; reach: Serv
       const index = await serviceReach.current();
       return ids.flatMap((id) => index.contents.postureCheck(id) ?? []);
     },
-    async serviceListState(identity, knownVersion) {
-      // Strict: every controller must answer the same time for the same store, or a client polling through a load
-      // balancer could see it move back.
-      const index = await serviceReach.current({ strict: true });
+    async serviceListState(identity, knownVersion, options) {
+      // Strict on a shared store: every controller must answer the same time for the same store, or a client
+      // polling through a load balancer could see it move back. A controller alone on its store knows its changes
+      // at commit (and another process's, such as the CLI's, within the feed's bound), so it answers from memory.
+      const index = await serviceReach.current({ strict: strictUpdates || options?.strict === true });
       // Read together, with no pause between: the fingerprint belongs to the version given with it.
       const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
       return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };

@@ -32,7 +32,8 @@ export function buildPolicyMembers(database: Database, deps: { clock: Clock; fee
   const { clock } = deps;
   const store = createPolicyEngineStore(database);
   const reach = createServiceReach({ source: createServiceReachSource(database), ...(deps.feed ? { feed: deps.feed } : {}) });
-  const engine = createPolicyEngine({ store, reach });
+  // Only PostgreSQL is shared by several controllers; a SQLite store has one, which sees its own changes at commit.
+  const engine = createPolicyEngine({ store, reach, sharedStore: database.dialect === 'postgres' });
   return {
     servicePolicies: createServicePolicyService({
       policies: createServicePolicyRepository(database),

@@ -39,9 +39,17 @@ export function createServiceUpdatesService(deps: {
     async lastChangeAt(identity, since) {
       const key = holderKey(identity);
       const known = seen.get(key);
-      const state = await deps.engine.serviceListState(identity, known?.version);
+      const quick = await deps.engine.serviceListState(identity, known?.version);
+      if (known && (quick.fingerprint === undefined || known.fingerprint === quick.fingerprint)) {
+        keep(key, { ...known, version: quick.version });
+        return known.changedAt;
+      }
+      // The mark shared with other controllers is read, and maybe written, only from an index with every change
+      // committed anywhere: a controller that lags (answering from memory on a store of its own) never stores a
+      // list it no longer has as a change.
+      const state = await deps.engine.serviceListState(identity, undefined, { strict: true });
       const { version, newestChangeAt } = state;
-      if (known && (state.fingerprint === undefined || known.fingerprint === state.fingerprint)) {
+      if (known && known.fingerprint === state.fingerprint) {
         keep(key, { ...known, version });
         return known.changedAt;
       }
@@ -52,8 +60,9 @@ export function createServiceUpdatesService(deps: {
       else {
         // The change is no later than the newest one the index holds; the time only ever moves forward.
         const newest = newestChangeAt || deps.clock.now().getTime();
-        changedAt = stored ? new Date(Math.max(stored.changedAt.getTime() + 1, newest)) : new Date(newestChangeAt || since.getTime());
-        await deps.marks.save(identity.id, { fingerprint, changedAt });
+        const proposed = stored ? new Date(Math.max(stored.changedAt.getTime() + 1, newest)) : new Date(newestChangeAt || since.getTime());
+        // Two controllers may see one change at once: the first mark stored wins and both answer its time.
+        changedAt = (await deps.marks.save(identity.id, { fingerprint, changedAt: proposed })).changedAt;
       }
       keep(key, { version, fingerprint, changedAt });
       return changedAt;
