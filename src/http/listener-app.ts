@@ -23,7 +23,7 @@ import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
 import { registerMetrics } from './metrics/routes.js';
 import { recordRequest } from './metrics/request-metrics.js';
-import { registerRequestLog } from './kit/request-log.js';
+import { requestLogLine } from './kit/request-log.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -102,21 +102,24 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   if (tls) limitConnections(app.server, listener.options);
   // The client's chain is read as the handshake completes, before anything else reads the peer (client-chain.ts).
   if (tls) app.server.on('secureConnection', rememberClientChain);
+  // One hook each way, not one per concern: every hook is a promise and a turn of the microtask queue per request.
   app.addHook('onRequest', async (request, reply) => {
     reply.header('svc-request-id', String(request.id));
     reply.headers(standardHeaders());
+    await checkRequestHead(request);
   });
-  app.addHook('onRequest', checkRequestHead);
-  // Every 5xx answer is a security event (issue 12, point 6): the request id ties it to the error logged with it.
+  // Request counts and latency by route template and status (decision 0033), on every listener whether or not it
+  // serves /metrics itself; the request log line.
+  const record = recordRequest(services.metrics);
+  const log = requestLogLine();
   app.addHook('onResponse', async (request, reply) => {
+    // Every 5xx answer is a security event (issue 12, point 6): the request id ties it to the error logged with it.
     if (reply.statusCode >= 500) {
       services.events.serverError({ requestId: String(request.id), method: request.method, path: request.routeOptions.url ?? 'unrouted', status: reply.statusCode });
     }
+    record(request, reply);
+    log(request, reply);
   });
-  // Request counts and latency by route template and status (decision 0033), on every listener whether or not it
-  // serves /metrics itself.
-  app.addHook('onResponse', recordRequest(services.metrics));
-  registerRequestLog(app);
   app.server.on('checkExpectation', expectationHandler(standardHeaders, newUuid));
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler(notFoundHandler);

@@ -4,7 +4,7 @@
  * the method and the reason. Credentials never reach a log line: headers are not logged at all, and query values
  * whose names say they carry a secret (`token`, `password`, `code`, …) are replaced.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../errors/api-error.js';
 
 /** Query parameter names whose values are credentials (OIDC `code`, `id_token_hint`, enrollment `token`, …). */
@@ -42,15 +42,24 @@ export function noteRefusal(request: FastifyRequest, error: ApiError): void {
   refusals.set(request, { code: error.code, message: error.message });
 }
 
-/** Adds the request log to `app` (its logger is the listener's child of the process logger). */
-export function registerRequestLog(app: FastifyInstance): void {
-  app.addHook('onResponse', async (request: FastifyRequest, reply: FastifyReply) => {
+/** Pino's level numbers: a logger at `current` writes lines at `level` when its number is no lower. */
+const LEVEL_NUMBERS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+const writes = (current: string, level: 'debug' | 'info') => (LEVEL_NUMBERS[current] ?? 0) <= (LEVEL_NUMBERS[level] as number);
+
+/**
+ * The request log, for a listener's `onResponse` hook (its logger is the listener's child of the process logger):
+ * refusals of authentication at info, every other request at debug. The line is built only at a level that writes it.
+ */
+export function requestLogLine(): (request: FastifyRequest, reply: FastifyReply) => void {
+  return (request, reply) => {
+    const refused = reply.statusCode === 401;
+    if (!writes(request.log.level, refused ? 'info' : 'debug')) return;
     const line = { method: request.method, url: redactUrl(request.url), status: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 };
-    if (reply.statusCode === 401) {
+    if (refused) {
       const refusal = refusals.get(request);
       request.log.info({ ...line, ...(refusal ? { reason: refusal.code, detail: refusal.message } : {}) }, 'request not authenticated');
     } else {
       request.log.debug(line, 'request');
     }
-  });
+  };
 }

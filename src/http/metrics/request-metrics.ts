@@ -25,9 +25,9 @@ export function bindingOfRoute(route: string | undefined): string {
   return 'other';
 }
 
-/** The `onResponse` hook of a listener app. */
+/** What a listener's `onResponse` hook records of each answered request. */
 export function recordRequest(metrics: Pick<ControllerMetrics, 'httpRequest'>) {
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return (request: FastifyRequest, reply: FastifyReply): void => {
     const route = request.routeOptions.url;
     metrics.httpRequest(
       { binding: bindingOfRoute(route), method: request.method, route: route ?? UNMATCHED_ROUTE, status: reply.statusCode },
