@@ -23,13 +23,14 @@ export function currentApiSessionView(
   prefix: string,
   certFlags: CertExtensionFlags = NO_EXTENSION,
 ) {
-  return {
-    ...apiSessionFields(auth.session, auth.identity, prefix, certFlags),
+  // Added to the fresh fields object rather than spread into a new one: on every authenticated SDK poll, and Node
+  // 20's object spread of twenty fields costs about ten times as much (a few µs a request).
+  return Object.assign(apiSessionFields(auth.session, auth.identity, prefix, certFlags), {
     _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
     token: auth.token,
     expiresAt: auth.expiresAt.toISOString(),
     expirationSeconds: secondsUntil(auth.expiresAt, now),
-  };
+  });
 }
 
 /**

@@ -64,8 +64,8 @@ function enrollmentsSummary(enrollments: Enrollment[]) {
 
 /** One identity with its authenticators, pending enrollments, client info and session presence (detail and lists). */
 export function identityDetailView(detail: IdentityDetail) {
-  return {
-    ...identitySummaryView(detail),
+  // Added to the fresh summary rather than spread into a new object (Node 20's spread of many fields is slow).
+  return Object.assign(identitySummaryView(detail), {
     hasApiSession: detail.hasApiSession,
     isMfaEnabled: detail.isMfaEnabled,
     authenticators: authenticatorsSummary(detail.authenticators),
@@ -80,7 +80,7 @@ export function identityDetailView(detail: IdentityDetail) {
     defaultHostingPrecedence: detail.identity.defaultHostingPrecedence,
     serviceHostingCosts: detail.identity.serviceHostingCosts,
     serviceHostingPrecedences: detail.identity.serviceHostingPrecedences,
-  };
+  });
 }
 
 /** An authenticator as management sees it; there is no hash to leave out, the domain value has none. */
