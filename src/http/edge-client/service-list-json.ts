@@ -14,7 +14,6 @@ import type { ListPage } from '../../services/list-page.js';
 import { ListMeta } from '../schemas/common.js';
 import { ClientServiceView, PostureQueryView } from '../schemas/service.js';
 import { serviceView } from '../edge-management/config-service-views.js';
-import { listEnvelope } from '../kit/envelope.js';
 
 const { config: _config, permissions: _permissions, postureQueries: _postureQueries, ...sharedProperties } = ClientServiceView.properties;
 /** The fields of a client's service view that do not depend on the caller. */
@@ -78,7 +77,6 @@ export function clientServiceListJson(page: ListPage<ClientService>, reply: Fast
     postureQueries.forEach((one, at) => parts.push(at > 0 ? ',' : '', policyPart(one, query, queryView)));
     parts.push(']}');
   });
-  const { meta: metaValue } = listEnvelope([], page.pagination, page.filterableFields);
-  parts.push('],"meta":', meta(metaValue), '}');
+  parts.push('],"meta":', meta({ pagination: page.pagination, filterableFields: page.filterableFields }), '}');
   return parts.join('');
 }

@@ -17,62 +17,25 @@ import { serviceView } from '../edge-management/config-service-views.js';
 
 const tags = ['Service'];
 
-/**
- * Views of one answer's posture queries, kept per object: the posture service hands every service granted by one
- * policy the same object, and every policy naming one check the same query, so each is viewed once per answer.
- */
-const queryViews = new WeakMap<PostureQuery, ReturnType<typeof postureQueryView>>();
-const policyViews = new WeakMap<PolicyPostureQueries, ReturnType<typeof policyPostureQueriesView>>();
-
-/**
- * ISO texts of the dates a query carries from its check: the same Date objects while the check is unchanged (the
- * policy engine holds the checks), so each is written once rather than in every answer.
- */
-const isoTexts = new WeakMap<Date, string>();
-function isoOf(date: Date): string {
-  let text = isoTexts.get(date);
-  if (text === undefined) isoTexts.set(date, (text = date.toISOString()));
-  return text;
-}
-
+/** A posture query as the wire shows it (the list keeps its JSON per query object: service-list-json.ts). */
 function postureQueryView(query: PostureQuery) {
   return {
     ...query,
     timeoutAt: query.timeoutAt?.toISOString() ?? null,
     tags: {},
-    createdAt: isoOf(query.createdAt),
-    updatedAt: isoOf(query.updatedAt),
+    createdAt: query.createdAt.toISOString(),
+    updatedAt: query.updatedAt.toISOString(),
     _links: selfLink('posture-checks', query.id),
   };
 }
 
-function cachedQueryView(query: PostureQuery) {
-  let view = queryViews.get(query);
-  if (!view) queryViews.set(query, (view = postureQueryView(query)));
-  return view;
-}
-
-function policyPostureQueriesView(policy: PolicyPostureQueries) {
-  return { policyId: policy.policyId, policyType: policy.policyType, isPassing: policy.isPassing, postureQueries: policy.postureQueries.map(cachedQueryView) };
-}
-
 function postureQueriesView(policy: PolicyPostureQueries) {
-  let view = policyViews.get(policy);
-  if (!view) policyViews.set(policy, (view = policyPostureQueriesView(policy)));
-  return view;
+  return { policyId: policy.policyId, policyType: policy.policyType, isPassing: policy.isPassing, postureQueries: policy.postureQueries.map(postureQueryView) };
 }
 
-/**
- * The caller-independent part of each service's view, kept per service object: the index hands out the same object
- * until the service changes, so a client's list of a hundred services builds only what its session adds.
- */
-const sharedViews = new WeakMap<object, ReturnType<typeof serviceView>>();
-
-/** A service as its caller sees it. */
+/** A service as its caller sees it (the detail; the list is written from kept parts by service-list-json.ts). */
 export function clientServiceView({ service, permissions, config, postureQueries }: ClientService) {
-  let shared = sharedViews.get(service);
-  if (!shared) sharedViews.set(service, (shared = serviceView(service)));
-  return { ...shared, permissions, config, postureQueries: postureQueries.map(postureQueriesView) };
+  return { ...serviceView(service), permissions, config, postureQueries: postureQueries.map(postureQueriesView) };
 }
 
 const responses = { 400: ApiErrorBody, 401: ApiErrorBody, 404: ApiErrorBody };
@@ -100,7 +63,7 @@ export const clientServiceRoutes = [
       const page = await domains.authorization.clientServices.list(caller, query);
       // Written from parts kept between answers (service-list-json.ts); JSON text is sent as it is.
       reply.type('application/json; charset=utf-8');
-      return clientServiceListJson(page, reply, cachedQueryView);
+      return clientServiceListJson(page, reply, postureQueryView);
     },
   }),
   defineRoute({
