@@ -26,8 +26,7 @@ import { buildExternalJwtDomain } from '../services/external-jwt/index.js';
 import { buildCaDomain } from '../services/cas/index.js';
 import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
-import { buildSessionsDomain } from '../services/sessions/index.js';
-import { createApiSessionAdministration } from '../services/sessions/api-session-admin.js';
+import { buildApiSessionAdministration, buildSessionsDomain } from '../services/sessions/index.js';
 import { buildPostureDomain } from '../services/posture/index.js';
 import { buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
 import { buildHousekeeping, SWEEP_INTERVAL_MS } from '../services/housekeeping/index.js';
@@ -221,7 +220,7 @@ export async function startController(
       // A request with only an ephemeral certificate of a live session is that session (decision 0038).
       auth: withSessionCertificates(requestAuth, certificates.sessionCertificates),
       apiSessions: sessions.service,
-      apiSessionAdmin: createApiSessionAdministration({ apiSessions: sessions.records, activity, audit }),
+      apiSessionAdmin: buildApiSessionAdministration(database, { sessions, clock, audit, oidc: oidc?.provider, certFlags: certificates.extension }),
       sessionConfigTypes: sessions.configTypes,
       metrics,
       authentication,

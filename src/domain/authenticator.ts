@@ -1,7 +1,7 @@
 /**
  * Authenticators: the credentials an identity holds (a username/password or a client certificate), as
- * management sees them. The password hash is deliberately not part of this type: it never leaves the
- * credential look-ups of authentication.
+ * management sees them, and the certificate extension flags an API session shows of its login's authenticator. The
+ * password hash is deliberately not part of this type: it never leaves the credential look-ups of authentication.
  */
 export type AuthenticatorMethod = 'updb' | 'cert';
 
@@ -18,6 +18,21 @@ export interface Authenticator {
   certPem: string | null;
   /** True for certificates this controller issued (enrollment). */
   isIssuedByNetwork: boolean;
+  /** An administrator's `request-extend` (and whether it asked for a new key), until an extension verifies. */
+  isExtendRequested: boolean;
+  isKeyRollRequested: boolean;
+  extendRequestedAt: Date | null;
+  /** Whether the last verified extension changed the certificate's public key. */
+  lastExtendRolledKeys: boolean;
   createdAt: Date;
   updatedAt: Date;
 }
+
+/** What an API session shows about its login certificate (reference apiSessionDetail; access token `z_ice` …). */
+export interface CertExtensionFlags {
+  isCertExtendable: boolean;
+  isCertExtendRequested: boolean;
+  isCertKeyRollRequested: boolean;
+}
+
+export const NO_EXTENSION: CertExtensionFlags = Object.freeze({ isCertExtendable: false, isCertExtendRequested: false, isCertKeyRollRequested: false });

@@ -41,6 +41,9 @@ export interface OidcAuthRequest {
   authTime: Date | null;
   /** The config types the login asked for (`configTypes` in its body); they become the session's `z_ct`. */
   configTypes: string[];
+  /** What the primary login used and where it came from (absent or null before it): copied to the session. */
+  authenticatorId?: string | null;
+  ipAddress?: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -56,6 +59,12 @@ export interface OidcSession {
   /** Config types asked for at login (`z_ct` of its access tokens). */
   configTypes: string[];
   revokedAt: Date | null;
+  /**
+   * The authenticator the login used (as a legacy session's `authenticatorId`) and the address it came from; absent or
+   * null when unknown (sessions opened before migration 0021).
+   */
+  authenticatorId?: string | null;
+  ipAddress?: string | null;
   createdAt: Date;
 }
 

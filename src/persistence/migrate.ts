@@ -22,6 +22,7 @@ import { serviceUpdateMarks } from './migrations/0017-service-update-marks.js';
 import { severalControllers } from './migrations/0018-several-controllers.js';
 import { certificateAuthorities } from './migrations/0019-certificate-authorities.js';
 import { routerAndSessionCertificates } from './migrations/0020-router-and-session-certificates.js';
+import { oidcSessionAuthenticator } from './migrations/0021-oidc-session-authenticator.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -43,6 +44,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0018-several-controllers': severalControllers,
   '0019-certificate-authorities': certificateAuthorities,
   '0020-router-and-session-certificates': routerAndSessionCertificates,
+  '0021-oidc-session-authenticator': oidcSessionAuthenticator,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -68,6 +68,8 @@ export interface AuthenticatorsTable {
   is_extend_requested: Generated<boolean | number>;
   is_key_roll_requested: Generated<boolean | number>;
   extend_requested_at: Generated<string | null>;
+  /** Whether the last verified extension changed the public key (migration 0021). */
+  last_extend_rolled_keys: Generated<boolean | number>;
   created_at: string;
   updated_at: string;
 }
@@ -232,6 +234,9 @@ export interface OidcAuthRequestsTable {
   config_types: string;
   /** Token requests made with this request's code, right or wrong (migration 0008). */
   code_attempts: number;
+  /** The authenticator the primary login used and where it came from (migration 0021); copied to the session. */
+  authenticator_id: string | null;
+  ip_address: string | null;
   created_at: string;
   expires_at: string;
 }
@@ -249,6 +254,9 @@ export interface OidcSessionsTable {
   /** JSON array of config types asked for at login: the `z_ct` claim (migration 0008). */
   config_types: string;
   revoked_at: string | null;
+  /** The authenticator the login used and where it came from (migration 0021); null when unknown. */
+  authenticator_id: string | null;
+  ip_address: string | null;
   created_at: string;
 }
 

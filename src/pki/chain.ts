@@ -6,12 +6,17 @@
  * Each link: the child names the parent as issuer (Node's checkIssued: names and key identifiers), the child's
  * signature verifies with the parent's key, and the parent is a CA (basicConstraints cA; and keyCertSign when it has
  * a key usage extension, RFC 5280 section 4.2.1.3), and no CA on the path has more CAs below it than its
- * basicConstraints pathLenConstraint allows (RFC 5280 section 4.2.1.9). Every certificate on the
- * path, anchor included, must be within its validity window; an expired one is reported as CERT_HAS_EXPIRED so that
- * the auth policy's allowExpiredCerts can judge it as it judges OpenSSL's verdict. A leaf with an extended key usage
- * must allow client authentication.
+ * basicConstraints pathLenConstraint allows (RFC 5280 section 4.2.1.9). Every certificate below a CA keeps that
+ * CA's name constraints (RFC 5280 section 4.2.1.10; pki/name-constraints.ts), and no certificate but the anchor has a
+ * critical extension this check does not process (RFC 5280 section 4.2: such a certificate MUST be rejected). Every
+ * certificate on the path, anchor included, must be within its validity window; an expired one is reported as
+ * CERT_HAS_EXPIRED so that the auth policy's allowExpiredCerts can judge it as it judges OpenSSL's verdict, and so it
+ * is judged last, after every check no policy may waive. A leaf with an extended key usage must allow client
+ * authentication.
  */
 import { X509Certificate } from 'node:crypto';
+import { extensionsOf } from './general-names.js';
+import { nameConstraintProblem } from './name-constraints.js';
 import { x509 } from './x509.js';
 
 /** RFC 5280 section 4.2.1.12: id-kp-clientAuth, and anyExtendedKeyUsage. */
@@ -19,10 +24,23 @@ const CLIENT_AUTH = '1.3.6.1.5.5.7.3.2';
 const ANY_EKU = '2.5.29.37.0';
 /** The longest path followed (leaf and intermediates); real chains have two or three links. */
 const MAX_DEPTH = 8;
+/**
+ * The extensions a critical flag may mark on a path certificate: those these checks process (basicConstraints,
+ * keyUsage, extKeyUsage, subjectAltName, nameConstraints), the key identifiers that only help find the issuer, and
+ * certificatePolicies, which never refuse a path whose acceptable policies are any (RFC 5280 section 6.1.1, with no
+ * explicit policy required). policyConstraints, policyMappings and inhibitAnyPolicy are not processed, so marked
+ * critical (as RFC 5280 asks of CAs) they refuse the path.
+ */
+const PROCESSED_EXTENSIONS = new Set(['2.5.29.19', '2.5.29.15', '2.5.29.37', '2.5.29.17', '2.5.29.30', '2.5.29.14', '2.5.29.35', '2.5.29.32']);
 
 export type ChainVerdict<A> =
   | { ok: true; anchor: A }
-  | { ok: false; code: 'CERT_HAS_EXPIRED' | 'CERT_NOT_YET_VALID' | 'UNTRUSTED' | 'NOT_CLIENT_AUTH' | 'UNREADABLE'; reason: string; anchor?: A };
+  | {
+      ok: false;
+      code: 'CERT_HAS_EXPIRED' | 'CERT_NOT_YET_VALID' | 'UNTRUSTED' | 'NOT_CLIENT_AUTH' | 'UNREADABLE' | 'NAME_CONSTRAINTS_VIOLATION' | 'UNHANDLED_CRITICAL_EXTENSION';
+      reason: string;
+      anchor?: A;
+    };
 
 /** Reads PEM or DER certificates; undefined when one is not a certificate. */
 export function readCertificates(certs: ReadonlyArray<string | Buffer>): X509Certificate[] | undefined {
@@ -41,8 +59,13 @@ function mayIssue(cert: X509Certificate): boolean {
   if (known !== undefined) return known;
   let allowed = cert.ca;
   if (allowed) {
-    const usage = new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension);
-    allowed = !usage || (usage.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
+    try {
+      const usage = new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension);
+      allowed = !usage || (usage.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
+    } catch {
+      // A presented CA certificate the ASN.1 reader cannot read signs nothing here (never a server error).
+      allowed = false;
+    }
   }
   issuers.set(cert, allowed);
   return allowed;
@@ -67,6 +90,30 @@ function pathLengthProblem(path: readonly X509Certificate[]): ChainVerdict<never
     }
   }
   return undefined;
+}
+
+/** The first certificate below the anchor (the last of `path`) with a critical extension not processed here. */
+function criticalExtensionProblem(path: readonly X509Certificate[]): ChainVerdict<never> | undefined {
+  for (const cert of path.slice(0, -1)) {
+    let extensions: ReturnType<typeof extensionsOf>;
+    try {
+      extensions = extensionsOf(cert);
+    } catch {
+      // Node read the certificate but the ASN.1 reader did not: what it holds cannot be judged, so it is not trusted.
+      return { ok: false, code: 'UNREADABLE', reason: `the extensions of the certificate ${cert.subject.replace(/\n/g, ', ')} could not be read` };
+    }
+    const unknown = extensions.find((extension) => extension.critical && !PROCESSED_EXTENSIONS.has(extension.type));
+    if (unknown) {
+      return { ok: false, code: 'UNHANDLED_CRITICAL_EXTENSION', reason: `the certificate ${cert.subject.replace(/\n/g, ', ')} has the critical extension ${unknown.type}, which is not processed here` };
+    }
+  }
+  return undefined;
+}
+
+/** The path's name constraints problem (pki/name-constraints.ts) as a verdict. */
+function nameProblem(path: readonly X509Certificate[]): ChainVerdict<never> | undefined {
+  const reason = nameConstraintProblem(path);
+  return reason === undefined ? undefined : { ok: false, code: 'NAME_CONSTRAINTS_VIOLATION', reason };
 }
 
 function issuedBy(child: X509Certificate, parent: X509Certificate): boolean {
@@ -106,8 +153,8 @@ export function verifyChain<A>(chain: readonly X509Certificate[], anchors: reado
     });
     if (anchor !== undefined) {
       const full = [...path, certOf(anchor)];
-      const tooLong = pathLengthProblem(full);
-      if (tooLong) return { ...tooLong, anchor };
+      const refused = pathLengthProblem(full) ?? criticalExtensionProblem(full) ?? nameProblem(full);
+      if (refused) return { ...refused, anchor };
       for (const cert of full) {
         const problem = validityProblem(cert, now);
         if (problem) return { ...problem, anchor };

@@ -116,7 +116,8 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.equal(ended.status, 200);
     const expired = await svc(['edge', 'list', 'identities']);
     assert.equal(expired.code, 1);
-    assert.match(expired.stderr, new RegExp(`svc: the session of admin at ${ctl.baseUrl} expired or was revoked: log in again with 'svc edge login ${ctl.baseUrl}'`));
+    // The controller's own reason, then the hint.
+    assert.match(expired.stderr, new RegExp(`svc: the controller refused the session of admin at ${ctl.baseUrl} \\(HTTP 401 \\w+: [^)]+\\): it expired, was revoked or is incomplete; log in again with 'svc edge login ${ctl.baseUrl}'`));
 
     const logout = await svc(['edge', 'logout']);
     assert.equal(logout.code, 0);
@@ -148,7 +149,7 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
       { args: ['edge', 'create', 'service', 'crm', '--colour', 'blue'], message: /error: unknown option '--colour'/ },
       { args: ['edge', 'create', 'service', 'crm', '--tags', 'site'], message: /'site' has no key=value/ },
       { args: ['edge', 'create', 'service', '--data', notJson], message: /--data: '.*not\.json' is not JSON/ },
-      { args: ['edge', 'enroll', 'x.jwt'], message: /error: required option '-o, --output <file>' not specified/ },
+      { args: ['edge', 'enroll', join(xdg, 'missing.jwt')], message: /FILE\.jwt: cannot read '.*missing\.jwt'/ },
       { args: ['edge', 'enroll', join(xdg, 'missing.jwt'), '-o', 'id.json'], message: /FILE\.jwt: cannot read '.*missing\.jwt'/ },
       { args: ['edge', 'enroll', notJson, '-o', 'id.json'], message: /does not hold a JWT/ },
       { args: ['edge', 'get', 'identity'], message: /error: missing required argument 'id\|name'/ },

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli } from '../helpers/cli.js';
+import { cliUser } from '../helpers/cli.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { request } from '../helpers/https.js';
@@ -17,13 +17,7 @@ describe(`svc edge resource commands (${testDialect})`, () => {
   let ctl: TestController;
   let xdg: string;
   let work: string;
-  const svc = (...args: string[]) => runCli(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '' });
-  /** Runs a command that must succeed, returning its stdout. */
-  const ok = async (...args: string[]) => {
-    const result = await svc(...args);
-    assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
-    return result.stdout;
-  };
+  const { svc, ok } = cliUser(() => xdg);
 
   before(async () => {
     ctl = await startTestController();

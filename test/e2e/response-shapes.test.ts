@@ -169,13 +169,14 @@ describe(`response shapes of both Edge APIs (${testDialect})`, () => {
       const config = await discoverClient(ctl);
       const login = await loginToCallback(ctl, config, 'shape-user', 'shape-password');
       const tokens = await client.authorizationCodeGrant(config, login.callback, { pkceCodeVerifier: login.verifier, expectedState: login.state, expectedNonce: login.nonce });
+      const [passwordAuthenticator] = (await admin.get(`/identities/${user.id}/authenticators`)).json().data;
       for (const api of APIS) {
         const res = await bearer(`${api}/current-api-session`, tokens.access_token);
         assert.deepEqual(detailProblems(res, CURRENT_API_SESSION_DETAIL), [], api);
         const { data } = res.json();
         assert.equal(data.token, tokens.access_token);
-        // What an access token does not carry is shown neutral (decision 0010).
-        assert.deepEqual([data.authenticatorId, data.ipAddress, data.isCertExtendable], ['', '', false]);
+        // What the login used, as the OIDC session recorded it (decision 0038): a password is not extendable.
+        assert.deepEqual([data.authenticatorId, data.ipAddress, data.isCertExtendable], [passwordAuthenticator.id, '127.0.0.1', false]);
         assert.equal(data.expiresAt, res.headers['expires-at']);
       }
       const identity = await bearer(`${CLIENT}/current-identity`, tokens.access_token);

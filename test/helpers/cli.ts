@@ -1,6 +1,7 @@
 /**
  * Spawns the `svc` CLI as a real process and follows its output, for commands that run until a signal.
  */
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
@@ -86,6 +87,20 @@ export async function runCli(
   const cli = spawnCli(args, env, options);
   const code = await cli.exited;
   return { code, stdout: cli.stdout(), stderr: cli.stderr() };
+}
+
+/**
+ * `svc` for one CLI user whose config folder is `xdg` (no administrator password in the environment): `svc(...args)`
+ * runs a command; `ok(...args)` runs one that must succeed and returns its stdout.
+ */
+export function cliUser(xdg: () => string) {
+  const svc = (...args: string[]) => runCli(args, { XDG_CONFIG_HOME: xdg(), SVC_ADMIN_PASSWORD: '' });
+  const ok = async (...args: string[]) => {
+    const result = await svc(...args);
+    assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
+    return result.stdout;
+  };
+  return { svc, ok };
 }
 
 /** A command line for `sh -c`, each word single-quoted. */

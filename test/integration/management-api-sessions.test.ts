@@ -1,12 +1,18 @@
 /**
- * `/api-sessions` of the Management API: an administrator lists an identity's sessions, reads one and revokes it, after
- * which its token no longer works; nobody else may; no view carries a token; bad input changes nothing.
+ * `/api-sessions` of the Management API: an administrator lists an identity's sessions, legacy and OIDC, reads one
+ * and revokes it, after which its tokens no longer work (an OIDC session's access token and refresh token alike);
+ * nobody else may; no view carries a token; bad input changes nothing; ended or revoked OIDC sessions are not listed.
  */
 import assert from 'node:assert/strict';
+import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
+import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
+import { newUuid } from '../../src/shared/random.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { followCallback, postForm, REDIRECT_URI } from '../helpers/oidc.js';
 
 describe(`API sessions for administrators (${testDialect})`, () => {
   let ctl: TestController;
@@ -99,5 +105,105 @@ describe(`API sessions for administrators (${testDialect})`, () => {
     const page = await admin.get('/api-sessions?offset=-x');
     assert.equal(page.status, 400);
     assert.equal(page.json().error.code, 'INVALID_PAGINATION');
+  });
+
+  /** An OIDC password login of session-owner through the in-process app: authorize, login, callback, token. */
+  async function oidcLogin(): Promise<{ accessToken: string; refreshToken: string; sessionId: string }> {
+    const verifier = randomBytes(32).toString('base64url');
+    const challenge = createHash('sha256').update(verifier).digest('base64url');
+    const query = new URLSearchParams({ client_id: 'svc', response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+    const authorize = await ctl.fetch(`/oidc/authorization?${query}`);
+    assert.equal(authorize.status, 302, authorize.text);
+    const authRequestId = new URL(String(authorize.headers.location), ctl.baseUrl).searchParams.get('authRequestID') ?? '';
+    const login = await ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId, username: 'session-owner', password: 'plain-password' } });
+    assert.equal(login.status, 302, login.text);
+    const code = new URL(String(await followCallback(ctl, login.headers.location))).searchParams.get('code') ?? '';
+    const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, code, code_verifier: verifier });
+    assert.equal(tokens.status, 200, tokens.text);
+    const { access_token: accessToken, refresh_token: refreshToken } = tokens.json();
+    return { accessToken, refreshToken, sessionId: decodeJwt(accessToken).z_asid as string };
+  }
+  const asBearer = (accessToken: string) => ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${accessToken}` } });
+  const refresh = (refreshToken: string) => postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: refreshToken });
+
+  it('lists a live OIDC session beside the legacy ones, with what its login recorded, and filters by kind', async () => {
+    const oidc = await oidcLogin();
+    const updb = await ctl.running.database.db.selectFrom('authenticators').select('id').where('identity_id', '=', userId).where('method', '=', 'updb').executeTakeFirstOrThrow();
+    const { data, meta } = await sessionsOf(userId);
+    assert.ok(meta.filterableFields.includes('kind'));
+    const listed = data.find((session: { id: string }) => session.id === oidc.sessionId);
+    assert.ok(listed, 'the OIDC session is listed');
+    assert.equal(listed.kind, 'oidc');
+    assert.deepEqual([listed.identityId, listed.identity.name, listed.authMethod, listed.authenticatorId], [userId, 'session-owner', 'password', updb.id]);
+    assert.equal(listed.ipAddress, '127.0.0.1');
+    assert.deepEqual([listed.isMfaRequired, listed.isMfaComplete, listed.isCertExtendable, listed.token], [false, false, false, '']);
+    assert.deepEqual(listed.authQueries, []);
+    assert.ok(Date.parse(listed.lastActivityAt) >= Date.parse(listed.createdAt));
+    for (const session of data.filter((s: { id: string }) => s.id !== oidc.sessionId)) {
+      assert.equal(session.kind, 'legacy');
+      assert.match(session.id, /^[A-Za-z0-9]{16}$/, 'legacy ids never have the form of an OIDC session id');
+    }
+    assert.match(oidc.sessionId, /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+
+    const onlyOidc = await admin.get(`/api-sessions?filter=${encodeURIComponent(`identityId = "${userId}" and kind = "oidc"`)}`);
+    assert.equal(onlyOidc.status, 200, onlyOidc.text);
+    assert.deepEqual(onlyOidc.json().data.map((s: { id: string }) => s.id), [oidc.sessionId]);
+    assert.equal(onlyOidc.json().meta.pagination.totalCount, 1);
+    // One filter and sort over both kinds: a boolean, a time and the method.
+    const sorted = await admin.get(`/api-sessions?filter=${encodeURIComponent(`identityId = "${userId}" and isMfaRequired = false and authMethod = "password"`)}&sort=${encodeURIComponent('lastActivityAt desc')}`);
+    assert.equal(sorted.status, 200, sorted.text);
+    const times = sorted.json().data.map((s: { lastActivityAt: string }) => Date.parse(s.lastActivityAt));
+    assert.equal(times.length, data.length);
+    assert.deepEqual(times, [...times].sort((a: number, b: number) => b - a));
+    const detail = await admin.get(`/api-sessions/${oidc.sessionId}`);
+    assert.equal(detail.status, 200, detail.text);
+    assert.equal(detail.json().data.kind, 'oidc');
+    for (const text of admin.seen) assert.ok(!text.includes(oidc.accessToken) && !text.includes(oidc.refreshToken), 'no answer carries a token');
+  });
+
+  it("revokes an OIDC session: its access token is refused at once and its refresh token is invalid_grant; the user's other sessions keep working", async () => {
+    const target = await oidcLogin();
+    const other = await oidcLogin();
+    assert.equal((await asBearer(target.accessToken)).status, 200);
+    const user = managementClient(ctl, userToken);
+    assert.equal((await user.del(`/api-sessions/${target.sessionId}`)).status, 403, 'only an administrator may');
+    assert.equal((await asBearer(target.accessToken)).status, 200, 'a refused request changes nothing');
+
+    const res = await admin.del(`/api-sessions/${target.sessionId}`);
+    assert.equal(res.status, 200, res.text);
+    assert.deepEqual(res.json(), { data: {}, meta: {} });
+    const refused = await asBearer(target.accessToken);
+    assert.equal(refused.status, 401, 'the access token is refused on the next request');
+    const renewed = await refresh(target.refreshToken);
+    assert.equal(renewed.status, 400);
+    assert.equal(renewed.json().error, 'invalid_grant');
+    assert.equal((await asBearer(other.accessToken)).status, 200, "the identity's other OIDC session still works");
+    assert.equal((await asUser(userToken)).status, 200, 'and its legacy session');
+    assert.equal((await refresh(other.refreshToken)).status, 200);
+
+    assert.equal((await admin.get(`/api-sessions/${target.sessionId}`)).status, 404, 'a revoked session is no longer listed');
+    assert.equal((await admin.del(`/api-sessions/${target.sessionId}`)).status, 404);
+    assert.ok(!(await sessionsOf(userId)).data.some((s: { id: string }) => s.id === target.sessionId));
+  });
+
+  it('does not list OIDC sessions whose tokens have all expired, nor revoked ones; unknown ids are 404 naming them', async () => {
+    const oidc = createOidcRepository(ctl.running.database);
+    const longAgo = new Date(Date.now() - 6 * 3_600_000);
+    const base = { identityId: userId, clientId: 'svc', issuer: `${ctl.baseUrl}/oidc`, scope: 'openid', amr: ['password'], configTypes: [], authenticatorId: null, ipAddress: null };
+    const expired = newUuid();
+    await oidc.insertSession({ ...base, id: expired, authTime: longAgo, revokedAt: null, createdAt: longAgo });
+    const revoked = newUuid();
+    await oidc.insertSession({ ...base, id: revoked, authTime: new Date(), revokedAt: new Date(), createdAt: new Date() });
+    for (const id of [expired, revoked, newUuid()]) {
+      const read = await admin.get(`/api-sessions/${id}`);
+      assert.equal(read.status, 404, id);
+      assert.equal(read.json().error.code, 'NOT_FOUND');
+      assert.match(read.json().error.message, new RegExp(id));
+      assert.equal((await admin.del(`/api-sessions/${id}`)).status, 404);
+    }
+    const all = (await admin.get('/api-sessions?limit=100')).json().data as Array<{ id: string }>;
+    assert.ok(!all.some((s) => s.id === expired || s.id === revoked));
+    const row = await ctl.running.database.db.selectFrom('oidc_sessions').select('revoked_at').where('id', '=', expired).executeTakeFirstOrThrow();
+    assert.equal(row.revoked_at, null, 'a refused DELETE changes nothing');
   });
 });

@@ -1,9 +1,10 @@
 /**
  * The resources of the Management API as the edge commands see them, read from its OpenAPI document (the one the
  * controller serves, generated from the route table and the TypeBox schemas that validate requests). A resource is a
- * top-level collection with a list operation; its item path gives get, update and delete, its POST gives create,
- * and the request body schemas give the fields. Nothing here names a resource: a new one appears in the CLI as soon
- * as the route table serves it.
+ * top-level collection with a list operation that needs a session; its item path gives get, update and delete, its
+ * POST gives create, and the request body schemas give the fields. Under the item path, a GET answering a list is a
+ * related list (`/identities/{id}/services`) and every other operation an action (`POST /identities/{id}/disable`).
+ * Nothing here names a resource: a new one appears in the CLI as soon as the route table serves it.
  */
 
 export type FieldKind = 'string' | 'boolean' | 'integer' | 'number' | 'string-array' | 'object';
@@ -35,6 +36,35 @@ export interface BodyOperation extends Operation {
   fields: FieldSpec[];
 }
 
+/** A list under an entity: `services` of `/identities/{id}/services`. */
+export interface RelationSpec {
+  name: string;
+  summary: string;
+  path: string;
+  /** The query parameters besides the list ones (limit, offset, filter, sort), as fields: `policyType`. */
+  query: FieldSpec[];
+  columns: string[];
+}
+
+/**
+ * Any other operation under an entity: `disable` (POST `/identities/{id}/disable`), `delete-mfa` (DELETE
+ * `/identities/{id}/mfa`), `jwt` (GET `/cas/{id}/jwt`). Its JSON body's fields are `fields`.
+ */
+export interface ActionSpec extends BodyOperation {
+  name: string;
+  /** The path parameters after `{id}`, each an entity named by id or name: `serviceId` of `…/policy-advice/{serviceId}`. */
+  params: string[];
+  query: FieldSpec[];
+  /** A JSON body is declared (sent as `{}` when no field is given). */
+  jsonBody: boolean;
+  /** The body is a document sent as text, such as a PEM certificate. */
+  textBody?: { contentType: string; pem: boolean; required: boolean };
+  /** The answer: a document to print, nothing (an empty `data`), or a raw document (a JWT as `application/jwt`). */
+  answer: 'document' | 'none' | 'text';
+  /** What `-o FILE` writes: the raw answer, the JWT in the answer, or the entity's new enrollment JWT (re-enroll). */
+  writes?: 'answer' | 'answer-jwt' | 'entity-jwt';
+}
+
 export interface ResourceSpec {
   /** The collection's path segment: `identities`, `service-policies`. */
   plural: string;
@@ -46,11 +76,15 @@ export interface ResourceSpec {
   columns: string[];
   /** The detail carries an enrollment JWT (identities, edge routers): `create … -o FILE.jwt` writes it. */
   enrolls: boolean;
+  /** The property names of a list item (`serviceId` there says a body's `service` is a service's id: resolve.ts). */
+  itemFields: string[];
   list: Operation;
   detail?: Operation;
   create?: BodyOperation;
   update?: BodyOperation;
   remove?: Operation;
+  relations: RelationSpec[];
+  actions: ActionSpec[];
 }
 
 type Schema = Record<string, any>;
@@ -152,16 +186,105 @@ function columnsOf(item: Schema | undefined, createBody: Schema | undefined): st
   return [...columns, ...candidates.map((c) => c.name)].slice(0, MAX_COLUMNS);
 }
 
-/** Whether a schema has a property named `…jwt` anywhere (an enrollment's JWT on an identity or router detail). */
+/** Whether a schema may be a string (a JWT is one; an auth policy's `extJwt` settings are not). */
+function mayBeString(schema: unknown): boolean {
+  const s = schema as Schema | undefined;
+  return s?.type === 'string' || (Array.isArray(s?.anyOf) && s.anyOf.some(mayBeString));
+}
+
+/**
+ * Whether a schema has a text property `jwt` or `…enrollmentJwt` anywhere (an enrollment's JWT on an identity or
+ * router detail); not a reference such as an auth policy's `requireExtJwt` (a signer's id).
+ */
 function schemaHasJwt(schema: unknown): boolean {
   if (!schema || typeof schema !== 'object') return false;
   const properties = (schema as { properties?: Record<string, unknown> }).properties;
-  if (properties && Object.entries(properties).some(([key, inner]) => /jwt$/i.test(key) || schemaHasJwt(inner))) return true;
+  if (properties && Object.entries(properties).some(([key, inner]) => (/^(jwt|\w*enrollmentJwt)$/i.test(key) && mayBeString(inner)) || schemaHasJwt(inner))) return true;
   const anyOf = (schema as { anyOf?: unknown[] }).anyOf;
   return Array.isArray(anyOf) && anyOf.some(schemaHasJwt);
 }
 
-/** The resources of a Management API OpenAPI document, by singular name. */
+const LIST_PARAMETERS = new Set(['limit', 'offset', 'filter', 'sort']);
+
+/** The query parameters of an operation besides the list ones, as fields (their values become options). */
+function queryFieldsOf(op: Schema): FieldSpec[] {
+  const parameters = ((op.parameters ?? []) as Schema[]).filter((p) => p.in === 'query' && !LIST_PARAMETERS.has(p.name));
+  const properties = Object.fromEntries(parameters.map((p) => [p.name, { ...p.schema, description: p.description ?? p.schema?.description }]));
+  return fieldsOf({ properties, required: parameters.filter((p) => p.required).map((p) => p.name) });
+}
+
+/** The JSON schema of an operation's success answer, or undefined when it answers something else (a raw JWT). */
+function answerSchemaOf(op: Schema): Schema | undefined {
+  const success = Object.entries((op.responses ?? {}) as Record<string, Schema>).find(([status]) => /^2\d\d$/.test(status))?.[1];
+  return jsonSchemaOf(success?.content);
+}
+
+/** The action of one operation under an entity of `resource` (`rest`: the path after `{id}/`). */
+function actionOf(resource: { plural: string; enrolls: boolean }, path: string, rest: string, method: string, op: Schema): ActionSpec {
+  const literal = rest.split('/').filter((segment) => !segment.startsWith('{'));
+  // POST names a verb (disable, verify, re-enroll) and GET a document (jwt); DELETE removes the thing named.
+  const verb = method === 'DELETE' ? 'delete-' : method === 'PUT' || method === 'PATCH' ? 'update-' : '';
+  const name = `${verb}${literal.join('-')}`;
+  const content = (op.requestBody?.content ?? {}) as Record<string, Schema>;
+  const types = Object.keys(content);
+  const textType = types.includes('application/json') ? undefined : types.find((t) => t.startsWith('text/') || t.startsWith('application/x-'));
+  const answer = answerSchemaOf(op);
+  const data = answer?.properties?.data;
+  const kind: ActionSpec['answer'] = !data ? 'text' : data.type === 'object' && Object.keys(data.properties ?? {}).length === 0 ? 'none' : 'document';
+  const writes: ActionSpec['writes'] =
+    kind === 'text' ? 'answer' : kind === 'document' && schemaHasJwt(data) ? 'answer-jwt' : kind === 'none' && resource.enrolls && name.includes('enroll') ? 'entity-jwt' : undefined;
+  return {
+    name,
+    summary: String(op.summary ?? ''),
+    path,
+    method,
+    fields: fieldsOf(jsonSchemaOf(content)),
+    params: [...rest.matchAll(/\{(\w+)\}/g)].map((m) => m[1] as string),
+    query: queryFieldsOf(op),
+    jsonBody: types.includes('application/json'),
+    ...(textType
+      ? { textBody: { contentType: types.includes('application/x-pem-file') ? 'application/x-pem-file' : textType, pem: types.some((t) => t.includes('pem')), required: op.requestBody?.required === true } }
+      : {}),
+    answer: kind,
+    ...(writes ? { writes } : {}),
+  };
+}
+
+/**
+ * The related lists and actions under the entities of `plural`: every path `/{plural}/{id}/…`. A GET answering a
+ * list at one segment below is a related list; every other operation is an action.
+ */
+function itemOperationsOf(paths: Record<string, Record<string, Schema>>, resource: { plural: string; enrolls: boolean }) {
+  const relations: RelationSpec[] = [];
+  const actions = new Map<string, ActionSpec>();
+  const prefix = `/${resource.plural}/{id}/`;
+  for (const [path, operations] of Object.entries(paths)) {
+    if (!path.startsWith(prefix)) continue;
+    const rest = path.slice(prefix.length);
+    for (const [lower, op] of Object.entries(operations)) {
+      const method = lower.toUpperCase();
+      if (!['GET', 'POST', 'PUT', 'PATCH', 'DELETE'].includes(method)) continue;
+      const listed = answerSchemaOf(op)?.properties?.data;
+      if (method === 'GET' && listed?.type === 'array') {
+        if (!/^[a-z][a-z0-9-]*$/.test(rest)) continue;
+        const created = jsonSchemaOf(paths[`/${rest}`]?.post?.requestBody?.content);
+        relations.push({ name: rest, summary: String(op.summary ?? ''), path, query: queryFieldsOf(op), columns: columnsOf(listed.items, created) });
+        continue;
+      }
+      const action = actionOf(resource, path, rest, method, op);
+      // Two operations could share a name: the second gets its method in front.
+      const name = actions.has(action.name) ? `${lower}-${action.name}` : action.name;
+      actions.set(name, { ...action, name });
+    }
+  }
+  return { relations: relations.sort((a, b) => a.name.localeCompare(b.name)), actions: [...actions.values()] };
+}
+
+/**
+ * The resources of a Management API OpenAPI document, by singular name. A list anyone may read without a session
+ * (`security: []`: the API specifications, the capabilities, the network JWTs) describes the controller, not
+ * something administered, and is not a resource.
+ */
 export function catalogueOf(document: Schema): Map<string, ResourceSpec> {
   const paths = (document.paths ?? {}) as Record<string, Record<string, Schema>>;
   const resources = new Map<string, ResourceSpec>();
@@ -170,6 +293,7 @@ export function catalogueOf(document: Schema): Map<string, ResourceSpec> {
     const list = operations.get;
     const listed = jsonSchemaOf(list?.responses?.['200']?.content)?.properties?.data;
     if (!match || !list || listed?.type !== 'array') continue;
+    if (Array.isArray(list.security) && list.security.length === 0) continue;
     const plural = match[1] as string;
     const item = paths[`${path}/{id}`];
     const operation = (method: string, at: string, op: Schema | undefined): Operation | undefined =>
@@ -177,17 +301,20 @@ export function catalogueOf(document: Schema): Map<string, ResourceSpec> {
     const bodyOperation = (method: string, at: string, op: Schema | undefined): BodyOperation | undefined =>
       op ? { summary: String(op.summary ?? ''), path: at, method, fields: fieldsOf(jsonSchemaOf(op.requestBody?.content)) } : undefined;
     const itemPath = `${path}/{id}`;
+    const enrolls = schemaHasJwt(jsonSchemaOf(item?.get?.responses?.['200']?.content));
     const spec: ResourceSpec = {
       plural,
       singular: singularOf(plural),
       named: 'name' in (listed.items?.properties ?? {}),
       columns: columnsOf(listed.items, jsonSchemaOf(operations.post?.requestBody?.content)),
-      enrolls: schemaHasJwt(jsonSchemaOf(item?.get?.responses?.['200']?.content)),
+      enrolls,
+      itemFields: Object.keys(listed.items?.properties ?? {}),
       list: operation('GET', path, list) as Operation,
       detail: operation('GET', itemPath, item?.get),
       create: bodyOperation('POST', path, operations.post),
       update: item?.patch ? bodyOperation('PATCH', itemPath, item.patch) : bodyOperation('PUT', itemPath, item?.put),
       remove: operation('DELETE', itemPath, item?.delete),
+      ...itemOperationsOf(paths, { plural, enrolls }),
     };
     resources.set(spec.singular, spec);
   }

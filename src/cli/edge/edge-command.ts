@@ -1,10 +1,11 @@
 /**
  * `svc edge …`: the network from the command line, over the Management and Client APIs. Login, logout, whoami,
  * enroll, policy-advice and version are written here; the resource commands are generated from the Management API
- * document (resource-tree.ts, spec-source.ts).
+ * document (resource-tree.ts, related-commands.ts, action-commands.ts, spec-source.ts).
  */
 import { Command, Option } from 'commander';
 import type { Output } from '../output.js';
+import { addActionCommands } from './action-commands.js';
 import { policyAdviceCommand, versionCommand } from './advice-and-version.js';
 import type { ResourceSpec } from './catalogue.js';
 import { managementClient } from './management-client.js';
@@ -35,10 +36,19 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .option('--password-stdin', 'read the password from the first line of stdin')
     .option('--ca <file>', "trust these CA certificates (PEM) instead of confirming the controller's")
     .option('-y, --yes', "trust the controller's CAs without asking")
+    .option('--totp <code>', 'the TOTP code, when the identity has TOTP enrolled (else asked on a terminal)')
     .action((url: string, options: Record<string, any>) =>
       run(async () =>
         (await login()).loginCommand(
-          { url, username: options.username, password: options.password, passwordStdin: options.passwordStdin === true, ca: options.ca, yes: options.yes === true },
+          {
+            url,
+            username: options.username,
+            password: options.password,
+            passwordStdin: options.passwordStdin === true,
+            ca: options.ca,
+            yes: options.yes === true,
+            totp: options.totp,
+          },
           out,
         ),
       ),
@@ -54,10 +64,18 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .action((options: { json?: boolean }) => run(async () => (await login()).whoamiCommand(out, options.json === true)));
   edge
     .command('enroll')
-    .description("Enrolls with an enrollment JWT as an SDK would (key made here, CSR sent) and writes an SDK identity file {ztAPI, id: {cert, key, ca}}")
-    .argument('<file.jwt>', 'the enrollment JWT (from svc edge create identity NAME -o FILE.jwt)')
-    .requiredOption('-o, --output <file>', 'where to write the identity file (JSON)')
-    .action((file: string, options: { output: string }) => run(async () => (await enroll()).enrollCommand({ jwtFile: file, output: options.output }, out)));
+    .description(
+      'Enrolls with an enrollment JWT as an SDK would: ott makes a key here, sends a CSR and writes an SDK identity file {ztAPI, id: {cert, key, ca}}; updb sets the password (no file)',
+    )
+    .argument('<file.jwt>', 'the enrollment JWT (from svc edge create identity NAME -o FILE.jwt, with --updb USER for updb)')
+    .option('-o, --output <file>', 'ott: where to write the identity file (JSON)')
+    .addOption(new Option('-p, --password <password>', 'updb: the password to set (else --password-stdin or a prompt)').conflicts('passwordStdin'))
+    .option('--password-stdin', 'updb: read the password from the first line of stdin')
+    .action((file: string, options: Record<string, any>) =>
+      run(async () =>
+        (await enroll()).enrollCommand({ jwtFile: file, output: options.output, password: options.password, passwordStdin: options.passwordStdin === true }, out),
+      ),
+    );
   edge
     .command('policy-advice')
     .description('Says whether an identity may dial and bind a service and, in words, what is missing')
@@ -74,6 +92,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
 
   if (catalogue) {
     addResourceCommands(edge, catalogue.resources, out, run);
+    addActionCommands(edge, catalogue.resources, out, run);
     const source = catalogue.source === 'login' ? "from the logged-in controller's Management API" : "from this build's Management API; after login, the controller's";
     edge.addHelpText('after', resourcesHelp(catalogue.resources, source));
   }

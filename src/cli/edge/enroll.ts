@@ -1,12 +1,14 @@
 /**
- * `svc edge enroll FILE.jwt -o identity.json`: enrolls as a client SDK does, and writes the identity file public SDKs
- * read. The JWT names the controller (`iss`); the controller is trusted because the certificate it presents over TLS
- * (whose key the handshake proves it holds) verifies the JWT's signature (the enrollment JWT is signed with the
- * server certificate's key, reference facts §9); its well-known CA bundle is then read from that same certificate.
- * The key pair is made here and never leaves: only a CSR is sent, and the certificate chain comes back.
+ * `svc edge enroll FILE.jwt`: enrolls as a client SDK does. The JWT names the controller (`iss`); the controller is
+ * trusted because the certificate it presents over TLS (whose key the handshake proves it holds) verifies the JWT's
+ * signature (the enrollment JWT is signed with the server certificate's key, reference facts §9).
  *
- * The file: `{ztAPI, ztAPIs, id: {key, cert, ca}}` with `pem:` inline values, the client API URL as `ztAPI` (as the
- * reference's own enroller writes it), read unchanged by the Go, C, JS and Python SDKs.
+ * - `ott` (`-o identity.json`): the key pair is made here and never leaves: only a CSR is sent, and the certificate
+ *   chain comes back. The controller's well-known CA bundle is read from that same certificate, and the identity
+ *   file public SDKs read is written: `{ztAPI, ztAPIs, id: {key, cert, ca}}` with `pem:` inline values, the client
+ *   API URL as `ztAPI` (as the reference's own enroller writes it), read unchanged by the Go, C, JS and Python SDKs.
+ * - `updb` (`-p`, `--password-stdin` or a prompt): sets the password of the enrollment's username; there is no
+ *   file to write, the identity then logs in with its username and password.
  */
 import { createPublicKey, generateKeyPairSync, webcrypto, X509Certificate } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -16,12 +18,17 @@ import type { Output } from '../output.js';
 import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, presentedChain, send } from './http.js';
 import { certificatesOfPkcs7 } from './login.js';
+import { readPassword } from './terminal.js';
 
 export const CLIENT_PREFIX = '/edge/client/v1';
 
 export interface EnrollArgs {
   jwtFile: string;
-  output: string;
+  /** The identity file to write (ott only). */
+  output?: string;
+  /** The password to set (updb only): `-p`, else `--password-stdin`, else a prompt on a terminal. */
+  password?: string;
+  passwordStdin: boolean;
 }
 
 interface EnrollmentClaims {
@@ -81,9 +88,24 @@ async function verifiedServer(jwt: string, origin: string): Promise<X509Certific
   return leaf;
 }
 
+/** Refuses options that do not fit the JWT's method before anything is sent (a token works only once). */
+function checkOptions(args: EnrollArgs, method: string): void {
+  if (method !== 'ott' && method !== 'updb') {
+    throw usageError(`FILE.jwt: enrollment method '${method}' is not enrolled by this command (only 'ott', with a certificate, and 'updb', with a password)`);
+  }
+  const givesPassword = args.password !== undefined || args.passwordStdin;
+  if (method === 'ott') {
+    if (args.output === undefined) throw usageError('-o: an ott enrollment writes an identity file: give -o FILE.json');
+    if (givesPassword) throw usageError('-p/--password-stdin: an ott enrollment takes no password (only updb enrollments do)');
+  }
+  // Refused rather than ignored: whoever asked for a file would otherwise look for one that was never written.
+  if (method === 'updb' && args.output !== undefined) throw usageError('-o: a updb enrollment writes no identity file (the identity logs in with its username and password); leave out -o');
+  if (method === 'updb' && !givesPassword && !process.stdin.isTTY) throw usageError('a password is needed: -p PASSWORD or --password-stdin');
+}
+
 export async function enrollCommand(args: EnrollArgs, out: Output): Promise<number> {
   const { jwt, claims } = readClaims(args.jwtFile);
-  if (claims.em !== 'ott') throw usageError(`FILE.jwt: enrollment method '${claims.em}' is not enrolled with a certificate by this command (only 'ott')`);
+  checkOptions(args, claims.em);
   let origin: string;
   try {
     origin = new URL(claims.iss).origin;
@@ -91,6 +113,11 @@ export async function enrollCommand(args: EnrollArgs, out: Output): Promise<numb
     throw usageError(`FILE.jwt: the JWT's issuer '${claims.iss}' is not a URL`);
   }
   const leaf = await verifiedServer(jwt, origin);
+  if (claims.em === 'updb') return enrollUpdb(args, claims, origin, leaf.fingerprint256, out);
+  return enrollOtt(args.output as string, claims, origin, leaf, out);
+}
+
+async function enrollOtt(output: string, claims: EnrollmentClaims, origin: string, leaf: X509Certificate, out: Output): Promise<number> {
   const pin = leaf.fingerprint256;
   const bundle = await send(new URL('/.well-known/est/cacerts', origin), { ca: false, pin, headers: { accept: 'application/pkcs7-mime' } });
   if (bundle.status !== 200) throw refusedError(`could not read ${origin}/.well-known/est/cacerts: ${describeAnswer(bundle)}`);
@@ -107,7 +134,20 @@ export async function enrollCommand(args: EnrollArgs, out: Output): Promise<numb
   if (answer.status < 200 || answer.status >= 300 || typeof cert !== 'string') throw refusedError(`the controller refused the enrollment: ${describeAnswer(answer)}`);
   const ztAPI = `${origin}${CLIENT_PREFIX}`;
   const identity = { ztAPI, ztAPIs: [ztAPI], id: { key: `pem:${keyPem}`, cert: `pem:${cert}`, ca: `pem:${cas.join('')}` } };
-  writeFileSync(args.output, `${JSON.stringify(identity, null, 2)}\n`, { mode: 0o600 });
-  out.print(`enrolled identity ${claims.sub} with ${origin}; identity file written to ${args.output}`);
+  writeFileSync(output, `${JSON.stringify(identity, null, 2)}\n`, { mode: 0o600 });
+  out.print(`enrolled identity ${claims.sub} with ${origin}; identity file written to ${output}`);
+  return 0;
+}
+
+async function enrollUpdb(args: EnrollArgs, claims: EnrollmentClaims, origin: string, pin: string, out: Output): Promise<number> {
+  const password = await readPassword({ password: args.password, passwordStdin: args.passwordStdin }, `new password for identity ${claims.sub}: `);
+  const url = new URL(`${CLIENT_PREFIX}/enroll/updb`, origin);
+  url.searchParams.set('token', claims.jti);
+  const answer = await send(url, { method: 'POST', ca: false, pin, body: { password } });
+  if (answer.status < 200 || answer.status >= 300) throw refusedError(`the controller refused the enrollment: ${describeAnswer(answer)}`);
+  const username = answer.body?.data?.username;
+  const who = typeof username === 'string' ? username : undefined;
+  out.print(`enrolled identity ${claims.sub} with ${origin} by password; no identity file is written for a password enrollment`);
+  out.print(`log in as ${who ?? 'its username'} at ${origin}: svc edge login ${origin} -u ${who ?? 'USERNAME'}`);
   return 0;
 }

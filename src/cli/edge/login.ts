@@ -2,7 +2,9 @@
  * `svc edge login URL`, `logout`, `whoami`. The first contact trusts nothing: it reads the controller's well-known
  * CA bundle (RFC 7030 §4.1) without verifying the server, shows each CA's SHA-256 fingerprint and asks the user to
  * confirm them (unless `--ca FILE` names the CAs or `--yes` accepts them), then logs in trusting only those CAs and
- * stores the URL, the CAs, the session and the controller's Management API document (config-store.ts).
+ * stores the URL, the CAs, the session and the controller's Management API document (config-store.ts). A session
+ * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
+ * saved: the code comes from `--totp` or a terminal prompt.
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -12,7 +14,7 @@ import { forgetLogin, loginFilePath, readLogin, saveLogin } from './config-store
 import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, send } from './http.js';
 import { managementClient, managementUrl } from './management-client.js';
-import { ask, askHidden, readLine } from './terminal.js';
+import { ask, readPassword } from './terminal.js';
 
 export interface LoginArgs {
   url: string;
@@ -21,6 +23,8 @@ export interface LoginArgs {
   passwordStdin: boolean;
   ca?: string;
   yes: boolean;
+  /** The TOTP code, for an identity whose session owes one. */
+  totp?: string;
 }
 
 /** `https://host:port` of a controller URL given with or without an API path. */
@@ -80,27 +84,52 @@ async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise
   return cas.join('');
 }
 
-async function passwordOf(args: LoginArgs, username: string): Promise<string> {
-  if (args.password !== undefined) return args.password;
-  if (args.passwordStdin) {
-    const line = await readLine();
-    if (line === undefined || line === '') throw usageError('--password-stdin: stdin ended before a password line');
-    return line;
-  }
-  const fromEnv = process.env.SVC_ADMIN_PASSWORD;
-  if (fromEnv) return fromEnv;
-  if (process.stdin.isTTY) return askHidden(`password for ${username}: `);
-  throw usageError('a password is needed: -p PASSWORD, --password-stdin or SVC_ADMIN_PASSWORD');
+interface AuthQuery {
+  typeId?: string;
+  provider?: string;
 }
 
+/** Ends a session the controller started but this login will not keep (a courtesy: failing to end it changes nothing). */
+async function abandon(origin: string, ca: string, token: string): Promise<void> {
+  await send(managementUrl(origin, '/current-api-session'), { method: 'DELETE', ca, headers: { 'svc-session': token } }).catch(() => undefined);
+}
+
+/** The TOTP code: `--totp`, else asked on a terminal; a script without `--totp` is refused rather than left waiting. */
+async function totpCodeOf(args: LoginArgs, username: string): Promise<string> {
+  if (args.totp !== undefined) return args.totp;
+  if (!process.stdin.isTTY) throw usageError(`${username} must also give a TOTP code: add --totp CODE (stdin is not a terminal to ask on)`);
+  return ((await ask(`TOTP code for ${username}: `)) ?? '').trim();
+}
+
+/**
+ * Answers what the new session still owes (its auth queries) so that only a complete session is saved. TOTP is
+ * answered at `authenticate/mfa`; any other query (an external JWT a policy requires) cannot be answered here.
+ */
+async function completeSession(origin: string, ca: string, token: string, queries: AuthQuery[], args: LoginArgs, username: string): Promise<void> {
+  const other = queries.filter((q) => q.typeId !== 'MFA');
+  if (other.length > 0) {
+    throw refusedError(`could not log in as ${username}: the controller also asks for ${other.map((q) => q.typeId ?? 'an unnamed query').join(', ')}, which svc edge login cannot answer; nothing was saved`);
+  }
+  if (queries.length === 0) return;
+  const code = await totpCodeOf(args, username);
+  const answer = await send(managementUrl(origin, '/authenticate/mfa'), { method: 'POST', ca, headers: { 'svc-session': token }, body: { code } });
+  if (answer.status < 200 || answer.status >= 300) throw refusedError(`could not log in as ${username}: the TOTP code was refused: ${describeAnswer(answer)}; nothing was saved`);
+}
 export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
   const origin = controllerOrigin(args.url);
   const username = args.username ?? (process.env.SVC_ADMIN_USER || 'admin');
   const ca = await trustedCas(origin, args, out);
-  const password = await passwordOf(args, username);
+  const password = await readPassword({ password: args.password, passwordStdin: args.passwordStdin, envVariable: 'SVC_ADMIN_PASSWORD' }, `password for ${username}: `);
   const login = await send(managementUrl(origin, '/authenticate', { method: 'password' }), { method: 'POST', ca, body: { username, password } });
   const token = login.body?.data?.token;
   if (login.status !== 200 || typeof token !== 'string') throw refusedError(`could not log in as ${username}: ${describeAnswer(login)}`);
+  const queries = (Array.isArray(login.body.data.authQueries) ? login.body.data.authQueries : []) as AuthQuery[];
+  try {
+    await completeSession(origin, ca, token, queries, args, username);
+  } catch (error) {
+    await abandon(origin, ca, token);
+    throw error;
+  }
   const identity = login.body.data.identity ?? {};
   const spec = await send(managementUrl(origin, '/specs/edge-management/spec'), { ca });
   if (spec.status !== 200 || typeof spec.body?.data?.paths !== 'object') throw refusedError(`could not read the Management API document: ${describeAnswer(spec)}`);
@@ -119,7 +148,7 @@ export async function logoutCommand(out: Output): Promise<number> {
     return 0;
   }
   // Ending the session on the controller is a courtesy: the local login is forgotten even if it fails.
-  await send(managementUrl(login.controller, '/current-api-session'), { method: 'DELETE', ca: login.ca, headers: { 'svc-session': login.token } }).catch(() => undefined);
+  await abandon(login.controller, login.ca, login.token);
   forgetLogin();
   out.print(`logged out of ${login.controller}`);
   return 0;

@@ -1,7 +1,8 @@
 /**
  * The Management API as the logged-in user: every call carries the stored session and trusts only the stored CAs.
- * A 401 means the session expired or was revoked (sessions end after a while without use): the user is told to log
- * in again rather than asked for a password on every command.
+ * A 401 means the controller no longer takes the session (it expired after a while without use, was revoked, or
+ * still owes authentication queries): the user sees the controller's own reason and is told to log in again rather
+ * than asked for a password on every command.
  */
 import { requireLogin, type EdgeLogin } from './config-store.js';
 import { refusedError } from '../cli-error.js';
@@ -12,7 +13,7 @@ export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export interface ManagementClient {
   login: EdgeLogin;
   /** Calls `path` (under the Management API) and returns the answer of a 2xx; anything else is exit code 1. */
-  call(method: string, path: string, options?: { query?: Record<string, string | undefined>; body?: unknown }): Promise<HttpAnswer>;
+  call(method: string, path: string, options?: { query?: Record<string, string | undefined>; body?: unknown; contentType?: string }): Promise<HttpAnswer>;
 }
 
 /** An absolute URL of the Management API at `controller`. */
@@ -29,11 +30,15 @@ export function managementClient(login: EdgeLogin = requireLogin()): ManagementC
       const answer = await send(managementUrl(login.controller, path, options.query), {
         method,
         ca: login.ca,
-        headers: { 'svc-session': login.token },
+        // A text body (a PEM certificate) says what it is; a JSON one is labelled by send().
+        headers: { 'svc-session': login.token, ...(options.contentType ? { 'content-type': options.contentType } : {}) },
         body: options.body,
       });
       if (answer.status === 401) {
-        throw refusedError(`the session of ${login.username} at ${login.controller} expired or was revoked: log in again with 'svc edge login ${login.controller}'`);
+        // The controller's reason is kept: "expired" would mislead when the session is refused for another cause.
+        throw refusedError(
+          `the controller refused the session of ${login.username} at ${login.controller} (${describeAnswer(answer)}): it expired, was revoked or is incomplete; log in again with 'svc edge login ${login.controller}'`,
+        );
       }
       if (answer.status < 200 || answer.status >= 300) throw refusedError(`the controller refused ${method} ${path}: ${describeAnswer(answer)}`);
       return answer;

@@ -10,34 +10,13 @@ import { usageError } from '../cli-error.js';
 import { flagOf } from './field-options.js';
 import type { ManagementClient } from './management-client.js';
 import { resolveId, resolveReferences } from './resolve.js';
-import { cellOf, tableLines } from './table.js';
-
-export interface ListArgs {
-  filter?: string;
-  limit?: number;
-  offset?: number;
-  sort?: string;
-  columns?: string[];
-  json: boolean;
-}
+import { fetchList, printList, type ListArgs } from './list-output.js';
 
 const itemPath = (path: string, id: string) => path.replace('{id}', encodeURIComponent(id));
 
+/** `svc edge list RESOURCE`: one page, or every page, as a table or JSON (list-output.ts). */
 export async function listCommand(client: ManagementClient, resource: ResourceSpec, args: ListArgs, out: Output): Promise<number> {
-  const query = { filter: args.filter, limit: args.limit?.toString(), offset: args.offset?.toString(), sort: args.sort };
-  const answer = await client.call('GET', resource.list.path, { query });
-  const items = (answer.body?.data ?? []) as Record<string, unknown>[];
-  if (args.json) {
-    out.print(JSON.stringify(items, null, 2));
-    return 0;
-  }
-  const columns = args.columns ?? resource.columns;
-  // Items that are not objects (a list of words) print one per line.
-  if (columns.length === 0) for (const item of items) out.print(cellOf(item));
-  else for (const line of tableLines(columns, items)) out.print(line);
-  const page = answer.body?.meta?.pagination as { offset: number; totalCount: number } | undefined;
-  if (page) out.print(items.length === 0 ? `results: none of ${page.totalCount}` : `results: ${page.offset + 1}-${page.offset + items.length} of ${page.totalCount}`);
-  return 0;
+  return printList(await fetchList(client, resource.list.path, args, resource.singular), args.columns ?? resource.columns, args.json, out);
 }
 
 export async function getCommand(client: ManagementClient, resource: ResourceSpec, ref: string, out: Output): Promise<number> {
@@ -128,7 +107,7 @@ export interface CreateResult {
 
 export async function createEntity(client: ManagementClient, catalogue: Map<string, ResourceSpec>, resource: ResourceSpec, body: Record<string, unknown>): Promise<CreateResult> {
   const operation = resource.create ?? usageFail(`${resource.plural} cannot be created`);
-  const resolved = await resolveReferences(client, catalogue, body);
+  const resolved = await resolveReferences(client, catalogue, body, resource);
   const answer = await client.call('POST', operation.path, { body: resolved });
   return { id: String(answer.body?.data?.id ?? ''), body: resolved };
 }
@@ -144,7 +123,7 @@ export async function updateCommand(
   const operation = resource.update ?? usageFail(`${resource.plural} cannot be updated`);
   if (Object.keys(body).length === 0) throw usageError(`update ${resource.singular}: nothing to change; see 'svc edge update ${resource.singular} --help' for the fields`);
   const id = (await resolveId(client, resource, ref)) as string;
-  await client.call(operation.method, itemPath(operation.path, id), { body: await resolveReferences(client, catalogue, body) });
+  await client.call(operation.method, itemPath(operation.path, id), { body: await resolveReferences(client, catalogue, body, resource) });
   out.print(`updated ${resource.singular} ${ref === id ? id : `${ref} (${id})`}`);
   return 0;
 }

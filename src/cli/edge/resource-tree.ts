@@ -3,11 +3,12 @@
  * resource of the catalogue that has that operation, named by its singular with its plural as an alias, its options
  * made from the request body schema. Nothing here names a resource.
  */
-import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, Option } from 'commander';
 import type { Output } from '../output.js';
 import type { BodyOperation, ResourceSpec } from './catalogue.js';
 import { fieldOptions, formOf, shorthandOptions, flagOf } from './field-options.js';
 import { managementClient } from './management-client.js';
+import { addRelationCommands } from './related-commands.js';
 import {
   bodyOf,
   checkRequired,
@@ -20,21 +21,14 @@ import {
   withCreateDefaults,
   writeEnrollmentJwt,
 } from './resource-commands.js';
+import { addListOptions, listArgsOf } from './list-output.js';
 
 export type Run = (action: () => Promise<number>) => Promise<void>;
 
 const FIELD_KEY = 'field:';
 
-function positiveInteger(name: string) {
-  return (text: string) => {
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || !Number.isSafeInteger(value)) throw new InvalidArgumentError(`expected a whole number (${name}).`);
-    return value;
-  };
-}
-
 /** Adds the field options of `operation` to `command`, each stored under `field:<name>`. */
-function addFieldOptions(command: Command, resource: ResourceSpec, operation: BodyOperation): void {
+export function addFieldOptions(command: Command, resource: ResourceSpec, operation: BodyOperation): void {
   for (const { field, option } of fieldOptions(operation.fields, resource.singular)) {
     option.attributeName = () => `${FIELD_KEY}${field.name}`;
     command.addOption(option);
@@ -47,7 +41,7 @@ function addFieldOptions(command: Command, resource: ResourceSpec, operation: Bo
 }
 
 /** The field values given as options, by field name. */
-function fieldValues(options: Record<string, unknown>): Record<string, unknown> {
+export function fieldValues(options: Record<string, unknown>): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(options)) if (key.startsWith(FIELD_KEY)) values[key.slice(FIELD_KEY.length)] = value;
   return values;
@@ -72,18 +66,15 @@ function fieldsSummary(resources: ResourceSpec[], pick: (r: ResourceSpec) => Bod
 export function addResourceCommands(edge: Command, catalogue: Map<string, ResourceSpec>, out: Output, run: Run): void {
   const resources = [...catalogue.values()].sort((a, b) => a.singular.localeCompare(b.singular));
 
-  const list = edge.command('list').description('Lists the entities of a resource as a table (or JSON), with an optional filter');
+  const list = edge
+    .command('list')
+    .description("Lists the entities of a resource as a table (or JSON), with an optional filter; 'list RESOURCE RELATION ID|NAME' lists those related to one entity");
   for (const resource of resources) {
-    resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`)
-      .argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`)
-      .option('--limit <n>', 'at most this many (the controller caps it)', positiveInteger('--limit'))
-      .option('--offset <n>', 'skip this many', positiveInteger('--offset'))
-      .option('--sort <order>', "for example 'name desc'")
-      .option('--columns <a,b>', `the columns to show (default ${resource.columns.join(',')})`, (text: string) => text.split(','))
-      .option('--json', 'print the items as JSON instead of a table')
-      .action((filter: string | undefined, options: Record<string, any>) =>
-        run(() => listCommand(managementClient(), resource, { filter, limit: options.limit, offset: options.offset, sort: options.sort, columns: options.columns, json: options.json === true }, out)),
-      );
+    const command = resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`);
+    addListOptions(command.argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`), resource.columns).action(
+      (filter: string | undefined, options: Record<string, any>) => run(() => listCommand(managementClient(), resource, listArgsOf(filter, options), out)),
+    );
+    addRelationCommands(command, resource, out, run);
   }
 
   const get = edge.command('get').description('Prints one entity as JSON, named by id or name');
@@ -157,10 +148,20 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
   }
 }
 
-/** `svc edge --help`'s list of every resource and what can be done with it. */
+/**
+ * `svc edge --help`'s list of every resource and what can be done with it: the verbs, then its related lists
+ * (`svc edge list RESOURCE RELATION ID|NAME`) and its actions (`svc edge do RESOURCE ACTION ID|NAME`).
+ */
 export function resourcesHelp(catalogue: Map<string, ResourceSpec>, source: string): string {
   const resources = [...catalogue.values()].sort((a, b) => a.singular.localeCompare(b.singular));
   const width = Math.max(...resources.map((r) => r.singular.length));
   const verbs = (r: ResourceSpec) => ['list', r.detail && 'get', r.create && 'create', r.update && 'update', r.remove && 'delete'].filter(Boolean).join(' ');
-  return `\nResources (${source}):\n${resources.map((r) => `  ${r.singular.padEnd(width)}  ${verbs(r)}`).join('\n')}`;
+  const indent = ' '.repeat(width + 4);
+  const lines = resources.flatMap((r) => [
+    `  ${r.singular.padEnd(width)}  ${verbs(r)}`,
+    ...(r.relations.length > 0 ? [`${indent}list ${r.singular} RELATION: ${r.relations.map((x) => x.name).join(' ')}`] : []),
+    ...(r.actions.length > 0 ? [`${indent}do ${r.singular} ACTION: ${r.actions.map((x) => x.name).join(' ')}`] : []),
+  ]);
+  const forms = 'Related lists: svc edge list RESOURCE RELATION ID|NAME [FILTER]; actions: svc edge do RESOURCE ACTION ID|NAME';
+  return `\nResources (${source}):\n${lines.join('\n')}\n${forms}`;
 }

@@ -1,8 +1,9 @@
 /**
  * Reading what the user types: lines from stdin (a terminal or a pipe, so a confirmation can be answered either
- * way), and a password from a terminal without echoing it.
+ * way), a password from a terminal without echoing it, and where a password comes from (login and enroll alike).
  */
 import { createInterface, type Interface } from 'node:readline';
+import { usageError } from '../cli-error.js';
 
 let reader: { rl: Interface; lines: string[]; waiting: ((line: string | undefined) => void)[]; closed: boolean } | undefined;
 
@@ -80,4 +81,31 @@ export function askHidden(question: string): Promise<string> {
     };
     stdin.on('data', onData);
   });
+}
+
+export interface PasswordSource {
+  /** `-p PASSWORD`. */
+  password?: string;
+  /** `--password-stdin`: the first line of stdin. */
+  passwordStdin: boolean;
+  /** An environment variable to read it from when neither option is given (login's SVC_ADMIN_PASSWORD). */
+  envVariable?: string;
+}
+
+/**
+ * The password from `-p`, `--password-stdin`, the environment variable, or a hidden prompt on a terminal; without a
+ * terminal a usage error names the ways to give it (a pipe is never read unless asked, so a script does not hang).
+ */
+export async function readPassword(source: PasswordSource, prompt: string): Promise<string> {
+  if (source.password !== undefined) return source.password;
+  if (source.passwordStdin) {
+    const line = await readLine();
+    if (line === undefined || line === '') throw usageError('--password-stdin: stdin ended before a password line');
+    return line;
+  }
+  const fromEnv = source.envVariable ? process.env[source.envVariable] : undefined;
+  if (fromEnv) return fromEnv;
+  if (process.stdin.isTTY) return askHidden(prompt);
+  const ways = source.envVariable ? `-p PASSWORD, --password-stdin or ${source.envVariable}` : '-p PASSWORD or --password-stdin';
+  throw usageError(`a password is needed: ${ways}`);
 }

@@ -1,7 +1,7 @@
 /**
- * `/api-sessions` of the Management API (administrators): list the legacy API sessions (one identity's with the
- * filter `identityId = "…"`), read one, revoke one (`DELETE`). The view is the Edge API v1's apiSessionDetail; its
- * `token` is always empty, since only a hash of it is stored.
+ * `/api-sessions` of the Management API (administrators): list the API sessions, legacy and OIDC (one identity's
+ * with the filter `identityId = "…"`), read one, revoke one (`DELETE`). The view is the Edge API v1's
+ * apiSessionDetail plus `kind` (`legacy` or `oidc`); its `token` is always empty, since only a hash of it is stored.
  */
 import { Type } from 'typebox';
 import { apiSessionFields } from '../common/current-api-session.js';
@@ -17,11 +17,17 @@ const denied = { 401: ApiErrorBody, 403: ApiErrorBody };
 
 // The current-session view without the expiry of the credential presented (an administrator presents none of it).
 const { expiresAt: _expiresAt, expirationSeconds: _expirationSeconds, ...detailProperties } = CurrentApiSessionDetail.properties;
-const ApiSessionDetail = Type.Object(detailProperties);
+const ApiSessionDetail = Type.Object({
+  ...detailProperties,
+  kind: Type.Union([Type.Literal('legacy'), Type.Literal('oidc')], {
+    description: 'legacy: opened by POST /authenticate (svc-session token); oidc: opened by the OIDC provider (Bearer access tokens)',
+  }),
+});
 
-function apiSessionView({ session, identityName }: ApiSessionListing, prefix: string) {
-  // An administrator presents none of the session's credentials: no token, and the flags of no login certificate.
-  return { ...apiSessionFields(session, { id: session.identityId, name: identityName }, prefix), _links: selfLink('api-sessions', session.id), token: '' };
+function apiSessionView({ kind, session, identityName, certFlags }: ApiSessionListing, prefix: string) {
+  // An administrator presents none of the session's credentials: no token. The flags are those of the login's
+  // certificate authenticator, as the session itself sees them.
+  return { ...apiSessionFields(session, { id: session.identityId, name: identityName }, prefix, certFlags), _links: selfLink('api-sessions', session.id), token: '', kind };
 }
 
 export const apiSessionRoutes = [
@@ -29,7 +35,7 @@ export const apiSessionRoutes = [
     method: 'GET',
     url: '/api-sessions',
     operationId: 'listAPISessions',
-    summary: 'Lists legacy API sessions; filter identityId = "<id>" for one identity\'s',
+    summary: 'Lists API sessions, legacy and OIDC; filter identityId = "<id>" for one identity\'s, kind = "oidc" for one kind',
     tags,
     access: 'admin',
     uses: ['apiSessionAdmin'],
@@ -47,7 +53,7 @@ export const apiSessionRoutes = [
     method: 'GET',
     url: '/api-sessions/:id',
     operationId: 'detailAPISessions',
-    summary: 'Reads one legacy API session',
+    summary: 'Reads one API session, legacy or OIDC',
     tags,
     access: 'admin',
     uses: ['apiSessionAdmin'],
@@ -58,7 +64,7 @@ export const apiSessionRoutes = [
     method: 'DELETE',
     url: '/api-sessions/:id',
     operationId: 'deleteAPISessions',
-    summary: 'Revokes a legacy API session: its token stops working at once',
+    summary: 'Revokes an API session: a legacy token, or an OIDC session\'s access and refresh tokens, stop working at once',
     tags,
     access: 'admin',
     uses: ['apiSessionAdmin'],

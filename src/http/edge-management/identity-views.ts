@@ -1,8 +1,9 @@
 /**
  * Domain -> wire mappers of identity management: identity (list item and detail alike) and authenticator views.
  * The one place that decides what an identity or authenticator looks like on the wire. Fields about edge router
- * connections, permissions and certificate extension carry the reference's neutral values: none of those exist
- * yet (docs/decisions/0010-response-shapes.md). Hosting settings are the identity's own (issue 14).
+ * connections and permissions carry the reference's neutral values: none of those exist yet
+ * (docs/decisions/0010-response-shapes.md). An authenticator's certificate extension fields are its own (decision
+ * 0038). Hosting settings are the identity's own (issue 14).
  */
 import type { Authenticator } from '../../domain/authenticator.js';
 import type { Enrollment } from '../../domain/enrollment.js';
@@ -94,11 +95,11 @@ export function authenticatorView(authenticator: Authenticator) {
     ...(authenticator.certFingerprint === null ? {} : { fingerprint: authenticator.certFingerprint }),
     ...(authenticator.certPem === null ? {} : { certPem: authenticator.certPem }),
     isIssuedByNetwork: authenticator.isIssuedByNetwork,
-    isExtendRequested: false,
-    isKeyRollRequested: false,
-    extendRequestedAt: null,
+    isExtendRequested: authenticator.isExtendRequested,
+    isKeyRollRequested: authenticator.isKeyRollRequested,
+    extendRequestedAt: isoOrNull(authenticator.extendRequestedAt),
     lastAuthResolvedToRoot: false,
-    lastExtendRolledKeys: false,
+    lastExtendRolledKeys: authenticator.lastExtendRolledKeys,
     createdAt: iso(authenticator.createdAt),
     updatedAt: iso(authenticator.updatedAt),
     tags: {},

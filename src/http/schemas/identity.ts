@@ -126,7 +126,7 @@ export const AuthenticatorView = Type.Object({
   fingerprint: Type.Optional(Type.String()),
   certPem: Type.Optional(Type.String()),
   isIssuedByNetwork: Type.Boolean(),
-  // Certificate extension is not offered yet: never requested, never done (decision 0010).
+  // An administrator's request-extend, and whether the last verified extension changed the key (decision 0038).
   isExtendRequested: Type.Boolean(),
   isKeyRollRequested: Type.Boolean(),
   extendRequestedAt: Type.Union([DateTime, Type.Null()]),

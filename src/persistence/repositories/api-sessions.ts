@@ -41,7 +41,13 @@ export const API_SESSION_FIELDS: FieldMap = {
   lastActivityAt: { column: 'last_activity_at', type: 'datetime' },
 };
 
-function fromRow(row: Selectable<ApiSessionsTable>): ApiSession {
+/** The columns an API session is read from; OIDC sessions listed with legacy ones are read into the same shape. */
+export type ApiSessionColumns = Pick<
+  Selectable<ApiSessionsTable>,
+  'id' | 'identity_id' | 'auth_method' | 'authenticator_id' | 'ip_address' | 'config_types' | 'created_at' | 'last_activity_at' | 'outstanding_factors' | 'mfa_required'
+>;
+
+export function apiSessionFromRow(row: ApiSessionColumns): ApiSession {
   return {
     id: row.id,
     identityId: row.identity_id,
@@ -79,11 +85,11 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
     },
     async findByTokenHash(tokenHash) {
       const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();
-      return row && fromRow(row);
+      return row && apiSessionFromRow(row);
     },
     async findById(id) {
       const row = await db.selectFrom('api_sessions').selectAll().where('id', '=', id).executeTakeFirst();
-      return row && fromRow(row);
+      return row && apiSessionFromRow(row);
     },
     async touch(id, at) {
       await db.updateTable('api_sessions').set({ last_activity_at: toIso(at) }).where('id', '=', id).execute();
@@ -117,7 +123,7 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
     },
     async list(query) {
       const { rows, totalCount } = await listRows(database, 'api_sessions', API_SESSION_FIELDS, query);
-      return { items: rows.map(fromRow), totalCount };
+      return { items: rows.map(apiSessionFromRow), totalCount };
     },
     async identityNames(ids) {
       if (ids.length === 0) return new Map();

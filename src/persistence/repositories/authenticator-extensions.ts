@@ -1,6 +1,7 @@
 /**
- * The certificate extension state of certificate authenticators (migration 0020): the certificate an extension
- * issued and that awaits `extend-verify`, and an administrator's request to extend. Every write is conditional on
+ * The certificate extension state of certificate authenticators (migrations 0020 and 0021): the certificate an
+ * extension issued and that awaits `extend-verify`, an administrator's request to extend, and whether the last
+ * verified extension changed the key. Every write is conditional on
  * the state the caller read and records the identity as changed (its detail and logins read these rows).
  */
 import type { Database } from '../database.js';
@@ -13,8 +14,10 @@ export interface ExtensionState {
   identityId: string;
   method: string;
   certFingerprint: string | null;
+  certPem: string | null;
   isIssuedByNetwork: boolean;
   unverifiedFingerprint: string | null;
+  unverifiedPem: string | null;
   isExtendRequested: boolean;
   isKeyRollRequested: boolean;
   extendRequestedAt: Date | null;
@@ -22,10 +25,15 @@ export interface ExtensionState {
 
 export interface AuthenticatorExtensionRepository {
   find(id: string): Promise<ExtensionState | undefined>;
+  /** The states of the authenticators `ids` that exist, in one query (a page of API sessions). */
+  findMany(ids: readonly string[]): Promise<ExtensionState[]>;
   /** Stores the certificate an extension issued, while the authenticator still holds `current`; false otherwise. */
   setUnverified(id: string, current: string, cert: { pem: string; fingerprint: string }, now: Date): Promise<boolean>;
-  /** Makes the pending certificate of fingerprint `pending` the authenticator's and clears the request; false when it is no longer pending. */
-  verify(id: string, pending: string, now: Date): Promise<boolean>;
+  /**
+   * Makes the pending certificate of fingerprint `pending` the authenticator's, records whether that changed the key
+   * (`rolledKeys`) and clears the request; false when it is no longer pending.
+   */
+  verify(id: string, pending: string, rolledKeys: boolean, now: Date): Promise<boolean>;
   /** Asks the holder to extend (and roll its key when `rollKeys`) at its next login. */
   requestExtend(id: string, rollKeys: boolean, now: Date): Promise<boolean>;
 }
@@ -43,26 +51,47 @@ export function createAuthenticatorExtensionRepository(database: Database): Auth
     });
   }
 
+  const states = () =>
+    db
+      .selectFrom('authenticators')
+      .select([
+        'id',
+        'identity_id',
+        'method',
+        'cert_fingerprint',
+        'cert_pem',
+        'is_issued_by_network',
+        'unverified_cert_fingerprint',
+        'unverified_cert_pem',
+        'is_extend_requested',
+        'is_key_roll_requested',
+        'extend_requested_at',
+      ]);
+  type Row = Awaited<ReturnType<ReturnType<typeof states>['executeTakeFirstOrThrow']>>;
+  const fromRow = (row: Row): ExtensionState => ({
+    id: row.id,
+    identityId: row.identity_id,
+    method: row.method,
+    certFingerprint: row.cert_fingerprint,
+    certPem: row.cert_pem,
+    isIssuedByNetwork: toBool(row.is_issued_by_network),
+    unverifiedFingerprint: row.unverified_cert_fingerprint,
+    unverifiedPem: row.unverified_cert_pem,
+    isExtendRequested: toBool(row.is_extend_requested),
+    isKeyRollRequested: toBool(row.is_key_roll_requested),
+    extendRequestedAt: toDateOrNull(row.extend_requested_at),
+  });
+
   return {
     async find(id) {
-      const row = await db
-        .selectFrom('authenticators')
-        .select(['id', 'identity_id', 'method', 'cert_fingerprint', 'is_issued_by_network', 'unverified_cert_fingerprint', 'is_extend_requested', 'is_key_roll_requested', 'extend_requested_at'])
-        .where('id', '=', id)
-        .executeTakeFirst();
-      return (
-        row && {
-          id: row.id,
-          identityId: row.identity_id,
-          method: row.method,
-          certFingerprint: row.cert_fingerprint,
-          isIssuedByNetwork: toBool(row.is_issued_by_network),
-          unverifiedFingerprint: row.unverified_cert_fingerprint,
-          isExtendRequested: toBool(row.is_extend_requested),
-          isKeyRollRequested: toBool(row.is_key_roll_requested),
-          extendRequestedAt: toDateOrNull(row.extend_requested_at),
-        }
-      );
+      const row = await states().where('id', '=', id).executeTakeFirst();
+      return row && fromRow(row);
+    },
+    async findMany(ids) {
+      const unique = [...new Set(ids)];
+      // `in ()` is not SQL; no ids, no authenticators.
+      if (unique.length === 0) return [];
+      return (await states().where('id', 'in', unique).execute()).map(fromRow);
     },
     setUnverified: (id, current, cert, now) =>
       changed(
@@ -76,7 +105,7 @@ export function createAuthenticatorExtensionRepository(database: Database): Auth
             .executeTakeFirst(),
         now,
       ),
-    async verify(id, pending, now) {
+    async verify(id, pending, rolledKeys, now) {
       return changed(
         id,
         async (trx) => {
@@ -92,6 +121,7 @@ export function createAuthenticatorExtensionRepository(database: Database): Auth
               is_extend_requested: false,
               is_key_roll_requested: false,
               extend_requested_at: null,
+              last_extend_rolled_keys: rolledKeys,
               updated_at: toIso(now),
             })
             .where('id', '=', id)

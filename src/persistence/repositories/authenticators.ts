@@ -7,7 +7,8 @@ import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { AuthenticatorsTable } from '../tables.js';
 import { recordChange } from './authorization-changes.js';
-import { toBool, toDate } from './row-values.js';
+import { toBool, toDate, toDateOrNull } from './row-values.js';
+import type { Selectable } from 'kysely';
 import { atomically } from '../unit-of-work.js';
 
 /** Public field name -> column, for `filter` and `sort` on authenticator lists. */
@@ -31,14 +32,26 @@ export interface AuthenticatorRepository {
   delete(id: string): Promise<boolean>;
 }
 
-// The key is how the store compares usernames (decision 0016); views show the username as it was given.
-// The extension columns (migration 0020) are read by authenticator-extensions.ts only.
-type AuthenticatorRow = Omit<
-  AuthenticatorsTable,
-  'password_hash' | 'username_key' | 'unverified_cert_pem' | 'unverified_cert_fingerprint' | 'is_extend_requested' | 'is_key_roll_requested' | 'extend_requested_at'
->;
+// The key is how the store compares usernames (decision 0016); views show the username as it was given. The
+// pending certificate of an extension (migration 0020) is read by authenticator-extensions.ts only; the request to
+// extend and whether the last extension rolled the key (migrations 0020, 0021) are shown to management.
+const COLUMNS = [
+  'id',
+  'identity_id',
+  'method',
+  'username',
+  'cert_fingerprint',
+  'cert_pem',
+  'is_issued_by_network',
+  'is_extend_requested',
+  'is_key_roll_requested',
+  'extend_requested_at',
+  'last_extend_rolled_keys',
+  'created_at',
+  'updated_at',
+] as const;
 
-const COLUMNS = ['id', 'identity_id', 'method', 'username', 'cert_fingerprint', 'cert_pem', 'is_issued_by_network', 'created_at', 'updated_at'] as const;
+type AuthenticatorRow = Pick<Selectable<AuthenticatorsTable>, (typeof COLUMNS)[number]>;
 
 function fromRow(row: AuthenticatorRow, identityName: string): Authenticator {
   return {
@@ -50,6 +63,10 @@ function fromRow(row: AuthenticatorRow, identityName: string): Authenticator {
     certFingerprint: row.cert_fingerprint,
     certPem: row.cert_pem,
     isIssuedByNetwork: toBool(row.is_issued_by_network),
+    isExtendRequested: toBool(row.is_extend_requested),
+    isKeyRollRequested: toBool(row.is_key_roll_requested),
+    extendRequestedAt: toDateOrNull(row.extend_requested_at),
+    lastExtendRolledKeys: toBool(row.last_extend_rolled_keys),
     createdAt: toDate(row.created_at),
     updatedAt: toDate(row.updated_at),
   };

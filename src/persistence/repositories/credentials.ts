@@ -1,6 +1,7 @@
 /**
  * The credential look-ups primary authentication needs: a password authenticator by username, a certificate
- * authenticator by fingerprint. Failed attempts and lockout live in password-lockouts.ts.
+ * authenticator by fingerprint, the identity a third-party CA's externalIdClaim names. Failed attempts and lockout
+ * live in password-lockouts.ts.
  */
 import { atomically } from '../unit-of-work.js';
 import { usernameKey } from '../../policy/names.js';
@@ -32,6 +33,8 @@ export interface CredentialRepository {
    */
   updatePassword(authenticatorId: string, change: { username: string; passwordHash: string; at: Date }): Promise<boolean>;
   findCert(fingerprint: string): Promise<CertCredential | undefined>;
+  /** The identity whose externalId is exactly `externalId` (unique, indexed): a third-party CA's claim names it. */
+  findExternalIdHolder(externalId: string): Promise<{ identityId: string } | undefined>;
 }
 
 export function createCredentialRepository(database: Database): CredentialRepository {
@@ -78,6 +81,10 @@ export function createCredentialRepository(database: Database): CredentialReposi
         .where('cert_fingerprint', '=', fingerprint)
         .executeTakeFirst();
       return row && { authenticatorId: row.id, identityId: row.identity_id };
+    },
+    async findExternalIdHolder(externalId) {
+      const row = await db.selectFrom('identities').select('id').where('external_id', '=', externalId).executeTakeFirst();
+      return row && { identityId: row.id };
     },
   };
 }

@@ -83,6 +83,8 @@ function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
     apiSessionId: row.api_session_id,
     authTime: toDateOrNull(row.auth_time),
     configTypes: parseJson<string[]>(row.config_types),
+    authenticatorId: row.authenticator_id,
+    ipAddress: row.ip_address,
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
   };
@@ -99,6 +101,8 @@ function sessionFromRow(row: OidcSessionsTable): OidcSession {
     authTime: toDate(row.auth_time),
     configTypes: parseJson<string[]>(row.config_types),
     revokedAt: toDateOrNull(row.revoked_at),
+    authenticatorId: row.authenticator_id,
+    ipAddress: row.ip_address,
     createdAt: toDate(row.created_at),
   };
 }
@@ -151,6 +155,8 @@ export function createOidcRepository(database: Database): OidcRepository {
           auth_time: toIsoOrNull(r.authTime),
           config_types: JSON.stringify(r.configTypes),
           code_attempts: 0,
+          authenticator_id: r.authenticatorId ?? null,
+          ip_address: r.ipAddress ?? null,
           created_at: toIso(r.createdAt),
           expires_at: toIso(r.expiresAt),
         })
@@ -228,6 +234,8 @@ export function createOidcRepository(database: Database): OidcRepository {
           auth_time: toIso(s.authTime),
           config_types: JSON.stringify(s.configTypes),
           revoked_at: toIsoOrNull(s.revokedAt),
+          authenticator_id: s.authenticatorId ?? null,
+          ip_address: s.ipAddress ?? null,
           created_at: toIso(s.createdAt),
         })
         .execute();
@@ -270,6 +278,8 @@ export function createOidcRepository(database: Database): OidcRepository {
           's.auth_time as s_auth_time',
           's.config_types as s_config_types',
           's.revoked_at as s_revoked_at',
+          's.authenticator_id as s_authenticator_id',
+          's.ip_address as s_ip_address',
           's.created_at as s_created_at',
         ])
         .where('r.token_hash', '=', tokenHash)
@@ -285,6 +295,8 @@ export function createOidcRepository(database: Database): OidcRepository {
         auth_time: row.s_auth_time,
         config_types: row.s_config_types,
         revoked_at: row.s_revoked_at,
+        authenticator_id: row.s_authenticator_id,
+        ip_address: row.s_ip_address,
         created_at: row.s_created_at,
       };
       return { token: refreshFromRow(row), session: sessionFromRow(session) };

@@ -64,7 +64,7 @@ export function createSessionPresenceRepository({ db }: Database): SessionPresen
  * session was created) has not expired, or the session holds an active refresh token, which is issued with every
  * later access token and outlives it.
  */
-function liveOidcSessions(db: Database['db'], window: LivenessWindow) {
+export function liveOidcSessions(db: Database['db'], window: LivenessWindow) {
   return db
     .selectFrom('oidc_sessions as s')
     .where('s.revoked_at', 'is', null)

@@ -67,9 +67,9 @@ export interface AuthenticationService {
   /**
    * Checks the primary credential exactly as `authenticate` does (policy, lockout counting, disabled identities, the
    * client info recorded) but opens no legacy API session: the OIDC login uses it and issues its own session
-   * (spec: OIDC flow).
+   * (spec: OIDC flow). Returns the identity and the authenticator the login used, which the OIDC session records.
    */
-  verifyPrimary(request: AuthenticationRequest): Promise<Identity>;
+  verifyPrimary(request: AuthenticationRequest): Promise<PrimaryOutcome>;
   /** The auth policy an identity is governed by (its own, else the system `default`). */
   policyOf(identity: Identity): Promise<AuthPolicy>;
   /** The secondary factors a login of `identity` must answer after its primary credential, TOTP first. */
@@ -171,7 +171,7 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
   }
 
   return {
-    verifyPrimary: async (request) => (await primary(request)).identity,
+    verifyPrimary: primary,
     policyOf,
     secondaryFactors,
     async authenticate(request) {

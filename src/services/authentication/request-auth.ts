@@ -137,9 +137,10 @@ export function createRequestAuthenticator(deps: {
           id: session.id,
           identityId: identity.id,
           authMethod: claims.amr[0] ?? 'oidc',
-          // The access token names no authenticator (the reference's `z_authid`); the view shows '' for it.
-          authenticatorId: '',
-          ipAddress: null,
+          // As the session recorded them at its login (migration 0021): the certificate extension flags of the view
+          // are read from this authenticator, so an administrator's request-extend shows on the next request.
+          authenticatorId: session.authenticatorId ?? '',
+          ipAddress: session.ipAddress ?? null,
           // What the login asked for, as the provider put it in the token (`z_ct`).
           configTypes: Array.isArray(claims.z_ct) ? claims.z_ct.filter((type): type is string => typeof type === 'string') : [],
           createdAt: session.createdAt,

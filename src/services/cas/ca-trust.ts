@@ -3,7 +3,9 @@
  * kept in memory while the change feed is fresh, dropped the moment any CA changes here or on another controller
  * sharing the store. Certificate logins accept a chain that leads to one of the controller's own CAs or to a verified
  * CA with `isAuthEnabled`; the well-known bundle (`/.well-known/est/cacerts`) and the CAs the TLS listeners name to
- * clients in the handshake are the controller's own CAs and every verified CA.
+ * clients in the handshake are the controller's own CAs and every verified CA. A login verdict that reaches a
+ * third-party CA with an `externalIdClaim` also tells what the claim reads from the leaf: with no certificate
+ * authenticator for the leaf, that value names the identity (login by externalId, decision 0037).
  */
 import { X509Certificate } from 'node:crypto';
 import type { CertificateAuthority } from '../../domain/ca.js';
@@ -11,6 +13,7 @@ import type { CaRepository } from '../../persistence/repositories/cas.js';
 import { pkcs7CertsOnlyBase64 } from '../../pki/index.js';
 import { readCertificates, verifyChain, type ChainVerdict } from '../../pki/chain.js';
 import { systemClock } from '../../shared/clock.js';
+import { externalIdOf } from './identity-from-certificate.js';
 import type { ChangeFeed } from '../change-feed/index.js';
 import { createFeedCache } from '../change-feed/feed-cache.js';
 
@@ -20,6 +23,17 @@ export interface TrustedCa {
   certificate: X509Certificate;
 }
 
+/** What the `externalIdClaim` of the third-party CA a chain reached reads from the leaf. */
+export interface ClaimedExternalId {
+  caId: string;
+  caName: string;
+  /** Undefined when the leaf has no value where the claim looks. */
+  externalId: string | undefined;
+}
+
+/** A chain's verdict; `claimed` when the CA it reached (trusted or not yet judged valid) has an externalIdClaim. */
+export type LoginVerdict = ChainVerdict<X509Certificate> & { claimed?: ClaimedExternalId };
+
 export interface CaTrust {
   /** Every verified CA (from memory while the feed is fresh). */
   verified(): Promise<TrustedCa[]>;
@@ -28,7 +42,7 @@ export interface CaTrust {
    * or to a verified CA that allows certificate logins, checked now (not when the connection's handshake was made).
    * The verdict's code is CERT_HAS_EXPIRED for an expired certificate on a trusted path.
    */
-  loginVerdict(chain: ReadonlyArray<string | Buffer>): Promise<ChainVerdict<X509Certificate>>;
+  loginVerdict(chain: ReadonlyArray<string | Buffer>): Promise<LoginVerdict>;
   /** The certs-only PKCS#7 (base64) of the controller's own CAs and every verified CA. */
   bundlePkcs7(): Promise<string>;
   /**
@@ -36,6 +50,15 @@ export interface CaTrust {
    * change, one call at a time; a failed read goes to `onError` and the last set stays. Returns the way to stop.
    */
   watch(apply: (caPems: string[]) => void, onError: (error: unknown) => void): () => void;
+}
+
+/** What `claim` reads from `leaf`; undefined also when the leaf's names cannot be read. */
+function claimedValue(leaf: X509Certificate, claim: NonNullable<CertificateAuthority['externalIdClaim']>): string | undefined {
+  try {
+    return externalIdOf(leaf, claim);
+  } catch {
+    return undefined;
+  }
 }
 
 /** @example const trust = createCaTrust({ cas, feed, clock, ownCaPems }); await trust.loginVerdict(chainPems); */
@@ -60,10 +83,14 @@ export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; f
     async loginVerdict(chain) {
       const certificates = readCertificates(chain);
       if (!certificates) return { ok: false, code: 'UNREADABLE', reason: 'a presented certificate could not be read' };
-      const enabled = (await verified()).filter((trusted) => trusted.ca.isAuthEnabled).map((trusted) => trusted.certificate);
+      const enabled = (await verified()).filter((trusted) => trusted.ca.isAuthEnabled);
       // Validity against real time, as the TLS handshake judged it before this verdict replaced OpenSSL's: moving the
       // controller's clock (tests) never moved TLS.
-      return verifyChain(certificates, [...ownCertificates, ...enabled], (certificate) => certificate, systemClock.now());
+      const verdict = verifyChain(certificates, [...ownCertificates, ...enabled.map((trusted) => trusted.certificate)], (certificate) => certificate, systemClock.now());
+      // The anchor is one of the objects passed in, so identity finds its CA; an own CA reached first has no claim.
+      const ca = verdict.anchor && enabled.find((trusted) => trusted.certificate === verdict.anchor)?.ca;
+      if (!ca?.externalIdClaim) return verdict;
+      return { ...verdict, claimed: { caId: ca.id, caName: ca.name, externalId: claimedValue(certificates[0] as X509Certificate, ca.externalIdClaim) } };
     },
     bundlePkcs7: async () => pkcs7CertsOnlyBase64(await listenerCaPems()),
     watch(apply, onError) {

@@ -10,6 +10,8 @@ import type { LoadedIdentity } from '../../pki/index.js';
 import type { Database } from '../../persistence/database.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import { createAuthenticatorExtensionRepository } from '../../persistence/repositories/authenticator-extensions.js';
+import { certFlagsReader } from '../certificates/authenticator-extension.js';
 import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthenticationService } from '../authentication/authentication.js';
@@ -70,6 +72,8 @@ export async function buildOidcDomain(
     now: clock.now(),
     longestTokenLifetimeMs: Math.max(lifetimes.accessTokenDurationMs, lifetimes.idTokenDurationMs),
   });
+  // The certificate extension flags of a session's login, as its access tokens carry them (decision 0038).
+  const flagsOf = certFlagsReader(createAuthenticatorExtensionRepository(database));
   const tokens = createOidcTokenSigner({
     signingKey,
     accessTokenDurationMs: lifetimes.accessTokenDurationMs,
@@ -87,6 +91,7 @@ export async function buildOidcDomain(
     accessTokenDurationMs: lifetimes.accessTokenDurationMs,
     refreshTokenDurationMs: lifetimes.refreshTokenDurationMs,
     configTypes: deps.configTypes,
+    certFlags: (session) => flagsOf({ authMethod: session.amr[0] ?? '', authenticatorId: session.authenticatorId ?? '' }),
   });
   return {
     provider,

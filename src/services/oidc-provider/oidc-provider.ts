@@ -23,6 +23,7 @@ import { createRefreshTokenGrant } from './grants/refresh-token.js';
 import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
 import type { OidcTokenSigner } from './oidc-tokens.js';
 import type { SessionConfigTypes } from '../sessions/config-types.js';
+import { NO_EXTENSION, type CertExtensionFlags } from '../../domain/authenticator.js';
 
 /** Where a request arrived: its issuer and the binding's registered redirect URIs. */
 export interface OidcBindPoint {
@@ -137,6 +138,8 @@ export function createOidcProviderService(deps: {
   accessTokenDurationMs: number;
   /** Resolves the config types a login asked for to ids, as a legacy session's (`z_ct`). */
   configTypes: Pick<SessionConfigTypes, 'resolve'>;
+  /** The certificate extension flags of a session's login, as its tokens carry them (`z_ice`, `z_cer`, `z_ckrr`). */
+  certFlags?: (session: OidcSession) => Promise<CertExtensionFlags>;
 }): OidcProviderService {
   const { oidc, identities, authentication, tokens, seal, clock } = deps;
   const principals = createPrincipalLoader({ identities, clock });
@@ -194,7 +197,8 @@ export function createOidcProviderService(deps: {
   async function tokenSet(session: OidcSession, nonce: string | null, refresh?: string): Promise<TokenResponse> {
     const now = clock.now();
     const identity = await activeIdentity(session.identityId);
-    const access = await tokens.signAccess({ issuer: session.issuer, identity, session, now });
+    const cert = deps.certFlags ? await deps.certFlags(session) : NO_EXTENSION;
+    const access = await tokens.signAccess({ issuer: session.issuer, identity, session, cert, now });
     const idToken = await tokens.signId({ issuer: session.issuer, identity, session, nonce, now });
     const response: TokenResponse = {
       access_token: access.token,
@@ -280,7 +284,7 @@ export function createOidcProviderService(deps: {
 
     async login(request, credentials) {
       // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
-      const identity = await authentication.verifyPrimary(credentials);
+      const { identity, authenticatorId } = await authentication.verifyPrimary(credentials);
       const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
       if (request.status === 'partially_authenticated') {
         // A primary login never answers a secondary factor: the request stays partial with what it still needs.
@@ -296,6 +300,9 @@ export function createOidcProviderService(deps: {
         amr: [credentials.method],
         authTime: now,
         configTypes: await deps.configTypes.resolve(credentials.configTypes ?? []),
+        // Kept on the session as a legacy session keeps them: its view, its certificate extension flags (decision 0038).
+        authenticatorId,
+        ipAddress: credentials.ipAddress,
         // Spec: started -> partially authenticated while a factor is outstanding (no code exists, so the token
         // endpoint cannot be reached), else on to the callback.
         status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',

@@ -10,6 +10,7 @@ import type { Identity } from '../../domain/identity.js';
 import { newUuid } from '../../shared/random.js';
 import type { Jwks, ServerSigningKey } from '../enrollment/enrollment-jwt.js';
 import type { PublishedKeys } from './oidc-signing-keys.js';
+import { NO_EXTENSION, type CertExtensionFlags } from '../../domain/authenticator.js';
 
 /** The claims of an access token this controller issued. */
 export interface AccessTokenClaims extends JWTPayload {
@@ -26,7 +27,13 @@ export interface AccessTokenClaims extends JWTPayload {
   z_ia: boolean;
   z_ct: string[];
   z_t: 'a';
+  /** The login certificate is one the controller issued, so it can be extended (reference `z_ice`). */
   z_ice: boolean;
+  /** The authenticator of the login, when it names one (reference `z_authid`, omitted when empty). */
+  z_authid?: string;
+  /** An administrator asked for the login certificate's extension, and for a new key (reference `z_cer`, `z_ckrr`). */
+  z_cer?: boolean;
+  z_ckrr?: boolean;
 }
 
 /** Why a presented token was refused: the two Bearer errors of spec Errors, rules 2 and 3. */
@@ -38,7 +45,8 @@ export class TokenRejected extends Error {
 }
 
 export interface OidcTokenSigner {
-  signAccess(input: { issuer: string; identity: Identity; session: OidcSession; now: Date }): Promise<{ token: string; expiresAt: Date }>;
+  /** `cert`: the session's certificate extension flags when the token is signed (all false when not given). */
+  signAccess(input: { issuer: string; identity: Identity; session: OidcSession; cert?: CertExtensionFlags; now: Date }): Promise<{ token: string; expiresAt: Date }>;
   signId(input: { issuer: string; identity: Identity; session: OidcSession; nonce: string | null; now: Date }): Promise<string>;
   /**
    * Verifies signature (a key of any controller sharing the store), `iss` (an issuer of any of them), `aud` and times
@@ -126,7 +134,7 @@ export function createOidcTokenSigner(options: {
   }
 
   return {
-    async signAccess({ issuer, identity, session, now }) {
+    async signAccess({ issuer, identity, session, cert = NO_EXTENSION, now }) {
       const iat = seconds(now);
       const exp = iat + Math.floor(options.accessTokenDurationMs / 1000);
       const claims = {
@@ -137,7 +145,12 @@ export function createOidcTokenSigner(options: {
         // The config types the login asked for (spec: custom access token claims).
         z_ct: session.configTypes,
         z_t: 'a',
-        z_ice: false,
+        // A snapshot for the SDK when the token is signed; the controller itself reads the flags from the store
+        // (GET /current-api-session), so a request-extend shows there before the next token (decision 0038).
+        z_ice: cert.isCertExtendable,
+        ...(session.authenticatorId ? { z_authid: session.authenticatorId } : {}),
+        z_cer: cert.isCertExtendRequested,
+        z_ckrr: cert.isCertKeyRollRequested,
       };
       // RFC 9068 §2.1: `typ: at+jwt` keeps an access token from being taken for an ID token and vice versa.
       const token = sign(

@@ -1,7 +1,7 @@
 /**
  * The sessions domain's builder: legacy API sessions in the store, their activity kept in memory and written in
  * batches far more often than a session can time out, whether identities have a live session of either kind, and the
- * config types a session asked for at login (resolved to ids).
+ * config types a session asked for at login (resolved to ids); and administrators' view of the sessions of both kinds.
  */
 import type { Database } from '../../persistence/database.js';
 import { createApiSessionRepository, type ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
@@ -12,6 +12,12 @@ import { createApiSessionService, type ApiSessionService } from './api-sessions.
 import { createSessionConfigTypes, type SessionConfigTypes } from './config-types.js';
 import { createConfigTypeRepository } from '../../persistence/repositories/config-types.js';
 import { createSessionActivity, type SessionActivity } from './session-activity.js';
+import type { CertExtensionFlags } from '../../domain/authenticator.js';
+import type { ApiSession } from '../../domain/identity.js';
+import { createApiSessionListingRepository } from '../../persistence/repositories/api-session-listing.js';
+import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import type { AuditService } from '../audit/audit.js';
+import { createApiSessionAdministration, type ApiSessionAdministration } from './api-session-admin.js';
 
 export interface SessionsDomain {
   records: ApiSessionRepository;
@@ -41,4 +47,33 @@ export function buildSessionsDomain(
     configTypes,
     presence: { presence: createSessionPresenceRepository(database), legacyTimeoutMs: deps.sessionTimeoutMs, accessTokenLifetimeMs: deps.accessTokenLifetimeMs },
   };
+}
+
+/**
+ * `/api-sessions` over both kinds (decision 0031). OIDC sessions end through the provider's `endSessionById` (as
+ * `/oidc/end_session`); without an OIDC provider (no edge section) sessions a former configuration opened end through
+ * the same store call the provider makes.
+ */
+export function buildApiSessionAdministration(
+  database: Database,
+  deps: {
+    sessions: SessionsDomain;
+    clock: Clock;
+    audit: Pick<AuditService, 'record'>;
+    oidc: { endSessionById(id: string): Promise<void> } | undefined;
+    certFlags: { flagsOfMany(sessions: readonly ApiSession[]): Promise<CertExtensionFlags[]> };
+  },
+): ApiSessionAdministration {
+  const { sessions, clock, oidc } = deps;
+  const oidcStore = createOidcRepository(database);
+  return createApiSessionAdministration({
+    apiSessions: sessions.records,
+    listing: createApiSessionListingRepository(database),
+    activity: sessions.activity,
+    audit: deps.audit,
+    clock,
+    accessTokenLifetimeMs: sessions.presence.accessTokenLifetimeMs,
+    endOidcSession: oidc ? (id) => oidc.endSessionById(id) : (id) => oidcStore.revokeSession(id, clock.now()),
+    certFlags: (listed) => deps.certFlags.flagsOfMany(listed),
+  });
 }

@@ -3,23 +3,59 @@
  * certificate authenticator; its chain must lead to the controller's CAs, or (spec: certificate login) to a verified
  * third-party CA that allows logins, through the intermediates the client sent after the leaf (decision 0037). The
  * chain is judged against the CAs trusted now: the handshake's verdict may be older than a CA's change.
+ *
+ * A leaf no authenticator holds may still log in when its chain reaches a third-party CA with an `externalIdClaim`:
+ * the claim's value names the identity whose `externalId` it is (reference authenticator_mod_cert). The same checks
+ * follow either way: the identity may log in now, its auth policy allows certificate logins, and the chain verified
+ * (an expired certificate only where the policy allows expired ones).
  */
 import { ApiError } from '../../../errors/api-error.js';
+import type { CredentialRepository } from '../../../persistence/repositories/credentials.js';
 import type { PresentedClientCertificate } from '../authentication.js';
-import type { PrimaryMethod, PrimaryMethodDeps } from './primary-method.js';
+import type { ClientChainVerdict, PrimaryMethod, PrimaryMethodDeps } from './primary-method.js';
 import { refuse } from './refusal.js';
+
+interface ChainJudgement {
+  verified: boolean;
+  /** A code (CERT_HAS_EXPIRED, …) or OpenSSL's reason; undefined when verified. */
+  error: string | undefined;
+  claimed?: ClientChainVerdict['claimed'];
+}
 
 /**
  * Whether the presented chain leads to a CA trusted now (the controller's own, or a verified third-party CA allowing
  * logins), or the reason it does not; the TLS layer's verdict only where no chain was read.
  */
-async function chainVerdict(certificate: PresentedClientCertificate, trust: PrimaryMethodDeps['clientCaTrust']): Promise<{ verified: boolean; error: string | undefined }> {
+async function chainVerdict(certificate: PresentedClientCertificate, trust: PrimaryMethodDeps['clientCaTrust']): Promise<ChainJudgement> {
   if (!trust || !certificate.chain || certificate.chain.length === 0) return { verified: certificate.verified, error: certificate.verificationError };
   const verdict = await trust.loginVerdict(certificate.chain);
-  if (verdict.ok) return { verified: true, error: undefined };
+  const claimed = verdict.claimed ? { claimed: verdict.claimed } : {};
+  if (verdict.ok) return { verified: true, error: undefined, ...claimed };
   // No trusted path: OpenSSL's reason names what it could not find, where it gave one.
   const untrusted = verdict.code === 'UNTRUSTED' || verdict.code === 'UNREADABLE';
-  return { verified: false, error: untrusted ? (certificate.verificationError ?? verdict.reason) : verdict.code };
+  const error = untrusted ? (certificate.verificationError ?? verdict.reason) : verdict.code === 'CERT_HAS_EXPIRED' ? verdict.code : `${verdict.code}: ${verdict.reason}`;
+  return { verified: false, error, ...claimed };
+}
+
+/** Who a certificate login proves, and the authenticator id its session records. */
+interface Holder {
+  identityId: string;
+  authenticatorId: string;
+}
+
+/**
+ * The identity the externalIdClaim of the CA the chain reached names. Its session records no real authenticator (the
+ * reference has none either): `caExternalId:<caId>`, as an external JWT login records `extJwtId:<signerId>`, so the
+ * session says which CA let it in, and nothing that reads an authenticator by that id finds one.
+ */
+async function claimHolder(judgement: ChainJudgement, credentials: Pick<CredentialRepository, 'findExternalIdHolder'>): Promise<Holder> {
+  const { claimed } = judgement;
+  if (!claimed) throw refuse('no certificate authenticator has this certificate');
+  const ca = `the CA '${claimed.caName}' (${claimed.caId})`;
+  if (claimed.externalId === undefined) throw refuse(`no certificate authenticator has this certificate, and the externalIdClaim of ${ca} finds no value in it`);
+  const holder = await credentials.findExternalIdHolder(claimed.externalId);
+  if (!holder) throw refuse(`no certificate authenticator has this certificate, and no identity has the externalId '${claimed.externalId}' that ${ca} claims from it`);
+  return { identityId: holder.identityId, authenticatorId: `caExternalId:${claimed.caId}` };
 }
 
 /** Builds the `cert` method. @example const method = createCertMethod(deps); await method.authenticate(request); */
@@ -31,16 +67,19 @@ export function createCertMethod({ credentials, policyOf, usableIdentity, client
         throw new ApiError('INVALID_AUTH', { message: 'method cert needs a client certificate presented in the TLS handshake' });
       }
       const credential = await credentials.findCert(clientCertificate.fingerprint);
-      if (!credential) throw refuse('no certificate authenticator has this certificate');
-      const identity = await usableIdentity(credential.identityId);
+      // Without an authenticator, the chain is judged first: only the CA it reaches can name the identity.
+      const early = credential ? undefined : await chainVerdict(clientCertificate, clientCaTrust);
+      const holder: Holder = credential ?? (await claimHolder(early as ChainJudgement, credentials));
+      // The identity is read as every request reads it (kept current by the change feed): a disabled one is refused.
+      const identity = await usableIdentity(holder.identityId);
       if (typeof identity === 'string') throw refuse(identity);
       const policy = await policyOf(identity);
       if (!policy.primary.cert.allowed) throw refuse('the auth policy does not allow certificate logins', identity.id);
       // The chain must lead to a trusted CA; an expired certificate passes only where the policy allows it.
-      const { verified, error } = await chainVerdict(clientCertificate, clientCaTrust);
+      const { verified, error } = early ?? (await chainVerdict(clientCertificate, clientCaTrust));
       const expiredButAllowed = error === 'CERT_HAS_EXPIRED' && policy.primary.cert.allowExpiredCerts;
       if (!verified && !expiredButAllowed) throw refuse(`the certificate chain did not verify (${error ?? 'unknown reason'})`, identity.id);
-      return { identity, authenticatorId: credential.authenticatorId };
+      return { identity, authenticatorId: holder.authenticatorId };
     },
   };
 }

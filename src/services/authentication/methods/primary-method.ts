@@ -39,8 +39,16 @@ export interface PrimaryMethodDeps {
    * Whether a presented chain (leaf first) leads to a CA trusted now: the controller's own, or a verified third-party
    * CA that allows logins (decision 0037). Absent, the TLS layer's verdict against the controller's own CAs counts.
    */
-  clientCaTrust?: { loginVerdict(chain: readonly Buffer[]): Promise<{ ok: true } | { ok: false; code: string; reason: string }> };
+  clientCaTrust?: { loginVerdict(chain: readonly Buffer[]): Promise<ClientChainVerdict> };
 }
+
+/**
+ * A presented chain judged now; `claimed` when it reached a third-party CA with an `externalIdClaim`: what the claim
+ * read from the leaf (undefined when nothing), which names the identity of a leaf no authenticator holds.
+ */
+export type ClientChainVerdict = ({ ok: true } | { ok: false; code: string; reason: string }) & {
+  claimed?: { caId: string; caName: string; externalId: string | undefined };
+};
 
 /** Builds a method from the shared deps, or returns undefined when what it needs is not configured. */
 export type PrimaryMethodFactory = (deps: PrimaryMethodDeps) => PrimaryMethod | undefined;

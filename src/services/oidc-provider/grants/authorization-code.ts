@@ -51,6 +51,8 @@ export function createAuthorizationCodeGrant({ oidc, clock, tokenSet, newRefresh
       amr: request.amr,
       authTime: request.authTime ?? now,
       configTypes: request.configTypes,
+      authenticatorId: request.authenticatorId ?? null,
+      ipAddress: request.ipAddress ?? null,
       revokedAt: null,
       createdAt: now,
     };
