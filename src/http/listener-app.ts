@@ -24,6 +24,7 @@ import { registerOidc } from '../oidc/plugin.js';
 import { registerMetrics } from './metrics/routes.js';
 import { recordRequest } from './metrics/request-metrics.js';
 import { requestLogLine } from './kit/request-log.js';
+import { lazyRequestLogger } from './kit/request-logger.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -56,7 +57,9 @@ export function setClientCas(app: FastifyInstance, tls: ListenerTls, listener: W
 export async function buildListenerApp(options: ListenerAppOptions): Promise<FastifyInstance> {
   const { services, specs, listener, bindPoint, tls, logger } = options;
   const hostsOidc = listener.apis.some((api) => api.binding === 'edge-oidc');
-  const standardHeaders = () => ({ server: `svc-controller/${services.version.version}`, 'svc-instance-id': services.instanceId });
+  // The same two headers on every answer; one object, made once per listener.
+  const standard = Object.freeze({ server: `svc-controller/${services.version.version}`, 'svc-instance-id': services.instanceId });
+  const standardHeaders = () => standard;
   const app = Fastify({
     loggerInstance: logger.child({ listener: listener.name, bindPoint: bindPoint.interface.text }),
     bodyLimit: BODY_LIMIT_BYTES,
@@ -65,6 +68,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     ...(listener.apis.some((api) => api.binding === 'edge-client') ? { rewriteUrl: (request: { url?: string }) => edgeClientUrl(request.url ?? '/') } : {}),
     // Fastify's own request lines would log every URL as it came; kit/request-log.ts writes them with secrets blanked.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
+    // A request's child logger is made only when the request writes a line (kit/request-logger.ts).
+    childLoggerFactory: lazyRequestLogger,
     connectionTimeout: listener.options.readTimeoutMs + listener.options.writeTimeoutMs,
     keepAliveTimeout: listener.options.idleTimeoutMs,
     // Fastify sets the server's request deadline from its own option (0, none, by default): see connection-limits.ts.

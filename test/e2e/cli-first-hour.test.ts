@@ -101,6 +101,7 @@ describe('svc quickstart, the first hour', () => {
     const cli = spawnCli(['quickstart', '--home', home, '--port', String(port)], { SVC_LOG_LEVEL: 'debug' });
     const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
     const base = `https://127.0.0.1:${port}`;
+    let forgedRequestId: unknown;
     try {
       await cli.waitForOutput('Press Ctrl+C');
       const wrong = await request(`${base}/edge/client/v1/authenticate?method=password`, {
@@ -111,6 +112,7 @@ describe('svc quickstart, the first hour', () => {
       assert.equal(wrong.status, 401);
       const forged = await request(`${base}/edge/management/v1/identities`, { ca, headers: { 'svc-session': 'forged-session-token-1234', cookie: 'sid=cookie-secret-5678' } });
       assert.equal(forged.status, 401);
+      forgedRequestId = forged.headers['svc-request-id'];
       const bearer = await request(`${base}/edge/client/v1/current-identity`, { ca, headers: { authorization: 'Bearer bearer-secret-9012' } });
       assert.equal(bearer.status, 401);
       const enroll = await request(`${base}/edge/client/v1/enroll?method=ott&token=enrollment-secret-3456`, { ca, method: 'POST' });
@@ -140,6 +142,8 @@ describe('svc quickstart, the first hour', () => {
     assert.equal(version.level, 20);
     assert.equal(version.status, 200);
     assert.equal(typeof version.responseTimeMs, 'number');
+    assert.match(String(version.requestId), /^[0-9a-f-]{36}$/, 'a request line carries its request id');
+    assert.equal(unauthenticated.requestId, forgedRequestId, 'the id the client was told');
     const enrollLine = lines.find((l) => String(l.url).startsWith('/edge/client/v1/enroll'));
     assert.ok(enrollLine);
     assert.equal(enrollLine.url, '/edge/client/v1/enroll?method=ott&token=[redacted]', 'the token query value is blanked, the rest kept');

@@ -138,6 +138,17 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   // The series of each label set, found once: every request records here, and prom-client hashes a label object on
   // each call. The key space is bounded as the labels are (route templates, methods, statuses).
   const requestSeries = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
+  // The same for the authentication cache's lookups, counted several times a request.
+  const cacheCounts = new Map<string, { inc(): void }>();
+  const cacheSeries = (kind: string, result: 'hit' | 'miss') => {
+    const key = `${kind} ${result}`;
+    let series = cacheCounts.get(key);
+    if (series === undefined) {
+      series = cache.labels(kind, result);
+      cacheCounts.set(key, series);
+    }
+    return series;
+  };
   let merged: Registry | undefined;
   return {
     httpRequest({ binding, method, route, status }, durationSeconds) {
@@ -153,8 +164,8 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     },
     authentication: (method, outcome) => authentications.inc({ method, outcome }),
     lockout: (kind) => lockouts.inc({ kind }),
-    authCacheHit: (kind) => cache.inc({ kind, result: 'hit' }),
-    authCacheMiss: (kind) => cache.inc({ kind, result: 'miss' }),
+    authCacheHit: (kind) => cacheSeries(kind, 'hit').inc(),
+    authCacheMiss: (kind) => cacheSeries(kind, 'miss').inc(),
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
