@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { X509Certificate } from 'node:crypto';
-import { existsSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -61,6 +61,20 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const whoami = await svc(['edge', 'whoami']);
     assert.equal(whoami.code, 0, whoami.stderr);
     assert.match(whoami.stdout, /^admin \(\S+\) at https:\/\/127\.0\.0\.1:\d+, administrator\n$/);
+  });
+
+  it('narrows a config folder and login file made readable by others before it writes the session', async () => {
+    const { xdg, svc, loginFile } = user();
+    mkdirSync(join(xdg, 'svc'), { recursive: true, mode: 0o755 });
+    chmodSync(join(xdg, 'svc'), 0o755);
+    writeFileSync(loginFile, '{}', { mode: 0o644 });
+    chmodSync(loginFile, 0o644);
+    const login = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-u', 'admin', '-p', 'admin-password']);
+    assert.equal(login.code, 0, login.stderr);
+    assert.equal(statSync(join(xdg, 'svc')).mode & 0o777, 0o700);
+    assert.equal(statSync(loginFile).mode & 0o777, 0o600);
+    assert.equal(JSON.parse(readFileSync(loginFile, 'utf8')).controller, ctl.baseUrl);
+    assert.deepEqual(readdirSync(join(xdg, 'svc')).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left');
   });
 
   it('on a terminal, asks to confirm the fingerprints and then for the password without showing it', async () => {

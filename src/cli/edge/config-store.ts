@@ -4,7 +4,7 @@
  * `edge.json` (mode 0600: it holds a live session), and the controller's Management API document the resource
  * commands are generated from (`management-spec.json`).
  */
-import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { usageError } from '../cli-error.js';
@@ -33,9 +33,14 @@ const specFile = () => join(configFolder(), 'management-spec.json');
 /** Writes `text` readable by the user only (0600), in a folder only the user can enter (0700). */
 function writePrivate(path: string, text: string): void {
   mkdirSync(configFolder(), { recursive: true, mode: 0o700 });
-  writeFileSync(path, text, { mode: 0o600 });
-  // mode applies only when the file is created: an existing file keeps whatever mode it had, so set it again.
-  chmodSync(path, 0o600);
+  // mkdir's mode applies only to a folder it creates: one made earlier (by hand, or with a wider umask) is narrowed.
+  chmodSync(configFolder(), 0o700);
+  // A new file, 0600 from its first byte, then renamed over the old one: an existing file keeps the mode it had, so
+  // writing into it would put the session in a file others may read before any chmod.
+  const fresh = `${path}.${process.pid}.tmp`;
+  rmSync(fresh, { force: true });
+  writeFileSync(fresh, text, { mode: 0o600, flag: 'wx' });
+  renameSync(fresh, path);
 }
 
 export function saveLogin(login: EdgeLogin, managementSpec: unknown): void {
