@@ -2,6 +2,7 @@
  * Helpers for OIDC tests: a fetch that trusts the test CA (node's global fetch takes no CA; this one goes through
  * node:https), and the browser part of the authorization code flow. Builders return values; they never assert.
  */
+import { createHash, randomBytes } from 'node:crypto';
 import { request as httpsRequest } from 'node:https';
 import * as client from 'openid-client';
 import type { TestController } from './controller.js';
@@ -104,4 +105,24 @@ export async function loginToCallback(ctl: TestController, config: client.Config
 /** A form-encoded POST (token, revoke endpoints). */
 export function postForm(ctl: TestController, path: string, fields: Record<string, string>) {
   return ctl.fetch(path, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(fields).toString() });
+}
+
+/**
+ * A complete PKCE password login through the controller (authorization request, login, the controller's callback,
+ * code exchange) without the openid-client discovery, for tests that need a Bearer session of an existing identity.
+ * A step that does not answer as a successful login does throws, naming the step and its answer.
+ */
+export async function passwordLoginTokens(ctl: TestController, username: string, password: string): Promise<{ accessToken: string; refreshToken: string }> {
+  const verifier = randomBytes(32).toString('base64url');
+  const challenge = createHash('sha256').update(verifier).digest('base64url');
+  const query = new URLSearchParams({ client_id: 'svc', response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
+  const authorize = await ctl.fetch(`/oidc/authorization?${query}`);
+  if (authorize.status !== 302) throw new Error(`authorization: ${authorize.status} ${authorize.text}`);
+  const authRequestId = new URL(String(authorize.headers.location), ctl.baseUrl).searchParams.get('authRequestID') ?? '';
+  const login = await postLogin(ctl, authRequestId, username, password);
+  if (login.status !== 302) throw new Error(`login: ${login.status} ${login.text}`);
+  const code = new URL(String(await followCallback(ctl, login.headers.location))).searchParams.get('code') ?? '';
+  const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, code, code_verifier: verifier });
+  if (tokens.status !== 200) throw new Error(`code exchange: ${tokens.status} ${tokens.text}`);
+  return { accessToken: tokens.json().access_token as string, refreshToken: tokens.json().refresh_token as string };
 }

@@ -8,7 +8,6 @@
  * `GET /services/{id}/terminators` lists the service's terminators. Every bad input is a 4xx that changes nothing.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
@@ -19,7 +18,7 @@ import { startTestController, type TestController } from '../helpers/controller.
 import { storedBool, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
-import { followCallback, postForm, REDIRECT_URI } from '../helpers/oidc.js';
+import { passwordLoginTokens, postForm } from '../helpers/oidc.js';
 import { BASE_ENTITY, ENVELOPE, LIST_ENVELOPE, listShapeProblems, shapeProblems, type Shape } from '../helpers/shapes.js';
 
 const CLIENT = '/edge/client/v1';
@@ -116,19 +115,8 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
 
   /** An OIDC login through the in-process app: authorize, login, callback, token. */
   async function oidc(name: string): Promise<Caller> {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({ client_id: 'svc', response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
-    const authorize = await ctl.fetch(`/oidc/authorization?${query}`);
-    assert.equal(authorize.status, 302, authorize.text);
-    const authRequestId = new URL(String(authorize.headers.location), ctl.baseUrl).searchParams.get('authRequestID') ?? '';
-    const login = await ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId, username: `${name}-user`, password: `${name}-password` } });
-    assert.equal(login.status, 302, login.text);
-    const code = new URL(String(await followCallback(ctl, login.headers.location))).searchParams.get('code') ?? '';
-    const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, code, code_verifier: verifier });
-    assert.equal(tokens.status, 200, tokens.text);
-    const accessToken = tokens.json().access_token as string;
-    return { headers: { authorization: `Bearer ${accessToken}` }, apiSessionId: decodeJwt(accessToken).z_asid as string, identityId: identityIds[name]!, refreshToken: tokens.json().refresh_token };
+    const { accessToken, refreshToken } = await passwordLoginTokens(ctl, `${name}-user`, `${name}-password`);
+    return { headers: { authorization: `Bearer ${accessToken}` }, apiSessionId: decodeJwt(accessToken).z_asid as string, identityId: identityIds[name]!, refreshToken };
   }
 
   /** The session's token checked as a router would: with the controller's published keys only. */

@@ -4,7 +4,6 @@
  * nobody else may; no view carries a token; bad input changes nothing; ended or revoked OIDC sessions are not listed.
  */
 import assert from 'node:assert/strict';
-import { createHash, randomBytes } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
@@ -12,7 +11,7 @@ import { newUuid } from '../../src/shared/random.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
-import { followCallback, postForm, REDIRECT_URI } from '../helpers/oidc.js';
+import { passwordLoginTokens, postForm } from '../helpers/oidc.js';
 
 describe(`API sessions for administrators (${testDialect})`, () => {
   let ctl: TestController;
@@ -109,19 +108,8 @@ describe(`API sessions for administrators (${testDialect})`, () => {
 
   /** An OIDC password login of session-owner through the in-process app: authorize, login, callback, token. */
   async function oidcLogin(): Promise<{ accessToken: string; refreshToken: string; sessionId: string }> {
-    const verifier = randomBytes(32).toString('base64url');
-    const challenge = createHash('sha256').update(verifier).digest('base64url');
-    const query = new URLSearchParams({ client_id: 'svc', response_type: 'code', scope: 'openid offline_access', redirect_uri: REDIRECT_URI, code_challenge: challenge, code_challenge_method: 'S256', state: 's' });
-    const authorize = await ctl.fetch(`/oidc/authorization?${query}`);
-    assert.equal(authorize.status, 302, authorize.text);
-    const authRequestId = new URL(String(authorize.headers.location), ctl.baseUrl).searchParams.get('authRequestID') ?? '';
-    const login = await ctl.fetch('/oidc/login/password', { method: 'POST', body: { authRequestId, username: 'session-owner', password: 'plain-password' } });
-    assert.equal(login.status, 302, login.text);
-    const code = new URL(String(await followCallback(ctl, login.headers.location))).searchParams.get('code') ?? '';
-    const tokens = await postForm(ctl, '/oidc/token', { grant_type: 'authorization_code', client_id: 'svc', redirect_uri: REDIRECT_URI, code, code_verifier: verifier });
-    assert.equal(tokens.status, 200, tokens.text);
-    const { access_token: accessToken, refresh_token: refreshToken } = tokens.json();
-    return { accessToken, refreshToken, sessionId: decodeJwt(accessToken).z_asid as string };
+    const tokens = await passwordLoginTokens(ctl, 'session-owner', 'plain-password');
+    return { ...tokens, sessionId: decodeJwt(tokens.accessToken).z_asid as string };
   }
   const asBearer = (accessToken: string) => ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${accessToken}` } });
   const refresh = (refreshToken: string) => postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: refreshToken });
