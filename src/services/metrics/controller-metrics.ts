@@ -135,37 +135,25 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     },
   });
 
-  // The series of each label set, found once: every request records here, and prom-client hashes a label object on
-  // each call. The key space is bounded as the labels are (route templates, methods, statuses).
-  const requestSeries = new Map<string, { count: { inc(): void }; seconds: { observe(value: number): void } }>();
-  // The same for the authentication cache's lookups, counted several times a request.
-  const cacheCounts = new Map<string, { inc(): void }>();
-  const cacheSeries = (kind: string, result: 'hit' | 'miss') => {
-    const key = `${kind} ${result}`;
-    let series = cacheCounts.get(key);
-    if (series === undefined) {
-      series = cache.labels(kind, result);
-      cacheCounts.set(key, series);
-    }
-    return series;
-  };
+  // The series of each label set, found once: every request records here (and looks up the authentication cache
+  // several times), and prom-client hashes a label object on each call. The key spaces are bounded as the labels are
+  // (route templates, methods, statuses; cache kinds and results).
+  const requestSeries = seriesOnce((labels: { binding: string; method: string; route: string; status: string }) => ({
+    count: requests.labels(labels),
+    seconds: requestSeconds.labels(labels),
+  }));
+  const cacheSeries = seriesOnce((labels: { kind: string; result: 'hit' | 'miss' }) => cache.labels(labels));
   let merged: Registry | undefined;
   return {
     httpRequest({ binding, method, route, status }, durationSeconds) {
-      const key = `${binding} ${method} ${route} ${status}`;
-      let series = requestSeries.get(key);
-      if (series === undefined) {
-        const labels = { binding, method, route, status: String(status) };
-        series = { count: requests.labels(labels), seconds: requestSeconds.labels(labels) };
-        requestSeries.set(key, series);
-      }
+      const series = requestSeries({ binding, method, route, status: String(status) });
       series.count.inc();
       series.seconds.observe(durationSeconds);
     },
     authentication: (method, outcome) => authentications.inc({ method, outcome }),
     lockout: (kind) => lockouts.inc({ kind }),
-    authCacheHit: (kind) => cacheSeries(kind, 'hit').inc(),
-    authCacheMiss: (kind) => cacheSeries(kind, 'miss').inc(),
+    authCacheHit: (kind) => cacheSeries({ kind, result: 'hit' }).inc(),
+    authCacheMiss: (kind) => cacheSeries({ kind, result: 'miss' }).inc(),
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
@@ -206,5 +194,19 @@ function liveSessionCache(clock: Clock, maxAgeMs: number) {
         });
       return running;
     },
+  };
+}
+
+/** `make`'s answer for each label set, made once and found again by the labels' values (in their given order). */
+function seriesOnce<L extends Record<string, string>, S>(make: (labels: L) => S): (labels: L) => S {
+  const made = new Map<string, S>();
+  return (labels) => {
+    const key = Object.values(labels).join('\u0000');
+    let series = made.get(key);
+    if (series === undefined) {
+      series = make(labels);
+      made.set(key, series);
+    }
+    return series;
   };
 }
