@@ -8,7 +8,7 @@ import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { CurrentApiSessionDetail } from '../schemas/api-session.js';
 import { envelope, selfLink } from '../kit/envelope.js';
-import { defineRoute } from '../kit/route.js';
+import { answerFrom, defineRoute } from '../kit/route.js';
 import { NO_EXTENSION, type CertExtensionFlags } from '../../services/certificates/authenticator-extension.js';
 
 /**
@@ -73,8 +73,12 @@ export const currentApiSessionRoutes = [
     access: 'partial',
     uses: ['clock', 'certificates'],
     schema: { response: { 200: Envelope(CurrentApiSessionDetail), 401: ApiErrorBody } },
-    handler: async ({ domains, auth, api }) =>
-      envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix, await domains.certificates.extension.flagsOf(auth!.session))),
+    handler: ({ domains, auth, api }) =>
+      answerFrom(
+        domains.certificates.extension.flagsWithoutStore(auth!.session),
+        () => domains.certificates.extension.flagsOf(auth!.session),
+        (flags) => envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix, flags)),
+      ),
   }),
   defineRoute({
     method: 'DELETE',

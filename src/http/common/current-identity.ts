@@ -8,7 +8,7 @@ import { IdentityDetail, AuthenticatorView } from '../schemas/identity.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { authenticatorView, identityDetailView } from '../edge-management/identity-views.js';
 import { envelope, listEnvelope } from '../kit/envelope.js';
-import { defineRoute } from '../kit/route.js';
+import { answerFrom, defineRoute } from '../kit/route.js';
 
 const tags = ['Current Identity'];
 const Username = Type.String({ minLength: 4, maxLength: 100 });
@@ -38,7 +38,8 @@ export const currentIdentityRoutes = [
     access: 'session',
     uses: ['identities'],
     schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
-    handler: async ({ domains, auth }) => envelope(identityDetailView(await domains.identities.current(auth!.identity))),
+    handler: ({ domains, auth }) =>
+      answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), (detail) => envelope(identityDetailView(detail))),
   }),
   defineRoute({
     method: 'GET',

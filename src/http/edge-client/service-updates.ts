@@ -6,7 +6,7 @@
 import { Type } from 'typebox';
 import { ApiErrorBody, DateTime, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
-import { defineRoute } from '../kit/route.js';
+import { answerFrom, defineRoute } from '../kit/route.js';
 
 export const serviceUpdatesRoute = defineRoute({
   method: 'GET',
@@ -17,8 +17,10 @@ export const serviceUpdatesRoute = defineRoute({
   access: 'session',
   uses: ['authorization'],
   schema: { response: { 200: Envelope(Type.Object({ lastChangeAt: DateTime })), 401: ApiErrorBody } },
-  handler: async ({ domains, auth }) => {
-    const changedAt = await domains.authorization.serviceUpdates.lastChangeAt(auth!.identity, auth!.session.createdAt);
-    return envelope({ lastChangeAt: changedAt.toISOString() });
-  },
+  handler: ({ domains: { authorization }, auth }) =>
+    answerFrom(
+      authorization.serviceUpdates.lastChangeAtFromMemory(auth!.identity),
+      () => authorization.serviceUpdates.lastChangeAt(auth!.identity, auth!.session.createdAt),
+      (changedAt) => envelope({ lastChangeAt: changedAt.toISOString() }),
+    ),
 });

@@ -26,7 +26,9 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
     if (name === 'svc-session' && sessionToken === undefined) sessionToken = value.trim();
     if (name === 'authorization' && bearerTokens.length < MAX_BEARER_TOKENS) readBearerTokens(value, bearerTokens);
   }
-  const clientCertificate = presentedClientCertificate(request);
+  // A certificate names a session only for a request without a token (decision 0038): the others are spared reading it.
+  const tokenless = (sessionToken === undefined || sessionToken === '') && bearerTokens.length === 0;
+  const clientCertificate = tokenless ? presentedClientCertificate(request) : undefined;
   return { sessionToken, bearerTokens, ...(clientCertificate ? { clientCertificate } : {}) };
 }
 

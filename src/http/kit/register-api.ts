@@ -21,10 +21,8 @@ declare module 'fastify' {
 
 const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
-/** Authenticates the request and checks `access`; sets the session expiry headers on success. */
-async function checkAccess(access: Access, api: ApiContext, request: FastifyRequest, reply: FastifyReply) {
-  if (access === 'none') return;
-  const auth = await api.services.auth.authenticate(presentedCredentials(request));
+/** Lets `auth` through `access`, or throws; sets the session expiry headers on success. */
+function admit(access: Access, api: ApiContext, auth: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
   if (auth.partial && access !== 'partial') {
     throw new ApiError('UNAUTHORIZED', { message: 'The session must answer its authentication queries before this operation' });
   }
@@ -35,6 +33,31 @@ async function checkAccess(access: Access, api: ApiContext, request: FastifyRequ
   reply.header('expiration-seconds', String(secondsUntil(auth.expiresAt, api.services.clock.now())));
   reply.header('expires-at', auth.expiresAt.toISOString());
 }
+
+/**
+ * Authenticates the request and checks `access`, then calls `done` (with the error, if any). A caller whose session,
+ * identity and policy are kept in memory is answered without a promise (decision 0041): the SDKs' polling routes
+ * are mostly this.
+ */
+function checkAccess(access: Access, api: ApiContext, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
+  if (access === 'none') return done();
+  const credentials = presentedCredentials(request);
+  const known = api.services.auth.authenticateFromMemory(credentials);
+  if (known) {
+    try {
+      admit(access, api, known, request, reply);
+    } catch (error) {
+      return done(error as Error);
+    }
+    return done();
+  }
+  api.services.auth.authenticate(credentials).then((auth) => {
+    admit(access, api, auth, request, reply);
+    done();
+  }).catch(done);
+}
+
+const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | undefined)?.then === 'function';
 
 /** Registers `routes` under `api.prefix` (and under each alias path given for a route). */
 export function registerApi(app: FastifyInstance, api: ApiContext, routes: readonly RouteDef[], aliases: Record<string, string[]> = {}) {
@@ -51,14 +74,17 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
         url,
         schema: route.schema,
         config: { emptyJsonBody: route.emptyJsonBody === true },
-        preValidation: async (request, reply) => {
-          await checkAccess(route.access, api, request, reply);
+        preValidation: (request, reply, done) => {
           // No body at all reads as `{}`: clients of bodiless methods (cert, ext-jwt) often send nothing, and a
           // route with required fields still reports each one missing by name.
           if (route.schema.body && request.body === undefined) request.body = {};
+          checkAccess(route.access, api, request, reply, done);
         },
-        handler: async (request, reply) => {
-          const result = await route.handler({
+        handler: (request, reply) => {
+          const send = (result: unknown) => {
+            if (!reply.sent) reply.code(route.status ?? 200).send(result);
+          };
+          const result = route.handler({
             query: request.query as never,
             params: request.params as never,
             body: request.body as never,
@@ -68,8 +94,10 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
             request,
             reply,
           });
-          if (reply.sent) return reply;
-          return reply.code(route.status ?? 200).send(result);
+          // A handler that answers from memory returns its body itself, and the request costs no promise.
+          if (isPromise(result)) return result.then(send);
+          send(result);
+          return undefined;
         },
       });
     }

@@ -73,3 +73,13 @@ export interface RouteDef<S extends RouteSchema = RouteSchema, U extends DomainN
 export function defineRoute<S extends RouteSchema, U extends DomainName = never>(def: RouteDef<S, U>): RouteDef {
   return def as unknown as RouteDef;
 }
+
+/**
+ * `view(value)` at once when `known` holds the value (kept in memory), else once `load()` gives it: a route answered
+ * from memory costs its request no promise (decision 0041).
+ *
+ * @example handler: ({ domains, auth }) => answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), view)
+ */
+export function answerFrom<V, R>(known: V | undefined, load: () => Promise<V>, view: (value: V) => R): R | Promise<R> {
+  return known !== undefined ? view(known) : load().then(view);
+}

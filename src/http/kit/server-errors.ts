@@ -23,7 +23,7 @@ export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 export const SOCKET_MAX_HEADER_BYTES = 64 * 1024;
 
 /** onRequest: refuses a head over MAX_REQUEST_HEAD_BYTES (414 or 431), HTTP/1.1 without Host, and `%00` in the URL. */
-export async function checkRequestHead(request: FastifyRequest): Promise<void> {
+export function checkRequestHead(request: FastifyRequest): void {
   const raw = request.raw;
   // Header values are read as latin1 and URLs are ASCII, so characters count bytes. `originalUrl` is the URL as sent,
   // before the client API's root paths are rewritten.
@@ -33,15 +33,21 @@ export async function checkRequestHead(request: FastifyRequest): Promise<void> {
   }
   let head = line;
   const fields = raw.rawHeaders;
-  // `name: value\r\n`: each name and each value is followed by two bytes.
-  for (const field of fields) head += field.length + 2;
+  let hasHost = false;
+  // `name: value\r\n`: each name and each value is followed by two bytes. Host is looked for in the same pass, rather
+  // than through `raw.headers`, which Node builds on first read and nothing else on the SDKs' polling routes needs.
+  for (let at = 0; at < fields.length; at++) {
+    const field = fields[at] as string;
+    head += field.length + 2;
+    if (at % 2 === 0 && field.length === 4 && field.toLowerCase() === 'host') hasHost = true;
+  }
   if (head > MAX_REQUEST_HEAD_BYTES) {
     throw new ApiError('REQUEST_HEADER_FIELDS_TOO_LARGE', {
       message: `The request line and header fields are larger than the ${MAX_REQUEST_HEAD_BYTES / 1024} KiB accepted`,
     });
   }
   // RFC 9112 §3.2: a server MUST answer 400 to an HTTP/1.1 request without Host (Node's own answer has no body).
-  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && raw.headers.host === undefined) {
+  if (raw.httpVersionMajor === 1 && raw.httpVersionMinor === 1 && !hasHost) {
     throw new ApiError('COULD_NOT_PARSE_REQUEST', { message: 'An HTTP/1.1 request needs a Host header (RFC 9112 §3.2)' });
   }
   // U+0000 can only arrive in a URL percent-encoded. No parameter accepts it (nor do JSON strings): PostgreSQL text

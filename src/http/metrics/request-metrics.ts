@@ -27,11 +27,12 @@ export function bindingOfRoute(route: string | undefined): string {
 
 /** What a listener's `onResponse` hook records of each answered request. */
 export function recordRequest(metrics: Pick<ControllerMetrics, 'httpRequest'>) {
+  // Route templates are a bounded set: each one's binding is worked out once.
+  const bindings = new Map<string | undefined, string>();
   return (request: FastifyRequest, reply: FastifyReply): void => {
     const route = request.routeOptions.url;
-    metrics.httpRequest(
-      { binding: bindingOfRoute(route), method: request.method, route: route ?? UNMATCHED_ROUTE, status: reply.statusCode },
-      reply.elapsedTime / 1000,
-    );
+    let binding = bindings.get(route);
+    if (binding === undefined) bindings.set(route, (binding = bindingOfRoute(route)));
+    metrics.httpRequest({ binding, method: request.method, route: route ?? UNMATCHED_ROUTE, status: reply.statusCode }, reply.elapsedTime / 1000);
   };
 }

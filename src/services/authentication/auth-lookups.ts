@@ -19,6 +19,11 @@ import type { OidcRepository } from '../../persistence/repositories/oidc.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
 import { createFeedCache } from '../change-feed/feed-cache.js';
 
+/** The kept copy of a row, at once, when there is one and the feed is fresh (FeedCache.peek); else undefined. */
+export interface MemoryLookup<V> {
+  peek(id: string): V | undefined;
+}
+
 /** Legacy sessions by their token's hash; `fromStore` skips the copy (a session whose copy says it has expired). */
 export interface SessionLookup {
   findByTokenHash(tokenHash: string, options?: { fromStore?: boolean }): Promise<ApiSession | undefined>;
@@ -26,10 +31,10 @@ export interface SessionLookup {
 }
 
 export interface AuthLookups {
-  apiSessions: SessionLookup;
-  identities: Pick<IdentityRepository, 'findById'>;
-  authPolicies: Pick<AuthPolicyRepository, 'findById'>;
-  oidcSessions: Pick<OidcRepository, 'findSession'>;
+  apiSessions: SessionLookup & MemoryLookup<ApiSession>;
+  identities: Pick<IdentityRepository, 'findById'> & MemoryLookup<Identity>;
+  authPolicies: Pick<AuthPolicyRepository, 'findById'> & MemoryLookup<AuthPolicy>;
+  oidcSessions: Pick<OidcRepository, 'findSession'> & MemoryLookup<OidcSession>;
 }
 
 /** Entries kept per kind: about 200 MiB at most for the four together, far less in practice. */
@@ -64,9 +69,10 @@ export function createAuthLookups(deps: {
         return sessions.get(tokenHash, () => deps.apiSessions.findByTokenHash(tokenHash));
       },
       delete: (id) => deps.apiSessions.delete(id),
+      peek: (tokenHash) => sessions.peek(tokenHash),
     },
-    identities: { findById: (id) => identities.get(id, () => deps.identities.findById(id)) },
-    authPolicies: { findById: (id) => policies.get(id, () => deps.authPolicies.findById(id)) },
-    oidcSessions: { findSession: (id) => oidcSessions.get(id, () => deps.oidc.findSession(id)) },
+    identities: { findById: (id) => identities.get(id, () => deps.identities.findById(id)), peek: (id) => identities.peek(id) },
+    authPolicies: { findById: (id) => policies.get(id, () => deps.authPolicies.findById(id)), peek: (id) => policies.peek(id) },
+    oidcSessions: { findSession: (id) => oidcSessions.get(id, () => deps.oidc.findSession(id)), peek: (id) => oidcSessions.peek(id) },
   };
 }

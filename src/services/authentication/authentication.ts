@@ -100,8 +100,11 @@ export interface AuthenticationDeps {
 }
 
 /** The auth policy `identity` is under (the default one unless it names another); read through `policies`. */
+/** The id of the auth policy that governs `identity`: its own, else the default one. */
+export const authPolicyIdOf = (identity: Identity): string => identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID;
+
 export async function authPolicyOf(policies: Pick<AuthPolicyRepository, 'findById'>, identity: Identity): Promise<AuthPolicy> {
-  const policy = await policies.findById(identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID);
+  const policy = await policies.findById(authPolicyIdOf(identity));
   if (!policy) throw new Error(`auth policy ${identity.authPolicyId} of identity ${identity.id} is missing`);
   return policy;
 }

@@ -18,7 +18,7 @@ import type { ChangeFeed } from '../change-feed/change-feed.js';
 import { createAccessTokenVerifier, type AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
 import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { SessionsDomain } from '../sessions/index.js';
-import { authPolicyOf, createAuthenticationService, type AuthenticationDeps, type AuthenticationService } from './authentication.js';
+import { authPolicyIdOf, authPolicyOf, createAuthenticationService, type AuthenticationDeps, type AuthenticationService } from './authentication.js';
 import { limitAuthentication } from './limited-authentication.js';
 import { createAuthLookups, type AuthLookups } from './auth-lookups.js';
 import { createPasswordGuard, type PasswordGuard } from './password-guard.js';
@@ -107,7 +107,15 @@ export function buildRequestAuthenticator(deps: {
     clock,
     sessionTimeoutMs: deps.sessionTimeoutMs,
     ...(accessTokens ? { accessTokens } : {}),
-    secondary: { requiredSigner: async (who) => (await authPolicyOf(lookups.authPolicies, who)).secondary.requireExtJwt, check: deps.extJwt.secondary },
+    secondary: {
+      requiredSigner: async (who) => (await authPolicyOf(lookups.authPolicies, who)).secondary.requireExtJwt,
+      requiredSignerFromMemory: (who) => lookups.authPolicies.peek(authPolicyIdOf(who))?.secondary.requireExtJwt,
+      check: deps.extJwt.secondary,
+    },
   });
-  return { authenticate: (credentials) => authenticator.authenticate(credentials), accessTokens };
+  return {
+    authenticate: (credentials) => authenticator.authenticate(credentials),
+    authenticateFromMemory: (credentials) => authenticator.authenticateFromMemory(credentials),
+    accessTokens,
+  };
 }

@@ -20,14 +20,18 @@ export interface PrincipalLoader {
   load(identityId: string, options?: { session?: SessionFacts | null; now?: Date }): Promise<LoadedPrincipal>;
 }
 
+/** The verdict on `identity` (undefined: none has the id) named by a credential with the facts of `session`, at `now`. */
+export function judgePrincipal(identity: Identity | undefined, session: SessionFacts | null | undefined, now: Date): LoadedPrincipal {
+  const verdict = decidePrincipal({ session, identity }, now);
+  return verdict.ok ? { ok: true, identity: identity as Identity } : verdict;
+}
+
 /** @example const principal = await createPrincipalLoader({ identities, clock }).load(session.identityId, { session: { expiresAt } }); */
 export function createPrincipalLoader(deps: { identities: Pick<IdentityRepository, 'findById'>; clock: Clock }): PrincipalLoader {
   return {
     async load(identityId, options = {}) {
       const now = options.now ?? deps.clock.now();
-      const identity = await deps.identities.findById(identityId);
-      const verdict = decidePrincipal({ session: options.session, identity }, now);
-      return verdict.ok ? { ok: true, identity: identity as Identity } : verdict;
+      return judgePrincipal(await deps.identities.findById(identityId), options.session, now);
     },
   };
 }

@@ -8,13 +8,13 @@ import { hashToken } from '../../crypto/secrets.js';
 import type { ApiSession, Identity } from '../../domain/identity.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { Clock } from '../../shared/clock.js';
-import type { AccessTokenVerifier } from '../oidc-provider/oidc-access-tokens.js';
+import type { AccessTokenVerifier, VerifiedAccessToken } from '../oidc-provider/oidc-access-tokens.js';
 import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 import type { ExtJwtAuthenticator } from '../external-jwt/ext-jwt-auth.js';
-import type { SessionLookup } from './auth-lookups.js';
+import type { MemoryLookup, SessionLookup } from './auth-lookups.js';
 import type { PresentedClientCertificate } from './authentication.js';
-import { createPrincipalLoader } from './principal.js';
+import { createPrincipalLoader, judgePrincipal } from './principal.js';
 
 /**
  * Who is calling. A legacy session token and an OIDC access token both yield an API session view: for OIDC the
@@ -34,7 +34,10 @@ export interface AuthContext {
 export interface PresentedCredentials {
   sessionToken: string | undefined;
   bearerTokens: string[];
-  /** The TLS client certificate, when one was presented (an ephemeral certificate may name a session: decision 0038). */
+  /**
+   * The TLS client certificate, when one was presented and the request carries no token: an ephemeral certificate
+   * may then name a session (decision 0038).
+   */
   clientCertificate?: PresentedClientCertificate;
   /** A legacy session named by its token's SHA-256 instead of the token (set from an ephemeral certificate). */
   sessionTokenHash?: string;
@@ -42,6 +45,13 @@ export interface PresentedCredentials {
 
 export interface RequestAuthenticator {
   authenticate(credentials: PresentedCredentials): Promise<AuthContext>;
+  /**
+   * The caller at once, when every fact the decision needs is kept in memory and the decision accepts it; else
+   * undefined, and `authenticate` decides (decision 0041). Never refuses: every refusal, with its challenge, and every
+   * credential that needs the store or a signature checked, is `authenticate`'s. Marks the session's activity as
+   * `authenticate` does.
+   */
+  authenticateFromMemory(credentials: PresentedCredentials): AuthContext | undefined;
 }
 
 const NO_TOKEN = 'no matching token was provided';
@@ -61,8 +71,8 @@ function unauthorized(challenge: AuthChallenge, message?: string): ApiError {
 }
 
 export function createRequestAuthenticator(deps: {
-  apiSessions: SessionLookup;
-  identities: Pick<IdentityRepository, 'findById'>;
+  apiSessions: SessionLookup & MemoryLookup<ApiSession>;
+  identities: Pick<IdentityRepository, 'findById'> & MemoryLookup<Identity>;
   activity: SessionActivity;
   clock: Clock;
   sessionTimeoutMs: number;
@@ -74,6 +84,8 @@ export function createRequestAuthenticator(deps: {
    */
   secondary?: {
     requiredSigner(identity: Identity): Promise<string | null>;
+    /** The same answer when the identity's auth policy is kept in memory; undefined when it is not. */
+    requiredSignerFromMemory(identity: Identity): string | null | undefined;
     check: ExtJwtAuthenticator['secondary'];
   };
 }): RequestAuthenticator {
@@ -89,11 +101,19 @@ export function createRequestAuthenticator(deps: {
   const invalidToken = (description = 'token is invalid') =>
     unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
-  /** The session's principal, judged by the later of its stored and its remembered activity. */
-  const principalOf = (session: ApiSession, now: Date) => {
+  /** What the decision knows of a legacy session: it ends `sessionTimeoutMs` after the later of its stored and its remembered activity. */
+  const sessionFacts = (session: ApiSession) => {
     const remembered = activity.pending(session.id);
     const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
-    return principals.load(session.identityId, { session: { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) }, now });
+    return { expiresAt: new Date(lastActivity.getTime() + sessionTimeoutMs) };
+  };
+  const principalOf = (session: ApiSession, now: Date) => principals.load(session.identityId, { session: sessionFacts(session), now });
+
+  /** An accepted legacy session: its activity is marked now, and its expiry moves with it. */
+  const legacyContext = (token: string, session: ApiSession, identity: Identity, now: Date): AuthContext => {
+    activity.seen(session.id, now);
+    session.lastActivityAt = now;
+    return { kind: 'legacy', token, session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
   };
 
   /** `token` is what the session view shows: the token presented, or '' when only its hash was (decision 0038). */
@@ -117,10 +137,46 @@ export function createRequestAuthenticator(deps: {
     // A disabled identity's sessions stop working at once (they resume if it is enabled before they time out); a
     // session whose identity is gone is simply invalid.
     if (!principal.ok) throw invalidToken(principal.reason === 'disabled' ? principal.description : undefined);
-    const { identity } = principal;
-    activity.seen(session.id, now);
-    session.lastActivityAt = now;
-    return { kind: 'legacy', token, session, identity, expiresAt: new Date(now.getTime() + sessionTimeoutMs), partial: session.outstanding.length > 0 };
+    return legacyContext(token, session, principal.identity, now);
+  }
+
+  /** The view of the OIDC session behind an accepted access token. */
+  const oidcContext = (token: string, { claims, session, identity, expiresAt }: VerifiedAccessToken): AuthContext => {
+    const view: ApiSession = {
+      id: session.id,
+      identityId: identity.id,
+      authMethod: claims.amr[0] ?? 'oidc',
+      // As the session recorded them at its login (migration 0021): the certificate extension flags of the view
+      // are read from this authenticator, so an administrator's request-extend shows on the next request.
+      authenticatorId: session.authenticatorId ?? '',
+      ipAddress: session.ipAddress ?? null,
+      // What the login asked for, as the provider put it in the token (`z_ct`).
+      configTypes: Array.isArray(claims.z_ct) ? claims.z_ct.filter((type): type is string => typeof type === 'string') : [],
+      createdAt: session.createdAt,
+      lastActivityAt: clock.now(),
+      // An OIDC session exists only once every factor was answered (spec: OIDC authorization request states).
+      outstanding: [],
+      mfaRequired: claims.amr.includes('totp'),
+    };
+    return { kind: 'oidc', token, session: view, identity, expiresAt, partial: false };
+  };
+
+  /** A context whose identity's auth policy, kept in memory, requires no secondary JWT; else undefined. */
+  const withoutSecondary = (context: AuthContext): AuthContext | undefined => {
+    if (!deps.secondary) return context;
+    return deps.secondary.requiredSignerFromMemory(context.identity) === null ? context : undefined;
+  };
+
+  /** A legacy session whose row and identity are kept in memory and which the decision accepts. */
+  function legacyFromMemory(token: string): AuthContext | undefined {
+    const session = apiSessions.peek(hashToken(token));
+    const identity = session && deps.identities.peek(session.identityId);
+    if (session === undefined || identity === undefined) return undefined;
+    const now = clock.now();
+    if (!judgePrincipal(identity, sessionFacts(session), now).ok) return undefined;
+    // Judged before its activity is marked: a policy requiring a secondary JWT leaves the whole request to `authenticate`.
+    if (deps.secondary && deps.secondary.requiredSignerFromMemory(identity) !== null) return undefined;
+    return legacyContext(token, session, identity, now);
   }
 
   /**
@@ -132,24 +188,7 @@ export function createRequestAuthenticator(deps: {
     for (const token of tokens) {
       if (!accessTokens) break;
       try {
-        const { claims, session, identity, expiresAt } = await accessTokens.verify(token);
-        const view: ApiSession = {
-          id: session.id,
-          identityId: identity.id,
-          authMethod: claims.amr[0] ?? 'oidc',
-          // As the session recorded them at its login (migration 0021): the certificate extension flags of the view
-          // are read from this authenticator, so an administrator's request-extend shows on the next request.
-          authenticatorId: session.authenticatorId ?? '',
-          ipAddress: session.ipAddress ?? null,
-          // What the login asked for, as the provider put it in the token (`z_ct`).
-          configTypes: Array.isArray(claims.z_ct) ? claims.z_ct.filter((type): type is string => typeof type === 'string') : [],
-          createdAt: session.createdAt,
-          lastActivityAt: clock.now(),
-          // An OIDC session exists only once every factor was answered (spec: OIDC authorization request states).
-          outstanding: [],
-          mfaRequired: claims.amr.includes('totp'),
-        };
-        return { context: { kind: 'oidc', token, session: view, identity, expiresAt, partial: false }, token };
+        return { context: oidcContext(token, await accessTokens.verify(token)), token };
       } catch (error) {
         if (!(error instanceof TokenRejected)) throw error;
         if (error.reason === 'expired') expired = true;
@@ -160,6 +199,15 @@ export function createRequestAuthenticator(deps: {
   }
 
   return {
+    authenticateFromMemory({ sessionToken, bearerTokens }) {
+      if (sessionToken !== undefined && sessionToken !== '') return legacyFromMemory(sessionToken);
+      // Only a lone access token: with more Bearer values, which one is the access token is `authenticate`'s to find.
+      if (bearerTokens.length !== 1 || !accessTokens) return undefined;
+      const token = bearerTokens[0] as string;
+      const verified = accessTokens.verifyFromMemory(token);
+      return verified && withoutSecondary(oidcContext(token, verified));
+    },
+
     async authenticate({ sessionToken, bearerTokens, sessionTokenHash }) {
       // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
       if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken), bearerTokens);

@@ -20,7 +20,7 @@ import { parseListParams, type FieldMap, type ListQuery, type RawListParams } fr
 import { ROLE_ENTITY_FIELDS, type Membership, type PolicyEngineStore, type PolicyOfType, type RoleEntity } from '../../persistence/repositories/policy-engine.js';
 import { matchesRoles, parseRoles, type RoleHolder } from '../../policy/roles.js';
 import type { ListPage } from '../list-page.js';
-import type { ReachGrant, ReachOrder, ReachService } from '../../policy/service-reach-state.js';
+import type { ReachGrant, ReachOrder, ReachService, ServiceReachState } from '../../policy/service-reach-state.js';
 import type { ServiceReach } from './service-reach.js';
 
 export type { RoleEntity } from '../../persistence/repositories/policy-engine.js';
@@ -152,9 +152,27 @@ export interface PolicyEngine {
     identity: RoleHolder,
     knownVersion: number | undefined,
     options?: { strict?: boolean },
-  ): Promise<{ version: number; fingerprint: string | undefined; newestChangeAt: number }>;
+  ): Promise<ServiceListState>;
+  /**
+   * The same answer (not strict) at once when the index needs no read of the log; undefined otherwise, and always on
+   * a shared store, where every poll reads the log.
+   */
+  serviceListStateFromMemory(identity: RoleHolder, knownVersion: number | undefined): ServiceListState | undefined;
   /** The edge routers usable by the identity, by the service, and by both (counts), and up to `limit` common ones. */
   routers(identityId: string, serviceId: string, limit: number): Promise<{ identityCount: number; serviceCount: number; commonCount: number; common: RoleEntity[] }>;
+}
+
+/** What an identity's service list is at the index's version (its fingerprint only when the version is not `knownVersion`). */
+export interface ServiceListState {
+  version: number;
+  fingerprint: string | undefined;
+  newestChangeAt: number;
+}
+
+/** Read together, with no pause between: the fingerprint belongs to the version given with it. */
+function listStateOf(index: ServiceReachState, identity: RoleHolder, knownVersion: number | undefined): ServiceListState {
+  const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
+  return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };
 }
 
 /**
@@ -255,10 +273,11 @@ export function createPolicyEngine(deps: {
       // Strict on a shared store: every controller must answer the same time for the same store, or a client
       // polling through a load balancer could see it move back. A controller alone on its store knows its changes
       // at commit (and another process's, such as the CLI's, within the feed's bound), so it answers from memory.
-      const index = await serviceReach.current({ strict: strictUpdates || options?.strict === true });
-      // Read together, with no pause between: the fingerprint belongs to the version given with it.
-      const fingerprint = index.seq === knownVersion ? undefined : index.fingerprint(identity);
-      return { version: index.seq, fingerprint, newestChangeAt: index.newestChangeAt };
+      return listStateOf(await serviceReach.current({ strict: strictUpdates || options?.strict === true }), identity, knownVersion);
+    },
+    serviceListStateFromMemory(identity, knownVersion) {
+      const index = strictUpdates ? undefined : serviceReach.currentFromMemory();
+      return index && listStateOf(index, identity, knownVersion);
     },
     async policiesOf(target, id, policyType, params) {
       const query = parseListParams(params, store.policyFields(policyType));

@@ -35,6 +35,8 @@ export interface ServiceReach {
    * of the log), for answers that must agree between controllers whichever one is asked (service updates).
    */
   current(options?: { strict?: boolean }): Promise<ServiceReachState>;
+  /** The index at once when `current()` would answer it without reading the log; else undefined. */
+  currentFromMemory(): ServiceReachState | undefined;
 }
 
 export function createServiceReach(deps: { source: ServiceReachSource; feed?: ChangeFeed }): ServiceReach {
@@ -140,9 +142,12 @@ export function createServiceReach(deps: { source: ServiceReachSource; feed?: Ch
     return current;
   }
 
+  /** Nothing the index holds has changed since the last read of the log began: no read needed. */
+  const upToDate = () => (state && !running && feed?.fresh() && applied === told ? state : undefined);
+
   function current(options?: { strict?: boolean }): Promise<ServiceReachState> {
-    // Nothing the index holds has changed since the last read of the log began: no read needed.
-    if (state && !options?.strict && !running && feed?.fresh() && applied === told) return Promise.resolve(state);
+    const known = options?.strict ? undefined : upToDate();
+    if (known) return Promise.resolve(known);
     if (!running) {
       running = sync().finally(() => (running = undefined));
       return running;
@@ -157,5 +162,5 @@ export function createServiceReach(deps: { source: ServiceReachSource; feed?: Ch
     return queued;
   }
 
-  return { current };
+  return { current, currentFromMemory: upToDate };
 }

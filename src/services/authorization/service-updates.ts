@@ -13,37 +13,58 @@ import type { Clock } from '../../shared/clock.js';
 import type { ServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
 import type { RoleHolder } from '../../policy/roles.js';
 import { holderKey } from '../../policy/service-reach-state.js';
-import type { PolicyEngine } from './engine.js';
+import type { PolicyEngine, ServiceListState } from './engine.js';
 
 export interface ServiceUpdatesService {
   /** When `identity`'s service list last changed; `since` (the API session's start) when nothing is known before it. */
   lastChangeAt(identity: RoleHolder, since: Date): Promise<Date>;
+  /** The same answer at once when it is known without reading the store (the common poll); else undefined. */
+  lastChangeAtFromMemory(identity: RoleHolder): Date | undefined;
+}
+
+/** The last answer given for an identity, and the index version and list fingerprint it was given at. */
+interface Seen {
+  version: number;
+  fingerprint: string;
+  changedAt: Date;
 }
 
 /** Identities whose last answer a controller keeps in memory. */
 const KEPT_IDENTITIES = 100_000;
 
 export function createServiceUpdatesService(deps: {
-  engine: Pick<PolicyEngine, 'serviceListState'>;
+  engine: Pick<PolicyEngine, 'serviceListState' | 'serviceListStateFromMemory'>;
   marks: ServiceUpdateMarkRepository;
   clock: Clock;
 }): ServiceUpdatesService {
-  const seen = new Map<string, { version: number; fingerprint: string; changedAt: Date }>();
-  const keep = (key: string, entry: { version: number; fingerprint: string; changedAt: Date }) => {
+  const seen = new Map<string, Seen>();
+  const keep = (key: string, entry: Seen) => {
     seen.delete(key);
     seen.set(key, entry);
     if (seen.size > KEPT_IDENTITIES) seen.delete(seen.keys().next().value as string);
   };
 
+  /** The last answer, when the list is as it was then (the index did not move, or moved without changing it). */
+  const unchanged = (key: string, known: Seen | undefined, quick: ServiceListState): Date | undefined => {
+    if (!known || (quick.fingerprint !== undefined && known.fingerprint !== quick.fingerprint)) return undefined;
+    keep(key, { ...known, version: quick.version });
+    return known.changedAt;
+  };
+
   return {
+    lastChangeAtFromMemory(identity) {
+      const key = holderKey(identity);
+      const known = seen.get(key);
+      const quick = known && deps.engine.serviceListStateFromMemory(identity, known.version);
+      return quick && unchanged(key, known, quick);
+    },
+
     async lastChangeAt(identity, since) {
       const key = holderKey(identity);
       const known = seen.get(key);
       const quick = await deps.engine.serviceListState(identity, known?.version);
-      if (known && (quick.fingerprint === undefined || known.fingerprint === quick.fingerprint)) {
-        keep(key, { ...known, version: quick.version });
-        return known.changedAt;
-      }
+      const same = unchanged(key, known, quick);
+      if (same) return same;
       // The mark shared with other controllers is read, and maybe written, only from an index with every change
       // committed anywhere: a controller that lags (answering from memory on a store of its own) never stores a
       // list it no longer has as a change.

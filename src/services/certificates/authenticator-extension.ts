@@ -42,6 +42,8 @@ export interface AuthenticatorExtensionService {
   requestExtend(actor: Actor, id: string, rollKeys: boolean): Promise<void>;
   /** The flags of a session that logged in with authenticator `authenticatorId` by `authMethod`, read from the store. */
   flagsOf(session: SessionLogin): Promise<CertExtensionFlags>;
+  /** The flags at once for a session whose login was not by certificate (none); undefined for one that was (ask `flagsOf`). */
+  flagsWithoutStore(session: SessionLogin): CertExtensionFlags | undefined;
   /** The flags of each of `sessions`, in order, in one read (administrators' `/api-sessions`). */
   flagsOfMany(sessions: readonly SessionLogin[]): Promise<CertExtensionFlags[]>;
 }
@@ -177,6 +179,7 @@ export function createAuthenticatorExtensionService(deps: {
     },
 
     flagsOf: certFlagsReader(authenticators),
+    flagsWithoutStore: (session) => (isCertLogin(session) ? undefined : NO_EXTENSION),
 
     async flagsOfMany(sessions) {
       const states = await authenticators.findMany(sessions.filter(isCertLogin).map((session) => session.authenticatorId));

@@ -9,6 +9,8 @@ import type { SessionCertificateService } from './session-certificates.js';
 
 export function withSessionCertificates(inner: RequestAuthenticator, certificates: Pick<SessionCertificateService, 'sessionTokenHashOf'>): RequestAuthenticator {
   return {
+    // A token always decides before a certificate does; a tokenless request's certificate is looked up in the store.
+    authenticateFromMemory: (credentials) => inner.authenticateFromMemory(credentials),
     async authenticate(credentials) {
       const { sessionToken, bearerTokens, clientCertificate } = credentials;
       const tokenless = (sessionToken === undefined || sessionToken === '') && bearerTokens.length === 0;

@@ -12,6 +12,11 @@ import type { ChangeFeed } from './change-feed.js';
 export interface FeedCache<V> {
   /** The value under `key`: the kept copy, else `load()`'s answer (kept when it is safe to). */
   get(key: string, load: () => Promise<V | undefined>): Promise<V | undefined>;
+  /**
+   * The kept copy under `key`, at once, when there is one and the feed is fresh; else undefined (then `get` decides).
+   * For the request path's synchronous answer on a hit (request-auth.ts, decision 0041).
+   */
+  peek(key: string): V | undefined;
   /** Drops the copy under `key`. */
   drop(key: string): void;
   readonly size: number;
@@ -62,6 +67,13 @@ export function createFeedCache<V>(options: {
         if (keys && options.idOf) keys.set(options.idOf(value), key);
       }
       return value;
+    },
+    peek(key) {
+      if (!feed.fresh()) return undefined;
+      const copy = kept.get(key);
+      // A miss is not counted here: the `get` that follows counts it.
+      if (copy !== undefined) options.onLookup?.(true);
+      return copy;
     },
     drop: (id) => kept.delete(id),
     get size() {

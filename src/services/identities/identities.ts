@@ -61,6 +61,8 @@ export interface IdentityService {
    * change feed is fresh (decision 0035), and it has an API session, the one it calls with.
    */
   current(identity: Identity): Promise<IdentityDetail>;
+  /** The same detail at once when it is kept in memory; else undefined (ask `current`). */
+  currentFromMemory(identity: Identity): IdentityDetail | undefined;
   /**
    * Creates the identity and the enrollments it asks for in one unit of work: if an enrollment fails nothing is
    * written and the enrollment's error is thrown. 400 COULD_NOT_VALIDATE (field name or externalId) when in use,
@@ -214,8 +216,11 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     },
     async current(identity) {
       const load = async () => (await details([identity]))[0];
-      const detail = (current ? await current.get(identity.id, load) : await load()) as IdentityDetail;
-      return { ...detail, identity, hasApiSession: true };
+      return asCurrent((current ? await current.get(identity.id, load) : await load()) as IdentityDetail, identity);
+    },
+    currentFromMemory(identity) {
+      const detail = current?.peek(identity.id);
+      return detail && asCurrent(detail, identity);
     },
     async create(actor, input) {
       // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.
@@ -235,6 +240,9 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     },
   };
 }
+
+/** A kept detail as the caller's own: with the identity its request carries, and the API session it calls with. */
+const asCurrent = (detail: IdentityDetail, identity: Identity): IdentityDetail => ({ ...detail, identity, hasApiSession: true });
 
 /** Groups records by their identity, keeping their order. */
 function byIdentity<T extends { identityId: string }>(records: readonly T[]): Map<string, T[]> {

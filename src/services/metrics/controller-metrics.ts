@@ -8,6 +8,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../../shared/clock.js';
+import { plainCounter, plainHistogram } from './plain-series.js';
 import { processRegistry } from './process-metrics.js';
 
 /** How a primary login ended. */
@@ -76,19 +77,14 @@ const QUERY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.02
 export function createControllerMetrics(options: ControllerMetricsOptions): ControllerMetrics {
   const registry = new Registry();
   const registers = [registry];
-  const requests = new Counter({
-    name: 'svc_http_requests_total',
-    help: 'HTTP requests answered, by API binding, method, route template and status',
-    labelNames: ['binding', 'method', 'route', 'status'] as const,
-    registers,
-  });
-  const requestSeconds = new Histogram({
-    name: 'svc_http_request_duration_seconds',
-    help: 'Time from receiving an HTTP request to the end of its answer, by API binding, method, route template and status',
-    labelNames: ['binding', 'method', 'route', 'status'] as const,
-    buckets: HTTP_BUCKETS,
-    registers,
-  });
+  // Recorded on every request: plain numbers handed to the registry at scrape (plain-series.ts).
+  const requests = plainCounter(registry, 'svc_http_requests_total', 'HTTP requests answered, by API binding, method, route template and status');
+  const requestSeconds = plainHistogram(
+    registry,
+    'svc_http_request_duration_seconds',
+    'Time from receiving an HTTP request to the end of its answer, by API binding, method, route template and status',
+    HTTP_BUCKETS,
+  );
   const authentications = new Counter({
     name: 'svc_authentications_total',
     help: 'Primary logins (legacy and OIDC) by method and outcome',
@@ -101,12 +97,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     labelNames: ['kind'] as const,
     registers,
   });
-  const cache = new Counter({
-    name: 'svc_auth_cache_requests_total',
-    help: 'Lookups of the in-memory authentication cache, by kind of entry and result (hit or miss)',
-    labelNames: ['kind', 'result'] as const,
-    registers,
-  });
+  const cache = plainCounter(registry, 'svc_auth_cache_requests_total', 'Lookups of the in-memory authentication cache, by kind of entry and result (hit or miss)');
   const changeFeedLag = new Gauge({
     name: 'svc_change_feed_lag_seconds',
     help: 'How far the latest change applied from the change feed is behind its commit at another controller',
@@ -135,25 +126,18 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     },
   });
 
-  // The series of each label set, found once: every request records here (and looks up the authentication cache
-  // several times), and prom-client hashes a label object on each call. The key spaces are bounded as the labels are
-  // (route templates, methods, statuses; cache kinds and results).
-  const requestSeries = seriesOnce((labels: { binding: string; method: string; route: string; status: string }) => ({
-    count: requests.labels(labels),
-    seconds: requestSeconds.labels(labels),
-  }));
-  const cacheSeries = seriesOnce((labels: { kind: string; result: 'hit' | 'miss' }) => cache.labels(labels));
   let merged: Registry | undefined;
   return {
     httpRequest({ binding, method, route, status }, durationSeconds) {
-      const series = requestSeries({ binding, method, route, status: String(status) });
-      series.count.inc();
-      series.seconds.observe(durationSeconds);
+      const key = `${method} ${status} ${route}`;
+      const labels = () => ({ binding, method, route, status: String(status) });
+      requests.series(key, labels).inc();
+      requestSeconds.series(key, labels).observe(durationSeconds);
     },
     authentication: (method, outcome) => authentications.inc({ method, outcome }),
     lockout: (kind) => lockouts.inc({ kind }),
-    authCacheHit: (kind) => cacheSeries({ kind, result: 'hit' }).inc(),
-    authCacheMiss: (kind) => cacheSeries({ kind, result: 'miss' }).inc(),
+    authCacheHit: (kind) => cache.series(`hit ${kind}`, () => ({ kind, result: 'hit' })).inc(),
+    authCacheMiss: (kind) => cache.series(`miss ${kind}`, () => ({ kind, result: 'miss' })).inc(),
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
@@ -194,19 +178,5 @@ function liveSessionCache(clock: Clock, maxAgeMs: number) {
         });
       return running;
     },
-  };
-}
-
-/** `make`'s answer for each label set, made once and found again by the labels' values (in their given order). */
-function seriesOnce<L extends Record<string, string>, S>(make: (labels: L) => S): (labels: L) => S {
-  const made = new Map<string, S>();
-  return (labels) => {
-    const key = Object.values(labels).join('\u0000');
-    let series = made.get(key);
-    if (series === undefined) {
-      series = make(labels);
-      made.set(key, series);
-    }
-    return series;
   };
 }

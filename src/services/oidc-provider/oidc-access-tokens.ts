@@ -10,7 +10,8 @@ import type { IdentityRepository } from '../../persistence/repositories/identiti
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
 import type { Clock } from '../../shared/clock.js';
 import { createLru } from '../../shared/lru.js';
-import { createPrincipalLoader } from '../authentication/principal.js';
+import type { MemoryLookup } from '../authentication/auth-lookups.js';
+import { createPrincipalLoader, judgePrincipal } from '../authentication/principal.js';
 import { isAccessTokenClaims, TokenRejected, type AccessTokenClaims, type OidcTokenSigner } from './oidc-tokens.js';
 
 export interface VerifiedAccessToken {
@@ -23,6 +24,11 @@ export interface VerifiedAccessToken {
 export interface AccessTokenVerifier {
   /** The caller behind an access token; throws TokenRejected (`expired` or `invalid`). */
   verify(token: string): Promise<VerifiedAccessToken>;
+  /**
+   * The caller at once when the token's checked claims, its session and its identity are all kept in memory and
+   * accept it; else undefined, and `verify` decides (a refusal is always `verify`'s, with its reason).
+   */
+  verifyFromMemory(token: string): VerifiedAccessToken | undefined;
 }
 
 const DEFAULT_CACHE_SIZE = 10_000;
@@ -30,8 +36,8 @@ const DEFAULT_CACHE_SIZE = 10_000;
 export function createAccessTokenVerifier(deps: {
   tokens: OidcTokenSigner;
   /** The sessions and identities to check: the store, or the authentication cache for API requests (auth-lookups.ts). */
-  oidc: Pick<OidcRepository, 'findSession'>;
-  identities: Pick<IdentityRepository, 'findById'>;
+  oidc: Pick<OidcRepository, 'findSession'> & MemoryLookup<OidcSession>;
+  identities: Pick<IdentityRepository, 'findById'> & MemoryLookup<Identity>;
   clock: Clock;
   cacheSize?: number;
 }): AccessTokenVerifier {
@@ -53,17 +59,36 @@ export function createAccessTokenVerifier(deps: {
     return claims;
   }
 
+  const factsOf = (session: OidcSession | undefined, claims: AccessTokenClaims) =>
+    session ? { revoked: session.revokedAt !== null, ownedByIdentity: session.identityId === claims.sub } : null;
+  // The decision refuses a session that does not exist, so an accepted token has one.
+  const verified = (claims: AccessTokenClaims, session: OidcSession | undefined, identity: Identity): VerifiedAccessToken => ({
+    claims,
+    session: session as OidcSession,
+    identity,
+    expiresAt: new Date(claims.exp * 1000),
+  });
+
   return {
     async verify(token) {
       const now = clock.now();
       const claims = await claimsOf(token, now);
       const session = await oidc.findSession(claims.z_asid);
-      const facts = session ? { revoked: session.revokedAt !== null, ownedByIdentity: session.identityId === claims.sub } : null;
-      const principal = await principals.load(claims.sub, { session: facts, now });
+      const principal = await principals.load(claims.sub, { session: factsOf(session, claims), now });
       // Realm svc-oidc, rule 3: a disabled identity says so; any other refusal is just an invalid token.
       if (!principal.ok) throw new TokenRejected('invalid', principal.reason === 'disabled' ? principal.description : 'token is invalid');
-      // The decision refuses a session that does not exist, so here there is one.
-      return { claims, session: session as OidcSession, identity: principal.identity, expiresAt: new Date(claims.exp * 1000) };
+      return verified(claims, session, principal.identity);
+    },
+
+    verifyFromMemory(token) {
+      const now = clock.now();
+      const claims = cache.get(token);
+      if (claims === undefined || claims.exp * 1000 <= now.getTime()) return undefined;
+      const session = oidc.peek(claims.z_asid);
+      const identity = session && identities.peek(claims.sub);
+      if (identity === undefined) return undefined;
+      const principal = judgePrincipal(identity, factsOf(session, claims), now);
+      return principal.ok ? verified(claims, session, principal.identity) : undefined;
     },
   };
 }
