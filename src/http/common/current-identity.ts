@@ -9,6 +9,19 @@ import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQuer
 import { authenticatorView, identityDetailView } from '../edge-management/identity-views.js';
 import { envelope, listEnvelope } from '../kit/envelope.js';
 import { answerFrom, defineRoute } from '../kit/route.js';
+import type { IdentityDetail as CallerDetail } from '../../services/identities/identities.js';
+
+/**
+ * The wire view of a caller's detail, made once per detail object: the one kept in memory is the same object from
+ * request to request until the identity changes (IdentityService.currentFromMemory), and views are only read.
+ */
+const detailView = (detail: CallerDetail) => envelope(identityDetailView(detail));
+const views = new WeakMap<CallerDetail, ReturnType<typeof detailView>>();
+function keptView(detail: CallerDetail) {
+  let view = views.get(detail);
+  if (view === undefined) views.set(detail, (view = detailView(detail)));
+  return view;
+}
 
 const tags = ['Current Identity'];
 const Username = Type.String({ minLength: 4, maxLength: 100 });
@@ -39,7 +52,7 @@ export const currentIdentityRoutes = [
     uses: ['identities'],
     schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
     handler: ({ domains, auth }) =>
-      answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), (detail) => envelope(identityDetailView(detail))),
+      answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), keptView),
   }),
   defineRoute({
     method: 'GET',

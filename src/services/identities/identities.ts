@@ -118,6 +118,8 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
   const current =
     deps.feed && createFeedCache<IdentityDetail>({ feed: deps.feed, entity: 'identity', clearOn: ['auth-policy'], capacity: KEPT_CURRENT_DETAILS });
 
+  const asCurrentOnce = new WeakMap<IdentityDetail, IdentityDetail>();
+
   const managed = resourceService<Identity, IdentityFields, IdentityCreateInput, IdentityPatchInput, IdentityChangeScope>(
     { repository: identities, fields: IDENTITY_TABLE.fields, roleFilter: 'identity', work: deps.work, clock },
     {
@@ -220,7 +222,14 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     },
     currentFromMemory(identity) {
       const detail = current?.peek(identity.id);
-      return detail && asCurrent(detail, identity);
+      if (detail === undefined) return undefined;
+      // The same object while the kept detail and the caller's identity are the same ones, so a view made of it can be
+      // kept with it (current-identity.ts); either changes by being replaced, never in place.
+      const made = asCurrentOnce.get(detail);
+      if (made?.identity === identity) return made;
+      const fresh = asCurrent(detail, identity);
+      asCurrentOnce.set(detail, fresh);
+      return fresh;
     },
     async create(actor, input) {
       // The username's rules are checked before anything is written; whether it is free is the enrollment's to settle.
