@@ -6,7 +6,8 @@
 //     payload, in alternating rounds (medians; req/s and the server's CPU per request),
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
 //  5. legacy password logins per second against raw argon2id verifications per second at the same parameters,
-//  6. complete OIDC PKCE logins and refresh grants per second, and GET /current-identity with a Bearer token,
+//  6. complete OIDC PKCE logins and refresh grants per second; GET /current-api-session with svc-session and with a
+//     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
 //     JWT (step 6, last) against the same request without one,
@@ -133,6 +134,9 @@ try {
   row('OIDC refresh grants/s (rotating)', oidc.refreshes.toFixed(0));
   // The cheapest authenticated route isolates what checking the credential costs (session lookup vs cached JWT).
   await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
+  // What every SDK polls (issue 15): answered from memory on a store of its own; on a shared store each poll reads the
+  // change log, so controllers agree (decision 0032).
+  await compare('GET /current-api-session/service-updates (svc-session)', { url: `${origin}/edge/client/v1/current-api-session/service-updates`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
   await compare('GET /current-api-session (Bearer access token)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   await compare('GET /current-identity (Bearer access token)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { authorization: `Bearer ${oidc.accessToken}` } } }, bareTarget);
   // The secondary external JWT (issue 6): the same session request, now verifying a JWT on every call. Last, because
