@@ -101,7 +101,7 @@ export function createRequestAuthenticator(deps: {
   const invalidToken = (description = 'token is invalid') =>
     unauthorized({ scheme: 'svc-session', realm: 'svc-session', error: 'invalid', description });
 
-  /** What the decision knows of a legacy session: it ends `sessionTimeoutMs` after the later of its stored and its remembered activity. */
+  /** What the decision knows of a legacy session: it ends `sessionTimeoutMs` after its latest activity, stored or remembered. */
   const sessionFacts = (session: ApiSession) => {
     const remembered = activity.pending(session.id);
     const lastActivity = remembered && remembered > session.lastActivityAt ? remembered : session.lastActivityAt;
@@ -161,11 +161,8 @@ export function createRequestAuthenticator(deps: {
     return { kind: 'oidc', token, session: view, identity, expiresAt, partial: false };
   };
 
-  /** A context whose identity's auth policy, kept in memory, requires no secondary JWT; else undefined. */
-  const withoutSecondary = (context: AuthContext): AuthContext | undefined => {
-    if (!deps.secondary) return context;
-    return deps.secondary.requiredSignerFromMemory(context.identity) === null ? context : undefined;
-  };
+  /** Whether `identity`'s auth policy is kept in memory and requires no secondary JWT (else `authenticate` decides). */
+  const noSecondaryKnown = (identity: Identity) => !deps.secondary || deps.secondary.requiredSignerFromMemory(identity) === null;
 
   /** A legacy session whose row and identity are kept in memory and which the decision accepts. */
   function legacyFromMemory(token: string): AuthContext | undefined {
@@ -175,8 +172,7 @@ export function createRequestAuthenticator(deps: {
     const now = clock.now();
     if (!judgePrincipal(identity, sessionFacts(session), now).ok) return undefined;
     // Judged before its activity is marked: a policy requiring a secondary JWT leaves the whole request to `authenticate`.
-    if (deps.secondary && deps.secondary.requiredSignerFromMemory(identity) !== null) return undefined;
-    return legacyContext(token, session, identity, now);
+    return noSecondaryKnown(identity) ? legacyContext(token, session, identity, now) : undefined;
   }
 
   /**
@@ -205,7 +201,7 @@ export function createRequestAuthenticator(deps: {
       if (bearerTokens.length !== 1 || !accessTokens) return undefined;
       const token = bearerTokens[0] as string;
       const verified = accessTokens.verifyFromMemory(token);
-      return verified && withoutSecondary(oidcContext(token, verified));
+      return verified && noSecondaryKnown(verified.identity) ? oidcContext(token, verified) : undefined;
     },
 
     async authenticate({ sessionToken, bearerTokens, sessionTokenHash }) {
