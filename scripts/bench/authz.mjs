@@ -8,7 +8,8 @@
 //     --seconds: latency p50/p99, req/s and server CPU per request, against `GET /version` of a bare Fastify with the
 //     same certificate and the same clients (the baseline, same run).
 //     Then, logged in on the client API as an identity with a typical one's attributes: `GET /services?limit=100`
-//     and `GET /current-api-session/service-updates`, the latter against the bare route's rate; then `POST /sessions`
+//     and `GET /current-api-session/service-updates`, the latter against the bare route's rate (with these clients,
+//     then with the load generator of `npm run bench`, wrk when installed, in three alternating rounds); then `POST /sessions`
 //     to dial its services in turn (refusals, e.g. no common router, are counted apart).
 //  3. A policy change that touches every identity holding one attribute (PATCH its identityRoles), timed to the
 //     next answer that reflects it.
@@ -22,7 +23,7 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuMs, freePort, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+import { cpuMs, freePort, generatorName, measured as loadMeasured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -190,6 +191,18 @@ try {
   row(`client GET /services?limit=100, ${connections} clients: p50 / p99`, `${clientServices.p50.toFixed(1)} ms / ${clientServices.p99.toFixed(1)} ms (${clientServices.rps.toFixed(0)} req/s, ${clientServices.failures} failed, ${clientServices.cpuUs.toFixed(0)} us CPU each)`);
   const updates = await withCpu(child.pid, () => latencies(() => `${origin}/edge/client/v1/current-api-session/service-updates`, ca, clientHeaders));
   row(`client GET /current-api-session/service-updates, ${connections} clients`, `${updates.rps.toFixed(0)} req/s = ${(updates.rps / baseline.rps).toFixed(2)}x bare (p50 ${updates.p50.toFixed(2)} ms, ${updates.cpuUs.toFixed(0)} us CPU each, ${updates.failures} failed)`);
+  // The same poll under the load generator of `npm run bench` (wrk when installed), in rounds alternating with the
+  // bare route: Node clients cap both runs with their own TLS cost, a generator in C does not.
+  const svcRounds = [];
+  const bareRounds = [];
+  const loadOptions = { connections, seconds: Math.min(seconds, 5), headers: clientHeaders, scratch: home };
+  for (let round = 0; round < 3; round++) {
+    svcRounds.push(await loadMeasured(`${origin}/edge/client/v1/current-api-session/service-updates`, ca, child.pid, loadOptions));
+    bareRounds.push(await loadMeasured(`https://127.0.0.1:${barePort}/version`, ca, bare.pid, { ...loadOptions, headers: {} }));
+  }
+  const svcRps = median(svcRounds.map((r) => r.rps));
+  const bareRps = median(bareRounds.map((r) => r.rps));
+  row(`client GET /current-api-session/service-updates, ${generatorName}, medians of 3`, `${svcRps.toFixed(0)} / ${bareRps.toFixed(0)} req/s bare = ${(svcRps / bareRps).toFixed(2)}x (rounds ${svcRounds.map((r, i) => (r.rps / bareRounds[i].rps).toFixed(2)).join(', ')}; CPU ${median(svcRounds.map((r) => r.cpuUs)).toFixed(0)} / ${median(bareRounds.map((r) => r.cpuUs)).toFixed(0)} us; ${svcRounds.reduce((n, r) => n + r.errors, 0)} non-2xx)`);
   // Sessions to dial the services the identity may dial (up to 500 of them, in turn: the first request for each
   // creates a session, later ones get the API session's open one). Two router policies first, so that every one of
   // them has a router in common with the identity (the random ones rarely give a particular pair one).

@@ -22,7 +22,8 @@ import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/
 import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
 import { registerMetrics } from './metrics/routes.js';
-import { recordRequest } from './metrics/request-metrics.js';
+import { answerRecorder, recordRequest } from './metrics/request-metrics.js';
+import { createMemoryLane, installMemoryLane, type LaneRoute, type MemoryLane } from './kit/memory-lane.js';
 import { requestLogLine } from './kit/request-log.js';
 import { lazyRequestLogger } from './kit/request-logger.js';
 
@@ -54,9 +55,15 @@ export function setClientCas(app: FastifyInstance, tls: ListenerTls, listener: W
   (app.server as unknown as TlsServer).setSecureContext({ key: tls.key, cert: tls.cert, ca: caPems, minVersion: listener.options.minTLSVersion, maxVersion: listener.options.maxTLSVersion });
 }
 
+const lanes = new WeakMap<FastifyInstance, MemoryLane>();
+
+/** The memory lane of a listener's app (decision 0042): how many requests it answered, for tests and the curious. */
+export const memoryLaneOf = (app: FastifyInstance): MemoryLane | undefined => lanes.get(app);
+
 export async function buildListenerApp(options: ListenerAppOptions): Promise<FastifyInstance> {
   const { services, specs, listener, bindPoint, tls, logger } = options;
   const hostsOidc = listener.apis.some((api) => api.binding === 'edge-oidc');
+  const hostsEdgeClient = listener.apis.some((api) => api.binding === 'edge-client');
   // The same two headers on every answer; one object, made once per listener.
   const standard = Object.freeze({ server: `svc-controller/${services.version.version}`, 'svc-instance-id': services.instanceId });
   const standardHeaders = () => standard;
@@ -65,7 +72,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     bodyLimit: BODY_LIMIT_BYTES,
     genReqId: () => newUuid(),
     // The client API's root paths (`/authenticate`, `/edge/v1/…`), where this listener hosts it.
-    ...(listener.apis.some((api) => api.binding === 'edge-client') ? { rewriteUrl: (request: { url?: string }) => edgeClientUrl(request.url ?? '/') } : {}),
+    ...(hostsEdgeClient ? { rewriteUrl: (request: { url?: string }) => edgeClientUrl(request.url ?? '/') } : {}),
     // Fastify's own request lines would log every URL as it came; kit/request-log.ts writes them with secrets blanked.
     logController: new LogController({ requestIdLogLabel: 'requestId', disableRequestLogging: true }),
     // A request's child logger is made only when the request writes a line (kit/request-logger.ts).
@@ -122,7 +129,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   });
   // Request counts and latency by route template and status (decision 0033), on every listener whether or not it
   // serves /metrics itself; the request log line.
-  const record = recordRequest(services.metrics);
+  const recordAnswer = answerRecorder(services.metrics);
+  const record = recordRequest(recordAnswer);
   const log = requestLogLine();
   app.addHook('onResponse', (request, reply, done) => {
     // Every 5xx answer is a security event (issue 12, point 6): the request id ties it to the error logged with it.
@@ -141,16 +149,35 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   // RFC 5967); text/plain already has a string parser. The body limit applies as to JSON.
   app.addContentTypeParser(['application/x-pem-file', 'application/pkcs10'], { parseAs: 'string' }, (_request, body, done) => done(null, body));
 
+  const laneRoutes: LaneRoute[] = [];
   for (const api of listener.apis) {
     if (api.binding === 'edge-client') {
-      registerApi(app, { binding: api.binding, prefix: EDGE_CLIENT_PREFIX, bindPoint, services, specs }, edgeClientRoutes, edgeClientAliases);
+      laneRoutes.push(...registerApi(app, { binding: api.binding, prefix: EDGE_CLIENT_PREFIX, bindPoint, services, specs }, edgeClientRoutes, edgeClientAliases));
     } else if (api.binding === 'edge-management') {
-      registerApi(app, { binding: api.binding, prefix: EDGE_MANAGEMENT_PREFIX, bindPoint, services, specs }, edgeManagementRoutes);
+      laneRoutes.push(...registerApi(app, { binding: api.binding, prefix: EDGE_MANAGEMENT_PREFIX, bindPoint, services, specs }, edgeManagementRoutes));
     } else if (api.binding === 'edge-oidc') {
       await registerOidc(app, { services, bindPoint, redirectUris: api.options.redirectURIs });
     }
   }
   if (listener.metrics) registerMetrics(app, services);
+  // The SDKs' polling routes, answered from memory before Fastify when they can be (decision 0042). Only where a
+  // server listens: `inject()` calls Fastify's handler itself.
+  const lane = createMemoryLane({
+    routes: laneRoutes,
+    auth: services.auth,
+    clock: services.clock,
+    ...(hostsEdgeClient ? { rewriteUrl: edgeClientUrl } : {}),
+    standardHeaders: standard,
+    newRequestId: newUuid,
+    record: recordAnswer,
+    log: app.log,
+  });
+  app.addHook('preClose', (done) => {
+    lane.close();
+    done();
+  });
   await app.ready();
+  if (tls) installMemoryLane(app.server, lane);
+  lanes.set(app, lane);
   return app;
 }

@@ -43,12 +43,20 @@ export interface ReachPolicy {
   postureCheckRoles: readonly string[];
 }
 
+// Each attribute list's key, made once: a kept identity (the same object from request to request) is asked about on
+// every poll. Attribute lists are never changed in place; a changed identity is a new object with a new list.
+const holderKeys = new WeakMap<readonly string[], { id: string; key: string }>();
+
 /**
  * What an answer about `identity` depends on, as text: its id and its attributes in any order. Answers kept under it
  * stay right for the identity until the state changes, and an attribute change gives another key.
  */
 export function holderKey(identity: RoleHolder): string {
-  return `${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+  const known = holderKeys.get(identity.roleAttributes);
+  if (known !== undefined && known.id === identity.id) return known.key;
+  const key = `${identity.id}|${[...identity.roleAttributes].sort().join('\u0000')}`;
+  holderKeys.set(identity.roleAttributes, { id: identity.id, key });
+  return key;
 }
 
 /** A service policy granting an identity a service, with the ids of the posture checks the policy names. */

@@ -3,12 +3,12 @@
  * still partially authenticated (spec: Legacy API session states).
  */
 import type { AuthContext } from '../../services/authentication/request-auth.js';
-import { secondsUntil } from '../../shared/clock.js';
+import { isoTimestampsNear, secondsUntil } from '../../shared/clock.js';
 import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { CurrentApiSessionDetail } from '../schemas/api-session.js';
 import { envelope, selfLink } from '../kit/envelope.js';
-import { answerFrom, defineRoute } from '../kit/route.js';
+import { defineRoute } from '../kit/route.js';
 import { NO_EXTENSION, type CertExtensionFlags } from '../../services/certificates/authenticator-extension.js';
 
 /**
@@ -28,17 +28,23 @@ export function currentApiSessionView(
   return Object.assign(apiSessionFields(auth.session, auth.identity, prefix, certFlags), {
     _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
     token: auth.token,
-    expiresAt: auth.expiresAt.toISOString(),
+    expiresAt: expiryText(auth.expiresAt),
     expirationSeconds: secondsUntil(auth.expiresAt, now),
   });
 }
+
+// A session read by its own request was active just now, and expires the session timeout after: each stream of times
+// is close together.
+const expiryText = isoTimestampsNear();
+// A session read by its own request was active just now: its activity times are close together.
+const activityText = isoTimestampsNear();
 
 /**
  * What every view of an API session shows of it, whoever reads it (the session itself, or an administrator through
  * `/api-sessions`): all but its links, the credential presented and that credential's expiry.
  */
 export function apiSessionFields(session: AuthContext['session'], identity: { id: string; name: string }, prefix: string, certFlags: CertExtensionFlags = NO_EXTENSION) {
-  const lastActivityAt = session.lastActivityAt.toISOString();
+  const lastActivityAt = activityText(session.lastActivityAt);
   return {
     id: session.id,
     createdAt: session.createdAt.toISOString(),
@@ -73,12 +79,12 @@ export const currentApiSessionRoutes = [
     access: 'partial',
     uses: ['clock', 'certificates'],
     schema: { response: { 200: Envelope(CurrentApiSessionDetail), 401: ApiErrorBody } },
-    handler: ({ domains, auth, api }) =>
-      answerFrom(
-        domains.certificates.extension.flagsWithoutStore(auth!.session),
-        () => domains.certificates.extension.flagsOf(auth!.session),
-        (flags) => envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix, flags)),
-      ),
+    fromMemory: ({ domains, auth, api }) => {
+      const flags = domains.certificates.extension.flagsWithoutStore(auth.session);
+      return flags && envelope(currentApiSessionView(auth, domains.clock.now(), api.prefix, flags));
+    },
+    handler: async ({ domains, auth, api }) =>
+      envelope(currentApiSessionView(auth!, domains.clock.now(), api.prefix, await domains.certificates.extension.flagsOf(auth!.session))),
   }),
   defineRoute({
     method: 'DELETE',

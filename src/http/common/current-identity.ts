@@ -8,14 +8,14 @@ import { IdentityDetail, AuthenticatorView } from '../schemas/identity.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { authenticatorView, identityDetailView } from '../edge-management/identity-views.js';
 import { envelope, listEnvelope } from '../kit/envelope.js';
-import { answerFrom, defineRoute } from '../kit/route.js';
+import { defineRoute } from '../kit/route.js';
 import type { IdentityDetail as CallerDetail } from '../../services/identities/identities.js';
 
 /**
  * The wire view of a caller's detail, made once per detail object: the one kept in memory is the same object from
  * request to request until the identity changes (IdentityService.currentFromMemory), and views are only read.
  */
-const detailView = (detail: CallerDetail) => envelope(identityDetailView(detail));
+const detailView = (detail: CallerDetail) => Object.freeze(envelope(identityDetailView(detail)));
 const views = new WeakMap<CallerDetail, ReturnType<typeof detailView>>();
 function keptView(detail: CallerDetail) {
   let view = views.get(detail);
@@ -51,8 +51,11 @@ export const currentIdentityRoutes = [
     access: 'session',
     uses: ['identities'],
     schema: { response: { 200: Envelope(IdentityDetail), 401: ApiErrorBody } },
-    handler: ({ domains, auth }) =>
-      answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), keptView),
+    fromMemory: ({ domains, auth }) => {
+      const detail = domains.identities.currentFromMemory(auth.identity);
+      return detail && keptView(detail);
+    },
+    handler: async ({ domains, auth }) => keptView(await domains.identities.current(auth!.identity)),
   }),
   defineRoute({
     method: 'GET',

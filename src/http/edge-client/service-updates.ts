@@ -6,7 +6,15 @@
 import { Type } from 'typebox';
 import { ApiErrorBody, DateTime, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
-import { answerFrom, defineRoute } from '../kit/route.js';
+import { defineRoute } from '../kit/route.js';
+
+/** The answer for a time, made once per kept time (the service updates keep the same Date until the list moves). */
+const views = new WeakMap<Date, Readonly<ReturnType<typeof envelope<{ lastChangeAt: string }>>>>();
+function view(changedAt: Date) {
+  let answer = views.get(changedAt);
+  if (answer === undefined) views.set(changedAt, (answer = Object.freeze(envelope({ lastChangeAt: changedAt.toISOString() }))));
+  return answer;
+}
 
 export const serviceUpdatesRoute = defineRoute({
   method: 'GET',
@@ -17,10 +25,9 @@ export const serviceUpdatesRoute = defineRoute({
   access: 'session',
   uses: ['authorization'],
   schema: { response: { 200: Envelope(Type.Object({ lastChangeAt: DateTime })), 401: ApiErrorBody } },
-  handler: ({ domains: { authorization }, auth }) =>
-    answerFrom(
-      authorization.serviceUpdates.lastChangeAtFromMemory(auth!.identity),
-      () => authorization.serviceUpdates.lastChangeAt(auth!.identity, auth!.session.createdAt),
-      (changedAt) => envelope({ lastChangeAt: changedAt.toISOString() }),
-    ),
+  fromMemory: ({ domains: { authorization }, auth }) => {
+    const changedAt = authorization.serviceUpdates.lastChangeAtFromMemory(auth.identity);
+    return changedAt && view(changedAt);
+  },
+  handler: async ({ domains: { authorization }, auth }) => view(await authorization.serviceUpdates.lastChangeAt(auth!.identity, auth!.session.createdAt)),
 });

@@ -36,7 +36,7 @@ export function rememberClientChain(socket: TLSSocket): void {
 }
 
 /** The DER of each presented certificate, leaf first; empty when the connection is not TLS or sent none. */
-export function presentedClientChain(request: FastifyRequest): Buffer[] {
+export function presentedClientChain(request: Pick<FastifyRequest, 'raw'>): Buffer[] {
   const socket = request.raw.socket as TLSSocket;
   if (typeof socket.getPeerCertificate !== 'function') return [];
   const kept = chains.get(socket);

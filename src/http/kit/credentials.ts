@@ -4,10 +4,12 @@
  * (the reference lets a request carry an access token and a secondary external JWT side by side).
  */
 import { createHash } from 'node:crypto';
+import type { Socket } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import type { FastifyRequest } from 'fastify';
 import type { PresentedClientCertificate } from '../../services/authentication/authentication.js';
 import type { PresentedCredentials } from '../../services/authentication/request-auth.js';
+import { hashToken } from '../../crypto/secrets.js';
 import { presentedClientChain } from './client-chain.js';
 
 const MAX_BEARER_TOKENS = 3;
@@ -16,7 +18,7 @@ const MAX_BEARER_TOKENS = 3;
  * The session token (the first `svc-session` header, trimmed) and the first MAX_BEARER_TOKENS bearer tokens of every
  * `Authorization` header, in order.
  */
-export function presentedCredentials(request: FastifyRequest): PresentedCredentials {
+export function presentedCredentials(request: Pick<FastifyRequest, 'raw'>): PresentedCredentials {
   const raw = request.raw.rawHeaders;
   const bearerTokens: string[] = [];
   let sessionToken: string | undefined;
@@ -26,10 +28,27 @@ export function presentedCredentials(request: FastifyRequest): PresentedCredenti
     if (name === 'svc-session' && sessionToken === undefined) sessionToken = value.trim();
     if (name === 'authorization' && bearerTokens.length < MAX_BEARER_TOKENS) readBearerTokens(value, bearerTokens);
   }
+  if (sessionToken !== undefined && sessionToken !== '') {
+    return { sessionToken, bearerTokens, knownSessionTokenHash: tokenHashOnConnection(request.raw.socket, sessionToken) };
+  }
   // A certificate names a session only for a request without a token (decision 0038): the others are spared reading it.
-  const tokenless = (sessionToken === undefined || sessionToken === '') && bearerTokens.length === 0;
-  const clientCertificate = tokenless ? presentedClientCertificate(request) : undefined;
+  const clientCertificate = bearerTokens.length === 0 ? presentedClientCertificate(request) : undefined;
   return { sessionToken, bearerTokens, ...(clientCertificate ? { clientCertificate } : {}) };
+}
+
+// The session token each connection sent last, with its SHA-256: an SDK sends the same token on every request of a
+// connection, and hashing it was a tenth of such a request's work. A token is only ever compared with one sent
+// earlier on the same connection, so the comparison tells a client nothing it did not send itself.
+const lastTokens = new WeakMap<Socket, { token: string; hash: string }>();
+
+/** The SHA-256 of `token`, sent on `socket`: the one kept when the connection sent the same token before. */
+function tokenHashOnConnection(socket: Socket | null, token: string): string {
+  if (socket === null) return hashToken(token);
+  const last = lastTokens.get(socket);
+  if (last !== undefined && last.token === token) return last.hash;
+  const hash = hashToken(token);
+  lastTokens.set(socket, { token, hash });
+  return hash;
 }
 
 /**
@@ -55,7 +74,7 @@ function readBearerTokens(value: string, tokens: string[]): void {
  * presented chain (leaf first, intermediates after) verified against the controller's CAs. Listeners request a
  * certificate without requiring one, so OpenSSL's verdict is read here rather than enforced at the handshake.
  */
-export function presentedClientCertificate(request: FastifyRequest): PresentedClientCertificate | undefined {
+export function presentedClientCertificate(request: Pick<FastifyRequest, 'raw'>): PresentedClientCertificate | undefined {
   const socket = request.raw.socket as TLSSocket;
   if (typeof socket.getPeerX509Certificate !== 'function') return undefined;
   const leaf = socket.getPeerX509Certificate();

@@ -7,11 +7,13 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { AuthContext } from '../../services/authentication/request-auth.js';
 import type { Services } from '../../services/services.js';
-import { secondsUntil } from '../../shared/clock.js';
 import type { ApiContext } from './api-context.js';
+import { accessRefusal, sessionExpiryHeaders } from './access.js';
 import { presentedCredentials } from './credentials.js';
 import { sendApiError } from './errors.js';
 import type { Access, HttpMethod, RouteDef } from './route.js';
+import type { RouteApi } from './api-context.js';
+import { laneAuthOf, type LaneRoute } from './memory-lane.js';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -23,15 +25,10 @@ const ALL_METHODS: HttpMethod[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 /** Lets `auth` through `access`, or throws; sets the session expiry headers on success. */
 function admit(access: Access, api: ApiContext, auth: AuthContext, request: FastifyRequest, reply: FastifyReply): void {
-  if (auth.partial && access !== 'partial') {
-    throw new ApiError('UNAUTHORIZED', { message: 'The session must answer its authentication queries before this operation' });
-  }
-  if (access === 'admin' && !auth.identity.isAdmin) {
-    throw new ApiError('FORBIDDEN', { message: 'This operation needs an administrator' });
-  }
+  const refusal = accessRefusal(access, auth);
+  if (refusal) throw refusal;
   request.svcAuth = auth;
-  reply.header('expiration-seconds', String(secondsUntil(auth.expiresAt, api.services.clock.now())));
-  reply.header('expires-at', auth.expiresAt.toISOString());
+  reply.headers(sessionExpiryHeaders(auth, api.services.clock.now()));
 }
 
 /**
@@ -42,7 +39,8 @@ function admit(access: Access, api: ApiContext, auth: AuthContext, request: Fast
 function checkAccess(access: Access, api: ApiContext, request: FastifyRequest, reply: FastifyReply, done: (error?: Error) => void): void {
   if (access === 'none') return done();
   const credentials = presentedCredentials(request);
-  const known = api.services.auth.authenticateFromMemory(credentials);
+  // The memory lane may have authenticated the request already, and stood aside only for its answer.
+  const known = laneAuthOf(request.raw) ?? api.services.auth.authenticateFromMemory(credentials);
   if (known) {
     try {
       admit(access, api, known, request, reply);
@@ -59,9 +57,13 @@ function checkAccess(access: Access, api: ApiContext, request: FastifyRequest, r
 
 const isPromise = (value: unknown): value is Promise<unknown> => typeof (value as Promise<unknown> | undefined)?.then === 'function';
 
-/** Registers `routes` under `api.prefix` (and under each alias path given for a route). */
-export function registerApi(app: FastifyInstance, api: ApiContext, routes: readonly RouteDef[], aliases: Record<string, string[]> = {}) {
+/**
+ * Registers `routes` under `api.prefix` (and under each alias path given for a route). Returns the routes the memory
+ * lane may answer (those with `fromMemory`), one per path.
+ */
+export function registerApi(app: FastifyInstance, api: ApiContext, routes: readonly RouteDef[], aliases: Record<string, string[]> = {}): LaneRoute[] {
   const methodsByUrl = new Map<string, Set<HttpMethod>>();
+  const laneRoutes: LaneRoute[] = [];
   const { services, ...where } = api;
   for (const route of routes) {
     // Picked once per route: a handler holds only what its route says it uses.
@@ -69,6 +71,8 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
     const urls = [`${api.prefix}${route.url}`, ...(aliases[route.operationId] ?? [])];
     for (const url of urls) {
       (methodsByUrl.get(url) ?? methodsByUrl.set(url, new Set()).get(url)!).add(route.method);
+      const lane = route.fromMemory ? laneRoute(route, url, domains, where) : undefined;
+      if (lane) laneRoutes.push(lane);
       app.route({
         method: route.method,
         url,
@@ -84,6 +88,12 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
           const send = (result: unknown) => {
             if (!reply.sent) reply.code(route.status ?? 200).send(result);
           };
+          if (lane) {
+            // The lane writes its answers with this route's own serializer, once Fastify has one for it.
+            lane.serialize ??= reply.getSerializationFunction('200') as LaneRoute['serialize'];
+            const known = request.svcAuth && lane.fromMemory(request.svcAuth);
+            if (known !== undefined) return send(known);
+          }
           const result = route.handler({
             query: request.query as never,
             params: request.params as never,
@@ -96,8 +106,7 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
           });
           // A handler that answers from memory returns its body itself, and the request costs no promise.
           if (isPromise(result)) return result.then(send);
-          send(result);
-          return undefined;
+          return send(result);
         },
       });
     }
@@ -115,4 +124,13 @@ export function registerApi(app: FastifyInstance, api: ApiContext, routes: reado
       },
     });
   }
+  return laneRoutes;
+}
+
+/** `route` at `url` as the memory lane answers it; a route the lane cannot answer must not have `fromMemory`. */
+function laneRoute(route: RouteDef, url: string, domains: Services, api: RouteApi): LaneRoute {
+  if (route.method !== 'GET' || route.schema.querystring || route.schema.params || route.access === 'none' || (route.status ?? 200) !== 200) {
+    throw new Error(`${route.operationId}: only a GET of a fixed path, for a session, with a 200 answer may have fromMemory`);
+  }
+  return { url, access: route.access, fromMemory: (auth) => route.fromMemory!({ auth, domains, api }) };
 }

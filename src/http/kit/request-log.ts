@@ -4,7 +4,7 @@
  * the method and the reason. Credentials never reach a log line: headers are not logged at all, and query values
  * whose names say they carry a secret (`token`, `password`, `code`, …) are replaced.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../errors/api-error.js';
 
 /** Query parameter names whose values are credentials (OIDC `code`, `id_token_hint`, enrollment `token`, …). */
@@ -46,6 +46,14 @@ export function noteRefusal(request: FastifyRequest, error: ApiError): void {
 const LEVEL_NUMBERS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 const writes = (current: string, level: 'debug' | 'info') => (LEVEL_NUMBERS[current] ?? 0) <= (LEVEL_NUMBERS[level] as number);
 
+/** What the log says of an answered request: its method, URL with secrets blanked, status and time. */
+const answerLine = (method: string, url: string, status: number, elapsedMs: number) => ({ method, url: redactUrl(url), status, responseTimeMs: Math.round(elapsedMs * 10) / 10 });
+
+/** The debug line of a request answered by the memory lane (decision 0042), as the hook below writes it for others. */
+export function logLaneAnswer(log: Pick<FastifyBaseLogger, 'level' | 'debug'>, requestId: string, url: string, elapsedMs: number): void {
+  if (writes(log.level, 'debug')) log.debug({ requestId, ...answerLine('GET', url, 200, elapsedMs) }, 'request');
+}
+
 /**
  * The request log, for a listener's `onResponse` hook (its logger is the listener's child of the process logger):
  * refusals of authentication at info, every other request at debug. The line is built only at a level that writes it.
@@ -54,7 +62,7 @@ export function requestLogLine(): (request: FastifyRequest, reply: FastifyReply)
   return (request, reply) => {
     const refused = reply.statusCode === 401;
     if (!writes(request.log.level, refused ? 'info' : 'debug')) return;
-    const line = { method: request.method, url: redactUrl(request.url), status: reply.statusCode, responseTimeMs: Math.round(reply.elapsedTime * 10) / 10 };
+    const line = answerLine(request.method, request.url, reply.statusCode, reply.elapsedTime);
     if (refused) {
       const refusal = refusals.get(request);
       request.log.info({ ...line, ...(refusal ? { reason: refusal.code, detail: refusal.message } : {}) }, 'request not authenticated');

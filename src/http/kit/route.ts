@@ -67,19 +67,23 @@ export interface RouteDef<S extends RouteSchema = RouteSchema, U extends DomainN
   emptyJsonBody?: boolean;
   /** Returns the JSON response body, or undefined when it wrote the reply itself. */
   handler(input: RouteInput<S, U>): Promise<unknown> | unknown;
+  /**
+   * The JSON response body at once when all it needs is kept in memory, else undefined (and `handler` answers). Only
+   * a GET with no query or path parameters has one: such a route is answered by the memory lane (memory-lane.ts)
+   * before Fastify handles the request at all (decision 0042), so what it returns must not depend on the request. An
+   * answer kept from request to request is returned frozen, as the same object: the lane then writes its text once.
+   */
+  fromMemory?(input: MemoryRouteInput<U>): unknown;
+}
+
+/** What a route's `fromMemory` is given: the caller, its domains and where it is served; never the request. */
+export interface MemoryRouteInput<U extends DomainName = DomainName> {
+  auth: AuthContext;
+  domains: Pick<Services, U>;
+  api: RouteApi;
 }
 
 /** Declares a route with its handler typed from its schemas and its domains from `uses`. */
 export function defineRoute<S extends RouteSchema, U extends DomainName = never>(def: RouteDef<S, U>): RouteDef {
   return def as unknown as RouteDef;
-}
-
-/**
- * `view(value)` at once when `known` holds the value (kept in memory), else once `load()` gives it: a route answered
- * from memory costs its request no promise (decision 0041).
- *
- * @example handler: ({ domains, auth }) => answerFrom(domains.identities.currentFromMemory(auth!.identity), () => domains.identities.current(auth!.identity), view)
- */
-export function answerFrom<V, R>(known: V | undefined, load: () => Promise<V>, view: (value: V) => R): R | Promise<R> {
-  return known !== undefined ? view(known) : load().then(view);
 }

@@ -23,7 +23,7 @@ export const MAX_REQUEST_HEAD_BYTES = 16 * 1024;
 export const SOCKET_MAX_HEADER_BYTES = 64 * 1024;
 
 /** onRequest: refuses a head over MAX_REQUEST_HEAD_BYTES (414 or 431), HTTP/1.1 without Host, and `%00` in the URL. */
-export function checkRequestHead(request: FastifyRequest): void {
+export function checkRequestHead(request: Pick<FastifyRequest, 'raw' | 'originalUrl'>): void {
   const raw = request.raw;
   // Header values are read as latin1 and URLs are ASCII, so characters count bytes. `originalUrl` is the URL as sent,
   // before the client API's root paths are rewritten.

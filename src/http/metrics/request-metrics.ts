@@ -25,14 +25,21 @@ export function bindingOfRoute(route: string | undefined): string {
   return 'other';
 }
 
-/** What a listener's `onResponse` hook records of each answered request. */
-export function recordRequest(metrics: Pick<ControllerMetrics, 'httpRequest'>) {
+/** Records one answered request: its route template (undefined when none matched), method, status and duration. */
+export type AnswerRecorder = (route: string | undefined, method: string, status: number, durationSeconds: number) => void;
+
+/** The recorder of one listener's answers: Fastify's `onResponse` hook and the memory lane use the same one. */
+export function answerRecorder(metrics: Pick<ControllerMetrics, 'httpRequest'>): AnswerRecorder {
   // Route templates are a bounded set: each one's binding is worked out once.
   const bindings = new Map<string | undefined, string>();
-  return (request: FastifyRequest, reply: FastifyReply): void => {
-    const route = request.routeOptions.url;
+  return (route, method, status, durationSeconds) => {
     let binding = bindings.get(route);
     if (binding === undefined) bindings.set(route, (binding = bindingOfRoute(route)));
-    metrics.httpRequest({ binding, method: request.method, route: route ?? UNMATCHED_ROUTE, status: reply.statusCode }, reply.elapsedTime / 1000);
+    metrics.httpRequest({ binding, method, route: route ?? UNMATCHED_ROUTE, status }, durationSeconds);
   };
+}
+
+/** What a listener's `onResponse` hook records of each answered request. */
+export function recordRequest(record: AnswerRecorder) {
+  return (request: FastifyRequest, reply: FastifyReply): void => record(request.routeOptions.url, request.method, reply.statusCode, reply.elapsedTime / 1000);
 }

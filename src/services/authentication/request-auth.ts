@@ -41,6 +41,8 @@ export interface PresentedCredentials {
   clientCertificate?: PresentedClientCertificate;
   /** A legacy session named by its token's SHA-256 instead of the token (set from an ephemeral certificate). */
   sessionTokenHash?: string;
+  /** The SHA-256 of `sessionToken`, when the caller has it already (the token its connection sent before). */
+  knownSessionTokenHash?: string;
 }
 
 export interface RequestAuthenticator {
@@ -165,8 +167,8 @@ export function createRequestAuthenticator(deps: {
   const noSecondaryKnown = (identity: Identity) => !deps.secondary || deps.secondary.requiredSignerFromMemory(identity) === null;
 
   /** A legacy session whose row and identity are kept in memory and which the decision accepts. */
-  function legacyFromMemory(token: string): AuthContext | undefined {
-    const session = apiSessions.peek(hashToken(token));
+  function legacyFromMemory(token: string, tokenHash = hashToken(token)): AuthContext | undefined {
+    const session = apiSessions.peek(tokenHash);
     const identity = session && deps.identities.peek(session.identityId);
     if (session === undefined || identity === undefined) return undefined;
     const now = clock.now();
@@ -195,8 +197,8 @@ export function createRequestAuthenticator(deps: {
   }
 
   return {
-    authenticateFromMemory({ sessionToken, bearerTokens }) {
-      if (sessionToken !== undefined && sessionToken !== '') return legacyFromMemory(sessionToken);
+    authenticateFromMemory({ sessionToken, bearerTokens, knownSessionTokenHash }) {
+      if (sessionToken !== undefined && sessionToken !== '') return legacyFromMemory(sessionToken, knownSessionTokenHash);
       // Only a lone access token: with more Bearer values, which one is the access token is `authenticate`'s to find.
       if (bearerTokens.length !== 1 || !accessTokens) return undefined;
       const token = bearerTokens[0] as string;
@@ -204,9 +206,9 @@ export function createRequestAuthenticator(deps: {
       return verified && noSecondaryKnown(verified.identity) ? oidcContext(token, verified) : undefined;
     },
 
-    async authenticate({ sessionToken, bearerTokens, sessionTokenHash }) {
+    async authenticate({ sessionToken, bearerTokens, sessionTokenHash, knownSessionTokenHash }) {
       // The reference gives the legacy header precedence: with it present, Bearer values are external JWTs.
-      if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken), bearerTokens);
+      if (sessionToken !== undefined && sessionToken !== '') return withSecondary(await fromSessionToken(sessionToken, knownSessionTokenHash), bearerTokens);
       if (bearerTokens.length > 0) {
         const { context, token } = await fromBearerTokens(bearerTokens);
         return withSecondary(context, bearerTokens.filter((other) => other !== token));

@@ -13,6 +13,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { ServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
 import type { RoleHolder } from '../../policy/roles.js';
 import { holderKey } from '../../policy/service-reach-state.js';
+import { createLru } from '../../shared/lru.js';
 import type { PolicyEngine, ServiceListState } from './engine.js';
 
 export interface ServiceUpdatesService {
@@ -37,17 +38,13 @@ export function createServiceUpdatesService(deps: {
   marks: ServiceUpdateMarkRepository;
   clock: Clock;
 }): ServiceUpdatesService {
-  const seen = new Map<string, Seen>();
-  const keep = (key: string, entry: Seen) => {
-    seen.delete(key);
-    seen.set(key, entry);
-    if (seen.size > KEPT_IDENTITIES) seen.delete(seen.keys().next().value as string);
-  };
+  const seen = createLru<string, Seen>(KEPT_IDENTITIES);
+  const keep = (key: string, entry: Seen) => seen.set(key, entry);
 
   /** The last answer, when the list is as it was then (the index did not move, or moved without changing it). */
   const unchanged = (key: string, known: Seen | undefined, quick: ServiceListState): Date | undefined => {
     if (!known || (quick.fingerprint !== undefined && known.fingerprint !== quick.fingerprint)) return undefined;
-    keep(key, { ...known, version: quick.version });
+    if (known.version !== quick.version) keep(key, { ...known, version: quick.version });
     return known.changedAt;
   };
 

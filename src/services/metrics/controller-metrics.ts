@@ -127,6 +127,16 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   });
 
   const requestSeries = byRouteMethodStatus<{ count: CounterSeries; seconds: HistogramSeries }>();
+  // A few kinds, each looked up several times a request: its two series are found once, without making a key.
+  const cacheKinds = new Map<string, { hit: CounterSeries; miss: CounterSeries }>();
+  const cacheSeries = (kind: string, result: 'hit' | 'miss') => {
+    let both = cacheKinds.get(kind);
+    if (both === undefined) {
+      const of = (outcome: 'hit' | 'miss') => cache.series(`${outcome} ${kind}`, () => ({ kind, result: outcome }));
+      cacheKinds.set(kind, (both = { hit: of('hit'), miss: of('miss') }));
+    }
+    return both[result];
+  };
   let merged: Registry | undefined;
   return {
     httpRequest({ binding, method, route, status }, durationSeconds) {
@@ -140,8 +150,8 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     },
     authentication: (method, outcome) => authentications.inc({ method, outcome }),
     lockout: (kind) => lockouts.inc({ kind }),
-    authCacheHit: (kind) => cache.series(`hit ${kind}`, () => ({ kind, result: 'hit' })).inc(),
-    authCacheMiss: (kind) => cache.series(`miss ${kind}`, () => ({ kind, result: 'miss' })).inc(),
+    authCacheHit: (kind) => cacheSeries(kind, 'hit').inc(),
+    authCacheMiss: (kind) => cacheSeries(kind, 'miss').inc(),
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
