@@ -7,12 +7,11 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError } from '../../errors/api-error.js';
 import type { AuthContext } from '../../services/authentication/request-auth.js';
 import type { Services } from '../../services/services.js';
-import type { ApiContext } from './api-context.js';
+import type { ApiContext, RouteApi } from './api-context.js';
 import { accessRefusal, sessionExpiryHeaders } from './access.js';
 import { presentedCredentials } from './credentials.js';
 import { sendApiError } from './errors.js';
 import type { Access, HttpMethod, RouteDef } from './route.js';
-import type { RouteApi } from './api-context.js';
 import { laneAuthOf, type LaneRoute } from './memory-lane.js';
 
 declare module 'fastify' {
