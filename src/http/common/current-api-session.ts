@@ -7,6 +7,7 @@ import { isoTimestampsNear, secondsUntil } from '../../shared/clock.js';
 import { authQueriesOf, totpRequired } from '../../domain/auth-query.js';
 import { ApiErrorBody, EmptyEnvelope, Envelope } from '../schemas/common.js';
 import { CurrentApiSessionDetail } from '../schemas/api-session.js';
+import { sessionExpiryText } from '../kit/access.js';
 import { envelope, selfLink } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 import { NO_EXTENSION, type CertExtensionFlags } from '../../services/certificates/authenticator-extension.js';
@@ -28,14 +29,11 @@ export function currentApiSessionView(
   return Object.assign(apiSessionFields(auth.session, auth.identity, prefix, certFlags), {
     _links: { self: { href: './current-api-session' }, 'current-identity': { href: './current-identity' } },
     token: auth.token,
-    expiresAt: expiryText(auth.expiresAt),
+    expiresAt: sessionExpiryText(auth.expiresAt),
     expirationSeconds: secondsUntil(auth.expiresAt, now),
   });
 }
 
-// A session read by its own request was active just now, and expires the session timeout after: each stream of times
-// is close together.
-const expiryText = isoTimestampsNear();
 // A session read by its own request was active just now: its activity times are close together.
 const activityText = isoTimestampsNear();
 

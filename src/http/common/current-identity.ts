@@ -9,19 +9,14 @@ import { ApiErrorBody, EmptyEnvelope, Envelope, IdParams, ListEnvelope, ListQuer
 import { authenticatorView, identityDetailView } from '../edge-management/identity-views.js';
 import { envelope, listEnvelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
+import { oncePerObject } from '../../shared/once-per-object.js';
 import type { IdentityDetail as CallerDetail } from '../../services/identities/identities.js';
 
 /**
  * The wire view of a caller's detail, made once per detail object: the one kept in memory is the same object from
  * request to request until the identity changes (IdentityService.currentFromMemory), and views are only read.
  */
-const detailView = (detail: CallerDetail) => Object.freeze(envelope(identityDetailView(detail)));
-const views = new WeakMap<CallerDetail, ReturnType<typeof detailView>>();
-function keptView(detail: CallerDetail) {
-  let view = views.get(detail);
-  if (view === undefined) views.set(detail, (view = detailView(detail)));
-  return view;
-}
+const keptView = oncePerObject((detail: CallerDetail) => Object.freeze(envelope(identityDetailView(detail))));
 
 const tags = ['Current Identity'];
 const Username = Type.String({ minLength: 4, maxLength: 100 });

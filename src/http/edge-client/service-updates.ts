@@ -7,14 +7,10 @@ import { Type } from 'typebox';
 import { ApiErrorBody, DateTime, Envelope } from '../schemas/common.js';
 import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
+import { oncePerObject } from '../../shared/once-per-object.js';
 
 /** The answer for a time, made once per kept time (the service updates keep the same Date until the list moves). */
-const views = new WeakMap<Date, Readonly<ReturnType<typeof envelope<{ lastChangeAt: string }>>>>();
-function view(changedAt: Date) {
-  let answer = views.get(changedAt);
-  if (answer === undefined) views.set(changedAt, (answer = Object.freeze(envelope({ lastChangeAt: changedAt.toISOString() }))));
-  return answer;
-}
+const view = oncePerObject((changedAt: Date) => Object.freeze(envelope({ lastChangeAt: changedAt.toISOString() })));
 
 export const serviceUpdatesRoute = defineRoute({
   method: 'GET',

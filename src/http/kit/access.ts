@@ -16,10 +16,13 @@ export function accessRefusal(access: Access, auth: AuthContext): ApiError | und
   return undefined;
 }
 
-// Session expiries are mostly `now` plus the session timeout: a new millisecond each request, the rest repeating.
-const expiryText = isoTimestampsNear();
+/**
+ * A session's expiry as ISO text. Expiries are mostly `now` plus the session timeout: a new millisecond each request,
+ * the rest repeating (isoTimestampsNear).
+ */
+export const sessionExpiryText = isoTimestampsNear();
 
 /** The session expiry headers of an authenticated answer (spec: Response headers), as of `now`. */
 export function sessionExpiryHeaders(auth: AuthContext, now: Date) {
-  return { 'expiration-seconds': String(secondsUntil(auth.expiresAt, now)), 'expires-at': expiryText(auth.expiresAt) };
+  return { 'expiration-seconds': String(secondsUntil(auth.expiresAt, now)), 'expires-at': sessionExpiryText(auth.expiresAt) };
 }

@@ -21,6 +21,7 @@ import { presentedCredentials } from './credentials.js';
 import { logLaneAnswer } from './request-log.js';
 import type { Access } from './route.js';
 import { checkRequestHead } from './server-errors.js';
+import { oncePerObject } from '../../shared/once-per-object.js';
 
 /** A route the lane may answer, at one path (registerApi gives one per path it registers). */
 export interface LaneRoute {
@@ -70,15 +71,13 @@ function plainHead(request: IncomingMessage, url: string): boolean {
 // The text of each kept answer, written once: `fromMemory` gives a kept answer as the same frozen object from request
 // to request until it changes (the caller's identity detail, its service-updates time). Other answers are made anew
 // for each request (the session's own view holds the time) and are written each time.
-const payloads = new WeakMap<LaneRoute, WeakMap<object, string>>();
+const keptTexts = new WeakMap<LaneRoute, (body: object) => string>();
 
 function payloadOf(route: LaneRoute, serialize: (body: unknown) => string, body: object): string {
   if (!Object.isFrozen(body)) return serialize(body);
-  let kept = payloads.get(route);
-  if (kept === undefined) payloads.set(route, (kept = new WeakMap()));
-  let payload = kept.get(body);
-  if (payload === undefined) kept.set(body, (payload = serialize(body)));
-  return payload;
+  let textOf = keptTexts.get(route);
+  if (textOf === undefined) keptTexts.set(route, (textOf = oncePerObject(serialize)));
+  return textOf(body);
 }
 
 export function createMemoryLane(options: {

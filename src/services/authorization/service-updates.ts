@@ -39,12 +39,11 @@ export function createServiceUpdatesService(deps: {
   clock: Clock;
 }): ServiceUpdatesService {
   const seen = createLru<string, Seen>(KEPT_IDENTITIES);
-  const keep = (key: string, entry: Seen) => seen.set(key, entry);
 
   /** The last answer, when the list is as it was then (the index did not move, or moved without changing it). */
   const unchanged = (key: string, known: Seen | undefined, quick: ServiceListState): Date | undefined => {
     if (!known || (quick.fingerprint !== undefined && known.fingerprint !== quick.fingerprint)) return undefined;
-    if (known.version !== quick.version) keep(key, { ...known, version: quick.version });
+    if (known.version !== quick.version) seen.set(key, { ...known, version: quick.version });
     return known.changedAt;
   };
 
@@ -68,7 +67,7 @@ export function createServiceUpdatesService(deps: {
       const state = await deps.engine.serviceListState(identity, undefined, { strict: true });
       const { version, newestChangeAt } = state;
       if (known && known.fingerprint === state.fingerprint) {
-        keep(key, { ...known, version });
+        seen.set(key, { ...known, version });
         return known.changedAt;
       }
       const fingerprint = state.fingerprint as string;
@@ -82,7 +81,7 @@ export function createServiceUpdatesService(deps: {
         // Two controllers may see one change at once: the first mark stored wins and both answer its time.
         changedAt = (await deps.marks.save(identity.id, { fingerprint, changedAt: proposed })).changedAt;
       }
-      keep(key, { version, fingerprint, changedAt });
+      seen.set(key, { version, fingerprint, changedAt });
       return changedAt;
     },
   };
