@@ -5,8 +5,9 @@
 //  3. GET /edge/client/v1/version over HTTPS against a bare Fastify HTTPS route with the same certificate and
 //     payload, in alternating rounds (medians; req/s and the server's CPU per request),
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
-//  5. legacy password logins per second against raw argon2id verifications per second at the same parameters,
-//  6. complete OIDC PKCE logins and refresh grants per second; GET /current-api-session with svc-session and with a
+//  5. legacy password logins and complete OIDC PKCE logins per second against raw argon2id verifications per second
+//     at the same parameters, in alternating rounds (PKCE logins loaded by wrk when installed: pkce-wrk.mjs),
+//  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
@@ -21,7 +22,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './bench/lib.mjs';
+import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor, wrk } from './bench/lib.mjs';
+import { pkceLoginsWithWrk } from './bench/pkce-wrk.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -50,6 +52,16 @@ const svc = join(root, 'bin/svc.js');
 const env = { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_ADMIN_PASSWORD: 'bench-password' };
 const rows = [];
 const row = (name, value) => rows.push(`${name.padEnd(60)} ${value}`);
+
+/** Runs a bench script of ours in a process of its own and resolves the JSON it prints. */
+function jsonOf(args) {
+  return new Promise((resolve, reject) => {
+    const p = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    p.stdout.on('data', (c) => (out += c));
+    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${args[0]} exited ${code}`))));
+  });
+}
 
 /** Alternates load rounds on svc and the baseline; reports medians of req/s and CPU per request. */
 async function compare(label, svcTarget, bareTarget) {
@@ -106,31 +118,31 @@ try {
   const token = JSON.parse(login.text).data.token;
   await compare('GET /current-identity (svc-session)', { url: `${origin}/edge/client/v1/current-identity`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
 
-  // 5. Password logins against the raw argon2id rate: the difference is our overhead per login.
+  // 5, 6. Password logins and complete OIDC PKCE logins (authorize, login, callback, code exchange) against the raw
+  // argon2id rate at the same parameters, in alternating rounds: the difference is our overhead per login.
   const loginRuns = [];
+  const pkceRuns = [];
   const argonRuns = [];
+  const oidcArgs = (what) => [join(root, 'scripts/bench/oidc-flows.mjs'), origin, ca, values.connections, values.seconds, 'admin', 'bench-password', what];
+  const pkceLogins = () =>
+    wrk
+      ? pkceLoginsWithWrk(wrk, origin, { flows: Number(values.connections), seconds: Number(values.seconds), username: 'admin', password: 'bench-password', scratch: home })
+      : jsonOf(oidcArgs('logins'));
   for (let round = 0; round < Math.min(rounds, 3); round++) {
     loginRuns.push(await load(`${origin}/edge/client/v1/authenticate?method=password`, ca, { ...loadOptions, method: 'POST', body: JSON.stringify({ username: 'admin', password: 'bench-password' }), scratch: home }));
-    argonRuns.push(
-      await new Promise((resolve) => {
-        const p = spawn(process.execPath, [join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-        let out = '';
-        p.stdout.on('data', (c) => (out += c));
-        p.on('exit', () => resolve(JSON.parse(out)));
-      }),
-    );
+    argonRuns.push(await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]));
+    pkceRuns.push(await pkceLogins());
   }
   const logins = median(loginRuns.map((r) => r.rps));
   const argon = median(argonRuns.map((r) => r.rps));
+  const pkce = median(pkceRuns.map((r) => r.logins));
   row('password logins/s, svc / raw argon2id verify/s (same params)', `${logins.toFixed(1)} / ${argon.toFixed(1)} = ${(logins / argon).toFixed(2)}`);
-  // 6. OIDC: complete PKCE logins and refresh grants per second, then the access token as an API credential.
-  const oidc = await new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'scripts/bench/oidc-flows.mjs'), origin, ca, values.connections, values.seconds, 'admin', 'bench-password'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c) => (out += c));
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`oidc-flows exited ${code}`))));
-  });
-  row('OIDC PKCE logins/s (authorize, login, code exchange) / raw argon2id verify/s', `${oidc.logins.toFixed(1)} / ${argon.toFixed(1)} = ${(oidc.logins / argon).toFixed(2)}`);
+  row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s`, `${pkce.toFixed(1)} / ${argon.toFixed(1)} = ${(pkce / argon).toFixed(2)}`);
+  row('logins per round: password, PKCE, raw argon2id', loginRuns.map((r, i) => `${r.rps.toFixed(0)}/${pkceRuns[i].logins.toFixed(0)}/${argonRuns[i].rps.toFixed(0)}`).join(', '));
+  const failed = loginRuns.reduce((n, r) => n + r.errors, 0) + pkceRuns.reduce((n, r) => n + (r.failures ?? 0), 0);
+  if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
+  // OIDC refresh grants per second, then the access token as an API credential.
+  const oidc = await jsonOf(oidcArgs('refreshes'));
   row('OIDC refresh grants/s (rotating)', oidc.refreshes.toFixed(0));
   // The cheapest authenticated route isolates what checking the credential costs (session lookup vs cached JWT).
   await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
@@ -149,12 +161,7 @@ try {
   const childB = spawn(process.execPath, [svc, 'controller', 'run', '--config', configB], { env, stdio: 'ignore' });
   const originB = `https://127.0.0.1:${portB}`;
   await waitFor(`${originB}/edge/client/v1/version`, ca, process.hrtime.bigint(), childB);
-  const spread = await new Promise((resolve, reject) => {
-    const p = spawn(process.execPath, [join(root, 'scripts/bench/propagation.mjs'), origin, originB, ca, '50', 'admin', 'bench-password'], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c) => (out += c));
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`propagation exited ${code}`))));
-  });
+  const spread = await jsonOf([join(root, 'scripts/bench/propagation.mjs'), origin, originB, ca, '50', 'admin', 'bench-password']);
   await stop(childB);
   row(`logout at A to refusal at B (two controllers), ${spread.samples} samples`, `p50 ${spread.p50.toFixed(1)} ms, p99 ${spread.p99.toFixed(1)} ms, max ${spread.max.toFixed(1)} ms`);
   const secondaryJwt = await requireSecondaryJwt(origin, ca, token);

@@ -1,10 +1,12 @@
-// OIDC throughput for `npm run bench`, in a process of its own: complete PKCE logins per second
-// (authorization request -> password login -> code exchange) and refresh grants per second (each worker rotates
-// its own refresh token), with `concurrency` flows in flight. Prints JSON. Loopback only, bounded in time.
+// OIDC throughput for `npm run bench`, in a process of its own, with `concurrency` flows in flight; prints JSON.
+// `what` = logins: complete PKCE logins per second (authorization request -> password login -> code exchange), the
+// generator used when wrk is not installed (pkce-wrk.mjs otherwise); `what` = refreshes: refresh grants per second
+// (each worker rotates its own refresh token) and an access token for the routes measured after. Loopback only,
+// bounded in time.
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:https';
 
-const [origin, ca, concurrency = '10', seconds = '5', username, password] = process.argv.slice(2);
+const [origin, ca, concurrency = '10', seconds = '5', username, password, what = 'logins'] = process.argv.slice(2);
 if (!/^https:\/\/(127\.0\.0\.1|localhost)[:/]/.test(origin)) throw new Error('oidc-flows.mjs only targets loopback');
 const agent = new Agent({ keepAlive: true, maxSockets: Number(concurrency), ca });
 const redirectUri = 'http://127.0.0.1:9/auth/callback';
@@ -55,7 +57,12 @@ async function measure(work) {
   return done / ((Date.now() - started) / 1000);
 }
 
-const logins = await measure(() => login());
+if (what === 'logins') {
+  const logins = await measure(() => login());
+  agent.destroy();
+  process.stdout.write(JSON.stringify({ logins }));
+  process.exit(0);
+}
 // Each worker starts from a refresh token of its own, obtained before the clock starts.
 const seeds = await Promise.all(Array.from({ length: Number(concurrency) }, () => login()));
 const refreshes = await measure(async (state) => {
@@ -66,4 +73,4 @@ const refreshes = await measure(async (state) => {
 });
 const accessToken = (await login()).access_token;
 agent.destroy();
-process.stdout.write(JSON.stringify({ logins, refreshes, accessToken }));
+process.stdout.write(JSON.stringify({ refreshes, accessToken }));

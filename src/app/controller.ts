@@ -163,16 +163,15 @@ export async function startController(
       posture,
       totp: totp ? { hostname: totp.hostname, maxAttempts: totp.maxAttempts, lockoutMs: totp.lockoutMs } : undefined,
     });
-    // What authenticating reads (sessions, identities, auth policies), from memory while the feed is fresh: requests
-    // and logins alike.
-    const lookups = buildAuthLookups(database, { feed, sessions, onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)) });
+    // What authenticating reads (sessions, identities, auth policies; a login's password authenticator and TOTP
+    // state), from memory while the feed is fresh: requests and logins alike.
+    const lookups = buildAuthLookups(database, { feed, sessions, mfa: mfa.records, onLookup: (kind, hit) => (hit ? metrics.authCacheHit(kind) : metrics.authCacheMiss(kind)) });
     const { authentication, passwords } = buildAuthenticationDomain(database, {
       lookups,
       clock,
       events,
       sessions,
       sessionTimeoutMs,
-      mfa: mfa.records,
       extJwt: externalJwt.authenticator,
       limits: options.authenticationLimits ?? authenticationLimits(config),
       clientCaTrust: cas.trust,

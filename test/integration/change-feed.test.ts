@@ -13,6 +13,9 @@ import { newIdentity, type ApiSession } from '../../src/domain/identity.js';
 import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
 import { createApiSessionRepository } from '../../src/persistence/repositories/api-sessions.js';
 import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
+import { createCredentialRepository } from '../../src/persistence/repositories/credentials.js';
+import { createMfaRepository } from '../../src/persistence/repositories/mfa.js';
+import { createSecretBox, newSecretsKeyText, parseSecretsKey } from '../../src/crypto/secret-box.js';
 import { createAuthorizationChangeLog, KEPT_CHANGES, recordChange } from '../../src/persistence/repositories/authorization-changes.js';
 import { createServiceReachSource } from '../../src/persistence/repositories/service-reach-source.js';
 import { createServiceRepository } from '../../src/persistence/repositories/services.js';
@@ -34,6 +37,7 @@ import { newSharedDatabase, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 
 const BOUND_MS = 1_000;
+const box = createSecretBox(parseSecretsKey(newSecretsKeyText()));
 
 /** Polls `check` until it holds or the feed's bound (plus a poll) has passed; true when it held. */
 async function within(check: () => boolean | Promise<boolean>, ms = BOUND_MS + 500): Promise<boolean> {
@@ -164,6 +168,8 @@ describe(`change feed and authentication cache (${testDialect})`, () => {
       identities: counted('identities', identities),
       authPolicies: counted('policies', createAuthPolicyRepository(a)),
       oidc: counted('oidc', createOidcRepository(a)),
+      credentials: createCredentialRepository(a),
+      mfa: createMfaRepository(a, box),
     });
     const now = new Date();
     const identity = await createIdentity(a, { name: `cached-${newEntityId()}` });
@@ -185,6 +191,56 @@ describe(`change feed and authentication cache (${testDialect})`, () => {
     assert.equal(await sessions.delete(session.id), true);
     assert.equal(await lookups.apiSessions.findByTokenHash('hash-of-token'), undefined, 'an ended session is gone at once');
     assert.deepEqual(reads, ['identities.findById', 'sessions.findByTokenHash']);
+  });
+
+  it("serves a password login's authenticator and TOTP state from memory, and reads them again after a change of either, here and at the other controller", async () => {
+    const [feedA, feedB] = [await feedOf(a), await feedOf(b)];
+    const reads: string[] = [];
+    const credentialsA = createCredentialRepository(a);
+    const mfaA = createMfaRepository(a, box);
+    const lookupsAt = (feed: ChangeFeed, store: Database, name: string) =>
+      createAuthLookups({
+        feed,
+        apiSessions: createApiSessionRepository(store),
+        identities: createIdentityRepository(store),
+        authPolicies: createAuthPolicyRepository(store),
+        oidc: createOidcRepository(store),
+        credentials: { findPassword: (username) => (reads.push(`${name}.findPassword`), createCredentialRepository(store).findPassword(username)) },
+        mfa: { isVerified: (id) => (reads.push(`${name}.isVerified`), createMfaRepository(store, box).isVerified(id)) },
+      });
+    const [atA, atB] = [lookupsAt(feedA, a, 'a'), lookupsAt(feedB, b, 'b')];
+    const username = `Login-${newEntityId()}`;
+    const identity = await createIdentity(a, { username, password: 'first password' });
+    await feedA.poll();
+    await feedB.poll();
+
+    const first = await atA.passwords.findPassword(username);
+    assert.equal(first?.identityId, identity.id);
+    assert.equal((await atA.passwords.findPassword(username.toUpperCase()))?.passwordHash, first?.passwordHash, 'kept under the username key: any case finds it');
+    assert.equal(await atA.totp.isVerified(identity.id), false);
+    assert.equal(await atA.totp.isVerified(identity.id), false);
+    assert.equal(await atA.passwords.findPassword('nobody-has-this-name'), undefined);
+    assert.equal(await atA.passwords.findPassword('nobody-has-this-name'), undefined);
+    assert.deepEqual(reads, ['a.findPassword', 'a.isVerified', 'a.findPassword', 'a.findPassword'], 'kept once read; an unknown username is never kept');
+    await atB.passwords.findPassword(username);
+    await atB.totp.isVerified(identity.id);
+
+    // A password set at A: A reads the new hash at once, B within the bound.
+    reads.length = 0;
+    assert.equal(await credentialsA.updatePassword(first!.authenticatorId, { username, passwordHash: 'second-hash', at: new Date() }), true);
+    assert.equal((await atA.passwords.findPassword(username))?.passwordHash, 'second-hash');
+    assert.ok(await within(async () => (await atB.passwords.findPassword(username))?.passwordHash === 'second-hash'), 'the other controller reads the new password within the bound');
+    // TOTP verified at A: both must ask for it from then on.
+    const now = new Date();
+    const enrollment = { id: newEntityId(), identityId: identity.id, isVerified: false, secret: 'JBSWY3DPEHPK3PXP', recoveryCodes: [], lastUsedStep: null, failedAttempts: 0, lockedUntil: null, revision: 0, createdAt: now, updatedAt: now };
+    await mfaA.insert(enrollment);
+    assert.equal(await mfaA.acceptStep(enrollment.id, 1, now, { verify: true }), true);
+    assert.equal(await atA.totp.isVerified(identity.id), true, 'verified TOTP is required at once where it was verified');
+    assert.ok(await within(() => atB.totp.isVerified(identity.id)), 'and at the other controller within the bound');
+    // Removed at B: neither asks for it any more.
+    assert.equal(await createMfaRepository(b, box).deleteByIdentity(identity.id), true);
+    assert.equal(await atB.totp.isVerified(identity.id), false);
+    assert.ok(await within(async () => !(await atA.totp.isVerified(identity.id))));
   });
 
   it("keeps a session's posture reports in memory, and drops them when another controller stores one", async () => {
@@ -221,6 +277,8 @@ describe(`change feed and authentication cache (${testDialect})`, () => {
       identities: { findById: async (id) => (loads++, newIdentity({ id, name: id, typeId: 'Default', isAdmin: false, roleAttributes: [], authPolicyId: null, externalId: null, tags: {} }, new Date())) },
       authPolicies: { findById: async () => undefined },
       oidc: { findSession: async () => undefined },
+      credentials: { findPassword: async () => undefined },
+      mfa: { isVerified: async () => false },
     });
     await lookups.identities.findById('someone');
     await lookups.identities.findById('someone');

@@ -38,9 +38,11 @@ export function buildAuthenticationDomain(
     events: SecurityEvents;
     sessions: SessionsDomain;
     sessionTimeoutMs: number;
-    mfa: Pick<MfaRepository, 'isVerified'>;
-    /** The authentication cache (buildAuthLookups): a login reads its identity and auth policy as requests do. */
-    lookups: Pick<AuthLookups, 'identities' | 'authPolicies'>;
+    /**
+     * The authentication cache (buildAuthLookups): a login reads its identity and auth policy as requests do, and its
+     * password authenticator and TOTP state from there too.
+     */
+    lookups: Pick<AuthLookups, 'identities' | 'authPolicies' | 'passwords' | 'totp'>;
     extJwt: ExtJwtAuthenticator;
     limits: WorkLimiterOptions;
     /** The CAs certificate logins are judged against now: own and third-party (decision 0037). */
@@ -52,11 +54,11 @@ export function buildAuthenticationDomain(
   const identities = createIdentityRepository(database);
   const authentication = createAuthenticationService({
     identities: { findById: deps.lookups.identities.findById, recordClientInfo: identities.recordClientInfo },
-    credentials: createCredentialRepository(database),
+    credentials: { ...createCredentialRepository(database), findPassword: deps.lookups.passwords.findPassword },
     authPolicies: deps.lookups.authPolicies,
     apiSessions: deps.sessions.service,
     extJwt: deps.extJwt,
-    mfa: deps.mfa,
+    mfa: deps.lookups.totp,
     passwords,
     events,
     clock,
@@ -68,11 +70,16 @@ export function buildAuthenticationDomain(
 
 /**
  * The authentication cache (auth-lookups.ts) that `feed` keeps current: sessions, identities and auth policies as
- * every request and every login reads them.
+ * every request and every login reads them, and the password authenticators and TOTP states logins read.
  */
 export function buildAuthLookups(
   database: Database,
-  deps: { feed: ChangeFeed; sessions: SessionsDomain; onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'] },
+  deps: {
+    feed: ChangeFeed;
+    sessions: SessionsDomain;
+    mfa: Pick<MfaRepository, 'isVerified'>;
+    onLookup?: Parameters<typeof createAuthLookups>[0]['onLookup'];
+  },
 ): AuthLookups {
   return createAuthLookups({
     feed: deps.feed,
@@ -80,6 +87,8 @@ export function buildAuthLookups(
     identities: createIdentityRepository(database),
     authPolicies: createAuthPolicyRepository(database),
     oidc: createOidcRepository(database),
+    credentials: createCredentialRepository(database),
+    mfa: deps.mfa,
     ...(deps.onLookup ? { onLookup: deps.onLookup } : {}),
   });
 }
