@@ -2,18 +2,33 @@
  * The one source of randomness: identifiers and secrets come from the OS CSPRNG here,
  * so nothing else in the code base calls Math.random or picks its own generator.
  */
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes, randomFillSync, randomUUID } from 'node:crypto';
 
 const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/**
+ * Random bytes for entity ids, drawn from the CSPRNG a few kilobytes at a time (one system call per ~250 ids rather
+ * than one per id: ids are made on every login). Ids name things, they do not guard them, so holding bytes for them
+ * in memory costs nothing; secrets below are drawn afresh each time.
+ */
+const idBytes = Buffer.alloc(4096);
+let idBytesUsed = idBytes.length;
+
+function nextIdByte(): number {
+  if (idBytesUsed === idBytes.length) {
+    randomFillSync(idBytes);
+    idBytesUsed = 0;
+  }
+  return idBytes[idBytesUsed++] as number;
+}
 
 /** A 16-character base-62 entity id (about 95 bits): short enough to type, long enough never to collide. */
 export function newEntityId(): string {
   // 62 does not divide 256, so reject bytes >= 248 (4 * 62) to keep every character equally likely.
   let id = '';
   while (id.length < 16) {
-    for (const byte of randomBytes(24)) {
-      if (byte < 248 && id.length < 16) id += ID_ALPHABET[byte % 62];
-    }
+    const byte = nextIdByte();
+    if (byte < 248) id += ID_ALPHABET[byte % 62];
   }
   return id;
 }
