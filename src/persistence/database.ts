@@ -10,6 +10,7 @@ import { createChangeSignal, type ChangeSignal } from './change-signal.js';
 import { migrateToLatest } from './migrate.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
+import { withNamedStatements } from './prepared-statement-names.js';
 import type { Tables } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -75,7 +76,8 @@ function openPostgres(url: string, onConnectionError: (error: Error) => void, lo
   // Each connection's own listener reports, so the pool's re-announcement of idle ones is not reported twice.
   pool.on('connect', (client) => client.on('error', onConnectionError));
   pool.on('error', () => undefined);
-  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool }), ...(log ? { log } : {}) });
+  // Prepared queries' statements run by name (prepared-statement-names.ts); every other query as pg sends it.
+  const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), ...(log ? { log } : {}) });
   return { db, dialect: 'postgres', changes: createChangeSignal(), close: () => db.destroy() };
 }
 

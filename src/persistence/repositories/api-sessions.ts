@@ -2,6 +2,7 @@
  * Legacy API sessions in the store. Looked up by the SHA-256 of their token; the token itself is never stored.
  */
 import { atomically } from '../unit-of-work.js';
+import { preparedInsert } from '../prepared-query.js';
 import type { Selectable } from 'kysely';
 import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
@@ -62,26 +63,26 @@ export function apiSessionFromRow(row: ApiSessionColumns): ApiSession {
   };
 }
 
+/** Every legacy login inserts one (prepared: built once, decision 0043). */
+const insertRow = preparedInsert('api_sessions');
+
 export function createApiSessionRepository(database: Database): ApiSessionRepository {
   const { db } = database;
   return {
     async insert(session, tokenHash) {
-      await db
-        .insertInto('api_sessions')
-        .values({
-          id: session.id,
-          identity_id: session.identityId,
-          token_hash: tokenHash,
-          auth_method: session.authMethod,
-          authenticator_id: session.authenticatorId,
-          ip_address: session.ipAddress,
-          config_types: JSON.stringify(session.configTypes),
-          created_at: toIso(session.createdAt),
-          last_activity_at: toIso(session.lastActivityAt),
-          outstanding_factors: JSON.stringify(session.outstanding),
-          mfa_required: session.mfaRequired,
-        })
-        .execute();
+      await insertRow(db, {
+        id: session.id,
+        identity_id: session.identityId,
+        token_hash: tokenHash,
+        auth_method: session.authMethod,
+        authenticator_id: session.authenticatorId,
+        ip_address: session.ipAddress,
+        config_types: JSON.stringify(session.configTypes),
+        created_at: toIso(session.createdAt),
+        last_activity_at: toIso(session.lastActivityAt),
+        outstanding_factors: JSON.stringify(session.outstanding),
+        mfa_required: session.mfaRequired,
+      });
     },
     async findByTokenHash(tokenHash) {
       const row = await db.selectFrom('api_sessions').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();

@@ -5,6 +5,7 @@
  */
 import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
+import { prepareQuery, preparedInsert } from '../prepared-query.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
@@ -63,7 +64,7 @@ export interface OidcRepository {
   rotateRefreshToken(id: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
 }
 
-function authRequestFromRow(row: OidcAuthRequestsTable): OidcAuthRequest {
+function authRequestFromRow(row: AuthRequestRow): OidcAuthRequest {
   return {
     id: row.id,
     handle: '',
@@ -119,6 +120,62 @@ function refreshFromRow(row: OidcRefreshTokensTable): OidcRefreshToken {
   };
 }
 
+// The statements of every PKCE login, prepared (built once; named on PostgreSQL: decision 0043). They name their
+// columns, as prepared statements must.
+const AUTH_REQUEST_COLUMNS = [
+  'id',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'state',
+  'nonce',
+  'code_challenge',
+  'method',
+  'issuer',
+  'identity_id',
+  'amr',
+  'status',
+  'outstanding_factors',
+  'code_hash',
+  'code_expires_at',
+  'api_session_id',
+  'auth_time',
+  'config_types',
+  'code_attempts',
+  'authenticator_id',
+  'ip_address',
+  'created_at',
+  'expires_at',
+] as const satisfies readonly (keyof OidcAuthRequestsTable)[];
+type AuthRequestRow = Pick<OidcAuthRequestsTable, (typeof AUTH_REQUEST_COLUMNS)[number]>;
+
+// Two logins racing on one sealed id: the first stores it, the second learns it lost.
+const insertAuthRequestRow = preparedInsert('oidc_auth_requests', (insert) => insert.onConflict((conflict) => conflict.column('id').doNothing()));
+const insertSessionRow = preparedInsert('oidc_sessions');
+const insertRefreshRow = preparedInsert('oidc_refresh_tokens');
+const findAuthRequestById = prepareQuery<{ id: string }, AuthRequestRow>((db, param) =>
+  db.selectFrom('oidc_auth_requests').select(AUTH_REQUEST_COLUMNS).where('id', '=', param('id')),
+);
+const issueCodeOf = prepareQuery<{ id: string; codeHash: string; codeExpiresAt: string }, AuthRequestRow>((db, param) =>
+  db
+    .updateTable('oidc_auth_requests')
+    .set({ status: 'code_issued', code_hash: param('codeHash'), code_expires_at: param('codeExpiresAt') })
+    .where('id', '=', param('id'))
+    .where('status', '=', 'authenticated')
+    .returning(AUTH_REQUEST_COLUMNS),
+);
+const countCodeAttemptOf = prepareQuery<{ codeHash: string; max: number }, AuthRequestRow>((db, param) =>
+  db
+    .updateTable('oidc_auth_requests')
+    .set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
+    .where('code_hash', '=', param('codeHash'))
+    .where('code_attempts', '<', param('max'))
+    .returning(AUTH_REQUEST_COLUMNS),
+);
+const redeemCodeOf = prepareQuery<{ id: string }>((db, param) =>
+  db.updateTable('oidc_auth_requests').set({ status: 'tokens_issued' }).where('id', '=', param('id')).where('status', '=', 'code_issued'),
+);
+
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
   return {
@@ -133,40 +190,35 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
     async insertAuthRequest(r) {
       if (r.status === 'started') throw new Error('a started auth request lives in its sealed id, not in the store');
-      const result = await db
-        .insertInto('oidc_auth_requests')
-        .values({
-          id: r.id,
-          client_id: r.clientId,
-          redirect_uri: r.redirectUri,
-          scope: r.scope,
-          state: r.state,
-          nonce: r.nonce,
-          code_challenge: r.codeChallenge,
-          method: r.method,
-          issuer: r.issuer,
-          identity_id: r.identityId,
-          amr: JSON.stringify(r.amr),
-          status: r.status,
-          outstanding_factors: JSON.stringify(r.outstanding),
-          code_hash: null,
-          code_expires_at: null,
-          api_session_id: r.apiSessionId,
-          auth_time: toIsoOrNull(r.authTime),
-          config_types: JSON.stringify(r.configTypes),
-          code_attempts: 0,
-          authenticator_id: r.authenticatorId ?? null,
-          ip_address: r.ipAddress ?? null,
-          created_at: toIso(r.createdAt),
-          expires_at: toIso(r.expiresAt),
-        })
-        // Two logins racing on one sealed id: the first stores it, the second learns it lost.
-        .onConflict((conflict) => conflict.column('id').doNothing())
-        .executeTakeFirst();
-      return Number(result.numInsertedOrUpdatedRows ?? 0n) > 0;
+      const result = await insertAuthRequestRow(db, {
+        id: r.id,
+        client_id: r.clientId,
+        redirect_uri: r.redirectUri,
+        scope: r.scope,
+        state: r.state,
+        nonce: r.nonce,
+        code_challenge: r.codeChallenge,
+        method: r.method,
+        issuer: r.issuer,
+        identity_id: r.identityId,
+        amr: JSON.stringify(r.amr),
+        status: r.status,
+        outstanding_factors: JSON.stringify(r.outstanding),
+        code_hash: null,
+        code_expires_at: null,
+        api_session_id: r.apiSessionId,
+        auth_time: toIsoOrNull(r.authTime),
+        config_types: JSON.stringify(r.configTypes),
+        code_attempts: 0,
+        authenticator_id: r.authenticatorId ?? null,
+        ip_address: r.ipAddress ?? null,
+        created_at: toIso(r.createdAt),
+        expires_at: toIso(r.expiresAt),
+      });
+      return Number(result.numAffectedRows ?? 0n) > 0;
     },
     async findAuthRequest(id) {
-      const row = await db.selectFrom('oidc_auth_requests').selectAll().where('id', '=', id).executeTakeFirst();
+      const [row] = (await findAuthRequestById(db, { id })).rows;
       return row && authRequestFromRow(row);
     },
     async findAuthRequestByCodeHash(codeHash) {
@@ -174,13 +226,7 @@ export function createOidcRepository(database: Database): OidcRepository {
       return row && authRequestFromRow(row);
     },
     async issueCode(id, code) {
-      const row = await db
-        .updateTable('oidc_auth_requests')
-        .set({ status: 'code_issued', code_hash: code.codeHash, code_expires_at: toIso(code.codeExpiresAt) })
-        .where('id', '=', id)
-        .where('status', '=', 'authenticated')
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await issueCodeOf(db, { id, codeHash: code.codeHash, codeExpiresAt: toIso(code.codeExpiresAt) })).rows;
       return row && authRequestFromRow(row);
     },
     async answerFactor(id, expected, change) {
@@ -198,23 +244,12 @@ export function createOidcRepository(database: Database): OidcRepository {
       return Number(result.numUpdatedRows) > 0;
     },
     async countCodeAttempt(codeHash, max) {
-      const row = await db
-        .updateTable('oidc_auth_requests')
-        .set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
-        .where('code_hash', '=', codeHash)
-        .where('code_attempts', '<', max)
-        .returningAll()
-        .executeTakeFirst();
+      const [row] = (await countCodeAttemptOf(db, { codeHash, max })).rows;
       return row && authRequestFromRow(row);
     },
     async redeemCode(id) {
-      const result = await db
-        .updateTable('oidc_auth_requests')
-        .set({ status: 'tokens_issued' })
-        .where('id', '=', id)
-        .where('status', '=', 'code_issued')
-        .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      const result = await redeemCodeOf(db, { id });
+      return Number(result.numAffectedRows ?? 0n) > 0;
     },
     async deleteExpiredAuthRequests(before) {
       // Redeemed requests stay until their session is gone: a replayed code must still find them (RFC 6749 §4.1.2).
@@ -222,9 +257,7 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
 
     async insertSession(s) {
-      await db
-        .insertInto('oidc_sessions')
-        .values({
+      await insertSessionRow(db, {
           id: s.id,
           identity_id: s.identityId,
           client_id: s.clientId,
@@ -237,8 +270,7 @@ export function createOidcRepository(database: Database): OidcRepository {
           authenticator_id: s.authenticatorId ?? null,
           ip_address: s.ipAddress ?? null,
           created_at: toIso(s.createdAt),
-        })
-        .execute();
+        });
     },
     async findSession(id) {
       const row = await db.selectFrom('oidc_sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -258,7 +290,7 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
 
     async insertRefreshToken(t, tokenHash) {
-      await db.insertInto('oidc_refresh_tokens').values(refreshRow(t, tokenHash)).execute();
+      await insertRefreshRow(db, refreshRow(t, tokenHash));
     },
     async findRefreshToken(tokenHash) {
       const row = await db.selectFrom('oidc_refresh_tokens').selectAll().where('token_hash', '=', tokenHash).executeTakeFirst();

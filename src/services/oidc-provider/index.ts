@@ -10,6 +10,7 @@ import type { LoadedIdentity } from '../../pki/index.js';
 import type { Database } from '../../persistence/database.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import { unitOfWork } from '../../persistence/unit-of-work.js';
 import { createAuthenticatorExtensionRepository } from '../../persistence/repositories/authenticator-extensions.js';
 import { certFlagsReader } from '../certificates/authenticator-extension.js';
 import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
@@ -82,6 +83,7 @@ export async function buildOidcDomain(
   });
   const provider = createOidcProviderService({
     oidc,
+    codeExchanges: unitOfWork(database, (store) => ({ oidc: createOidcRepository(store) })),
     identities,
     authentication: deps.authentication,
     tokens,

@@ -12,6 +12,7 @@ import type { SecretBox } from '../../crypto/secret-box.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
+import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 import type { OutstandingFactor } from '../../policy/secondary-factors.js';
 import { redirectUriAllowed } from '../../policy/redirect-uri-match.js';
 import type { Clock } from '../../shared/clock.js';
@@ -126,6 +127,8 @@ const scopes = scopeList;
 
 export function createOidcProviderService(deps: {
   oidc: OidcRepository;
+  /** A code exchange's unit of work over the store (grants/authorization-code.ts). */
+  codeExchanges: UnitOfWork<{ oidc: OidcRepository }>;
   /** Read through the authentication cache (auth-lookups.ts), as every request's identity is. */
   identities: Pick<IdentityRepository, 'findById'>;
   authentication: AuthenticationService;
@@ -220,7 +223,7 @@ export function createOidcProviderService(deps: {
   }
 
   // The grants' logic (grants/): what a code or a refresh token is worth, checked before tokenSet issues.
-  const grantDeps = { oidc, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
+  const grantDeps = { oidc, codeExchanges: deps.codeExchanges, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
   const authorizationCode = createAuthorizationCodeGrant(grantDeps);
   const refreshToken = createRefreshTokenGrant(grantDeps);
 

@@ -7,6 +7,7 @@ import type { SecretBox } from '../../../crypto/secret-box.js';
 import type { OidcRefreshToken, OidcSession } from '../../../domain/oidc.js';
 import type { OidcRepository } from '../../../persistence/repositories/oidc.js';
 import type { Clock } from '../../../shared/clock.js';
+import type { UnitOfWork } from '../../../persistence/unit-of-work.js';
 import type { Params, TokenResponse } from '../oidc-provider.js';
 
 /** A token grant's logic over the parsed token request (RFC 6749 §3.2), the client already checked. */
@@ -14,6 +15,8 @@ export type TokenGrantHandler = (params: Params) => Promise<TokenResponse>;
 
 export interface TokenGrantDeps {
   oidc: OidcRepository;
+  /** The code exchange's unit of work: its attempt count, redemption and stores commit together. */
+  codeExchanges: UnitOfWork<{ oidc: OidcRepository }>;
   clock: Clock;
   /** Seals a rotated refresh token's successor for the grace window. */
   secrets: SecretBox;
