@@ -176,10 +176,44 @@ const redeemCodeOf = prepareQuery<{ id: string }>((db, param) =>
   db.updateTable('oidc_auth_requests').set({ status: 'tokens_issued' }).where('id', '=', param('id')).where('status', '=', 'code_issued'),
 );
 
+/** Columns of the session and refresh-token rows the code exchange writes (sessionRow, refreshRow). */
+const SESSION_COLUMNS = ['id', 'identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
+const REFRESH_COLUMNS = ['id', 'session_id', 'token_hash', 'status', 'created_at', 'expires_at', 'rotated_at', 'successor_sealed'] as const satisfies readonly (keyof OidcRefreshTokensTable)[];
+
+/**
+ * The code exchange on PostgreSQL as one statement: the redemption, then the session and its first refresh token
+ * inserted from what it returned, so nothing is written unless the code was still unspent, and a failed insert undoes
+ * the redemption (one statement is atomic). Answers whether the code was redeemed.
+ */
+function exchangeStatement(withRefresh: boolean) {
+  return prepareQuery<Record<string, unknown>, { redeemed: string | number }>((db, param) => {
+    const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
+    const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
+    const refresh = withRefresh
+      ? sql`, refresh as (insert into oidc_refresh_tokens (${columns(REFRESH_COLUMNS)}) select ${values('r_', REFRESH_COLUMNS)} from session returning id)`
+      : sql``;
+    const statement = sql<{ redeemed: string | number }>`with redeemed as (
+        update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
+      ), session as (
+        insert into oidc_sessions (${columns(SESSION_COLUMNS)}) select ${values('s_', SESSION_COLUMNS)} from redeemed returning id
+      )${refresh}
+      select (select count(*) from redeemed) as redeemed`;
+    return { compile: () => statement.compile(db) };
+  });
+}
+const exchangeWithRefresh = exchangeStatement(true);
+const exchangeWithoutRefresh = exchangeStatement(false);
+
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
   return {
-    exchangeCode(id, session, refresh) {
+    async exchangeCode(id, session, refresh) {
+      // On PostgreSQL outside a transaction: one statement (data-modifying CTEs), a round trip instead of five.
+      if (database.dialect === 'postgres' && !db.isTransaction) {
+        const values = { id, ...prefixed('s_', sessionRow(session)), ...(refresh ? prefixed('r_', refreshRow(refresh.record, refresh.hash)) : {}) };
+        const { rows } = await (refresh ? exchangeWithRefresh : exchangeWithoutRefresh)(db, values);
+        return Number(rows[0]?.redeemed ?? 0) > 0;
+      }
       return atomically(db, async (trx) => {
         const store = createOidcRepository({ ...database, db: trx });
         if (!(await store.redeemCode(id))) return false;
@@ -257,20 +291,7 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
 
     async insertSession(s) {
-      await insertSessionRow(db, {
-          id: s.id,
-          identity_id: s.identityId,
-          client_id: s.clientId,
-          issuer: s.issuer,
-          scope: s.scope,
-          amr: JSON.stringify(s.amr),
-          auth_time: toIso(s.authTime),
-          config_types: JSON.stringify(s.configTypes),
-          revoked_at: toIsoOrNull(s.revokedAt),
-          authenticator_id: s.authenticatorId ?? null,
-          ip_address: s.ipAddress ?? null,
-          created_at: toIso(s.createdAt),
-        });
+      await insertSessionRow(db, sessionRow(s));
     },
     async findSession(id) {
       const row = await db.selectFrom('oidc_sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -360,6 +381,28 @@ export function createOidcRepository(database: Database): OidcRepository {
       });
     },
   };
+}
+
+function sessionRow(s: OidcSession): OidcSessionsTable {
+  return {
+    id: s.id,
+    identity_id: s.identityId,
+    client_id: s.clientId,
+    issuer: s.issuer,
+    scope: s.scope,
+    amr: JSON.stringify(s.amr),
+    auth_time: toIso(s.authTime),
+    config_types: JSON.stringify(s.configTypes),
+    revoked_at: toIsoOrNull(s.revokedAt),
+    authenticator_id: s.authenticatorId ?? null,
+    ip_address: s.ipAddress ?? null,
+    created_at: toIso(s.createdAt),
+  };
+}
+
+/** `row`'s values under `prefix` + column: the values of one table in a statement that writes several. */
+function prefixed(prefix: string, row: object): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([column, value]) => [`${prefix}${column}`, value]));
 }
 
 function refreshRow(t: OidcRefreshToken, tokenHash: string): OidcRefreshTokensTable {

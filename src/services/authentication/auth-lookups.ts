@@ -50,7 +50,7 @@ export interface AuthLookups {
 /** The kinds of kept copies, as the metrics name them. */
 export type AuthLookupKind = 'api-session' | 'oidc-session' | 'identity' | 'auth-policy' | 'password' | 'totp';
 
-/** Entries kept per kind: about 200 MiB at most for the four together, far less in practice. */
+/** Entries kept per kind: about 200 MiB at most for all six together, far less in practice. */
 export const DEFAULT_AUTH_CACHE_ENTRIES = 100_000;
 
 /** @example const lookups = createAuthLookups({ feed, apiSessions, identities, authPolicies, oidc, credentials, mfa }); */

@@ -38,11 +38,11 @@ export function createAuthorizationCodeGrant({ codeExchanges, clock, tokenSet, n
     if (!code || !redirectUri) throw new OAuthError('invalid_request', 'code and redirect_uri are required');
     const codeHash = hashToken(code);
     const now = clock.now();
-    // One unit of work: the attempt is counted before it is checked, so a code dies after a few wrong verifiers or
-    // redirect URIs, even sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth);
-    // a refusal is returned, not thrown, so that its count commits. An accepted code is redeemed, and its session and
-    // first refresh token stored, in the same transaction: a failure leaves the code unspent and nothing stored
-    // (decision 0020), and the count and the redemption commit once (decision 0043). Tokens are signed after.
+    // The attempt is counted before it is checked, so a code dies after a few wrong verifiers or redirect URIs, even
+    // sent at once (OAuth 2.0 Security BCP, RFC 9700 §2.1.1: limit what a stolen code is worth); a refusal is
+    // returned, not thrown, so that its count commits. An accepted code is redeemed, and its session and first refresh
+    // token stored, atomically: a failure leaves the code unspent and nothing stored (decision 0020). On SQLite the
+    // count and the exchange are one transaction, on PostgreSQL two statements (decision 0043). Tokens are signed after.
     const outcome = await codeExchanges(async ({ oidc }) => {
       // The count reads the request too; only a refused count reads it again, to say why.
       const counted = await oidc.countCodeAttempt(codeHash, MAX_CODE_ATTEMPTS);

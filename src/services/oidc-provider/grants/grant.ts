@@ -15,7 +15,10 @@ export type TokenGrantHandler = (params: Params) => Promise<TokenResponse>;
 
 export interface TokenGrantDeps {
   oidc: OidcRepository;
-  /** The code exchange's unit of work: its attempt count, redemption and stores commit together. */
+  /**
+   * Where a code exchange counts, redeems and stores: one transaction on SQLite; on PostgreSQL the store itself, where
+   * the count commits by itself and `exchangeCode` is one atomic statement.
+   */
   codeExchanges: UnitOfWork<{ oidc: OidcRepository }>;
   clock: Clock;
   /** Seals a rotated refresh token's successor for the grace window. */
