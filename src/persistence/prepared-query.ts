@@ -1,7 +1,7 @@
 /**
  * Statements of the login path, built by Kysely once and run again and again with new values (decision 0043).
  * Building a query (its operation tree, the plugins' pass over it, the SQL text) costs more CPU than SQLite takes to
- * run a point insert, and a PKCE login runs nine statements; a prepared query pays for it once per dialect.
+ * run a point insert, and a PKCE login runs up to seven statements; a prepared query pays for it once per dialect.
  *
  * A query is written as usual, with `param('name')` where a value goes; the parameters Kysely compiles from those
  * markers are filled from the values given at each run, the others are kept as compiled. On PostgreSQL the statement

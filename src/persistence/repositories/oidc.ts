@@ -3,13 +3,13 @@
  * looked up by their SHA-256; the secrets themselves are never stored. State changes that must happen once (a code
  * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
  */
-import { sql } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { atomically } from '../unit-of-work.js';
-import { prepareQuery, preparedInsert } from '../prepared-query.js';
+import { prepareQuery, preparedInsert, type PreparedQuery } from '../prepared-query.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
-import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
+import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable, Tables } from '../tables.js';
 import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 
@@ -176,33 +176,38 @@ const redeemCodeOf = prepareQuery<{ id: string }>((db, param) =>
   db.updateTable('oidc_auth_requests').set({ status: 'tokens_issued' }).where('id', '=', param('id')).where('status', '=', 'code_issued'),
 );
 
-/** Columns of the session and refresh-token rows the code exchange writes (sessionRow, refreshRow). */
-const SESSION_COLUMNS = ['id', 'identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
-const REFRESH_COLUMNS = ['id', 'session_id', 'token_hash', 'status', 'created_at', 'expires_at', 'rotated_at', 'successor_sealed'] as const satisfies readonly (keyof OidcRefreshTokensTable)[];
-
 /**
  * The code exchange on PostgreSQL as one statement: the redemption, then the session and its first refresh token
  * inserted from what it returned, so nothing is written unless the code was still unspent, and a failed insert undoes
- * the redemption (one statement is atomic). Answers whether the code was redeemed.
+ * the redemption (one statement is atomic). Answers whether the code was redeemed. The columns are those of the rows
+ * given (sessionRow, refreshRow), one statement per set of them.
  */
-function exchangeStatement(withRefresh: boolean) {
-  return prepareQuery<Record<string, unknown>, { redeemed: string | number }>((db, param) => {
-    const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
-    const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
-    const refresh = withRefresh
-      ? sql`, refresh as (insert into oidc_refresh_tokens (${columns(REFRESH_COLUMNS)}) select ${values('r_', REFRESH_COLUMNS)} from session returning id)`
-      : sql``;
-    const statement = sql<{ redeemed: string | number }>`with redeemed as (
-        update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
-      ), session as (
-        insert into oidc_sessions (${columns(SESSION_COLUMNS)}) select ${values('s_', SESSION_COLUMNS)} from redeemed returning id
-      )${refresh}
-      select (select count(*) from redeemed) as redeemed`;
-    return { compile: () => statement.compile(db) };
-  });
+const exchangeStatements = new Map<string, PreparedQuery<Record<string, unknown>, { redeemed: string | number }>>();
+
+function exchangeInOneStatement(db: Kysely<Tables>, id: string, session: OidcSessionsTable, refresh: OidcRefreshTokensTable | undefined) {
+  const sessionColumns = Object.keys(session);
+  const refreshColumns = refresh ? Object.keys(refresh) : [];
+  const key = `${sessionColumns.join()}|${refreshColumns.join()}`;
+  let statement = exchangeStatements.get(key);
+  if (!statement) {
+    statement = prepareQuery<Record<string, unknown>, { redeemed: string | number }>((store, param) => {
+      const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
+      const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
+      const refreshInsert = refresh
+        ? sql`, refresh as (insert into oidc_refresh_tokens (${columns(refreshColumns)}) select ${values('r_', refreshColumns)} from session returning id)`
+        : sql``;
+      const exchange = sql<{ redeemed: string | number }>`with redeemed as (
+          update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
+        ), session as (
+          insert into oidc_sessions (${columns(sessionColumns)}) select ${values('s_', sessionColumns)} from redeemed returning id
+        )${refreshInsert}
+        select (select count(*) from redeemed) as redeemed`;
+      return { compile: () => exchange.compile(store) };
+    });
+    exchangeStatements.set(key, statement);
+  }
+  return statement(db, { id, ...prefixed('s_', session), ...(refresh ? prefixed('r_', refresh) : {}) });
 }
-const exchangeWithRefresh = exchangeStatement(true);
-const exchangeWithoutRefresh = exchangeStatement(false);
 
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
@@ -210,8 +215,7 @@ export function createOidcRepository(database: Database): OidcRepository {
     async exchangeCode(id, session, refresh) {
       // On PostgreSQL outside a transaction: one statement (data-modifying CTEs), a round trip instead of five.
       if (database.dialect === 'postgres' && !db.isTransaction) {
-        const values = { id, ...prefixed('s_', sessionRow(session)), ...(refresh ? prefixed('r_', refreshRow(refresh.record, refresh.hash)) : {}) };
-        const { rows } = await (refresh ? exchangeWithRefresh : exchangeWithoutRefresh)(db, values);
+        const { rows } = await exchangeInOneStatement(db, id, sessionRow(session), refresh && refreshRow(refresh.record, refresh.hash));
         return Number(rows[0]?.redeemed ?? 0) > 0;
       }
       return atomically(db, async (trx) => {
