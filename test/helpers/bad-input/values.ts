@@ -122,8 +122,9 @@ export function hostileNumber(rng: Rng): number | RawJson {
 }
 
 /** Containers nested `depth` deep as text (arrays, objects or a mix), innermost holding a number. */
-export function nestedText(rng: Rng, depth: number): RawJson {
-  const style = rng.pick(['array', 'object', 'mixed'] as const);
+export function nestedText(rng: Rng, depth: number, outer: 'array' | 'any' = 'any'): RawJson {
+  // 'mixed' opens with an array; a value that must be an array (a wrong-type case) is never all objects.
+  const style = rng.pick(outer === 'array' ? (['array', 'mixed'] as const) : (['array', 'object', 'mixed'] as const));
   const parts: string[] = [];
   const closers: string[] = [];
   for (let i = 0; i < depth; i++) {
@@ -162,7 +163,7 @@ export function hostileValue(rng: Rng, type: JsonType, room = 200_000): unknown 
     case 'null':
       return null;
     case 'array':
-      return rng.pick([() => [], () => [hostileString(rng, 64), 1, null], () => nestedText(rng, rng.between(2, 30)), () => Array.from({ length: rng.between(100, 5000) }, (_, i) => i)])();
+      return rng.pick([() => [], () => [hostileString(rng, 64), 1, null], () => nestedText(rng, rng.between(2, 30), 'array'), () => Array.from({ length: rng.between(100, 5000) }, (_, i) => i)])();
     case 'object':
       return rng.pick([() => ({}), () => ({ [hostileKey(rng)]: hostileString(rng, 64) }), () => ({ a: nestedText(rng, rng.between(2, 30)) })])();
   }
