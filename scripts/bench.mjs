@@ -56,15 +56,16 @@ const env = { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_ADMIN_PASSWORD: 'bench-
 const rows = [];
 const row = (name, value) => rows.push(`${name.padEnd(60)} ${value}`);
 
-/** Runs a bench script of ours in a process of its own and resolves the JSON it prints. */
-function jsonOf(args) {
+/** Runs a bench script of ours in a process of its own and resolves what it prints. */
+function outputOf(args) {
   return new Promise((resolve, reject) => {
     const p = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     p.stdout.on('data', (c) => (out += c));
-    p.on('exit', (code) => (code === 0 ? resolve(JSON.parse(out)) : reject(new Error(`${args[0]} exited ${code}`))));
+    p.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args[0]} exited ${code}`))));
   });
 }
+const jsonOf = async (args) => JSON.parse(await outputOf(args));
 
 /** Alternates load rounds on svc and the baseline; reports medians of req/s and CPU per request. */
 async function compare(label, svcTarget, bareTarget) {
@@ -181,22 +182,9 @@ try {
   await stop(bare);
 
   // 7. Router configuration validation of a large file (pure CPU, no server).
-  const routerLine = await new Promise((resolve) => {
-    const p = spawn(process.execPath, [join(root, 'scripts/bench/router-validate.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    p.stdout.on('data', (c) => (out += c));
-    p.on('exit', () => resolve(out.trim()));
-  });
-  rows.push(routerLine);
+  rows.push((await outputOf([join(root, 'scripts/bench/router-validate.mjs')])).trim());
   // 8. The cost of answering a TOTP factor (in process, real SQLite store).
-  rows.push(
-    await new Promise((resolve) => {
-      const p = spawn(process.execPath, [join(root, 'scripts/bench/totp-check.mjs')], { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-      let out = '';
-      p.stdout.on('data', (c) => (out += c));
-      p.on('exit', () => resolve(out.trim()));
-    }),
-  );
+  rows.push((await outputOf([join(root, 'scripts/bench/totp-check.mjs')])).trim());
 
   console.log(`\nsvc bench — node ${process.version}, ${generatorName}, ${values.connections} keep-alive connections, ${values.seconds}s per load run, ${rounds} alternating rounds\n`);
   for (const line of rows) console.log(line);

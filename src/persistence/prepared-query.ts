@@ -71,6 +71,23 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
 }
 
 /**
+ * Prepared queries made on demand, one per set of columns (`columns` joined is the key): for statements whose columns
+ * are those of the rows given, so a column list is written once, where the rows are made.
+ */
+export function perColumnSet<Q>(make: (columns: readonly string[][]) => Q): (...columns: string[][]) => Q {
+  const made = new Map<string, Q>();
+  return (...columns) => {
+    const key = columns.map((set) => set.join()).join('|');
+    let query = made.get(key);
+    if (query === undefined) {
+      query = make(columns);
+      made.set(key, query);
+    }
+    return query;
+  };
+}
+
+/**
  * A prepared insert of one row into `table`: the columns are those of the row given, prepared once per set of
  * columns; `finish` adds what follows the values (an `on conflict` clause).
  *
@@ -80,19 +97,12 @@ export function preparedInsert<T extends keyof Tables & string>(
   table: T,
   finish?: (insert: InsertQueryBuilder<Tables, T, InsertResult>) => Compilable<never>,
 ): (db: Kysely<Tables>, row: Insertable<Tables[T]>) => Promise<QueryResult<never>> {
-  const byColumns = new Map<string, PreparedQuery<Record<string, unknown>, never>>();
-  return (db, row) => {
-    const columns = Object.keys(row);
-    const key = columns.join();
-    let insert = byColumns.get(key);
-    if (!insert) {
-      insert = prepareQuery<Record<string, unknown>>((store, param) => {
-        const values = Object.fromEntries(columns.map((column) => [column, param(column)])) as Insertable<Tables[T]>;
-        const query = store.insertInto(table).values(values as never) as unknown as InsertQueryBuilder<Tables, T, InsertResult>;
-        return finish ? finish(query) : (query as unknown as Compilable<never>);
-      });
-      byColumns.set(key, insert);
-    }
-    return insert(db, row as Record<string, unknown>);
-  };
+  const insertOf = perColumnSet(([columns = []]) =>
+    prepareQuery<Record<string, unknown>>((store, param) => {
+      const values = Object.fromEntries(columns.map((column) => [column, param(column)])) as Insertable<Tables[T]>;
+      const query = store.insertInto(table).values(values as never) as unknown as InsertQueryBuilder<Tables, T, InsertResult>;
+      return finish ? finish(query) : (query as unknown as Compilable<never>);
+    }),
+  );
+  return (db, row) => insertOf(Object.keys(row))(db, row as Record<string, unknown>);
 }

@@ -5,7 +5,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { atomically } from '../unit-of-work.js';
-import { prepareQuery, preparedInsert, type PreparedQuery } from '../prepared-query.js';
+import { perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
@@ -182,30 +182,26 @@ const redeemCodeOf = prepareQuery<{ id: string }>((db, param) =>
  * the redemption (one statement is atomic). Answers whether the code was redeemed. The columns are those of the rows
  * given (sessionRow, refreshRow), one statement per set of them.
  */
-const exchangeStatements = new Map<string, PreparedQuery<Record<string, unknown>, { redeemed: string | number }>>();
-
-function exchangeInOneStatement(db: Kysely<Tables>, id: string, session: OidcSessionsTable, refresh: OidcRefreshTokensTable | undefined) {
-  const sessionColumns = Object.keys(session);
-  const refreshColumns = refresh ? Object.keys(refresh) : [];
-  const key = `${sessionColumns.join()}|${refreshColumns.join()}`;
-  let statement = exchangeStatements.get(key);
-  if (!statement) {
-    statement = prepareQuery<Record<string, unknown>, { redeemed: string | number }>((store, param) => {
-      const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
-      const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
-      const refreshInsert = refresh
+const exchangeStatementOf = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
+  prepareQuery<Record<string, unknown>, { redeemed: string | number }>((store, param) => {
+    const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
+    const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
+    const refreshInsert =
+      refreshColumns.length > 0
         ? sql`, refresh as (insert into oidc_refresh_tokens (${columns(refreshColumns)}) select ${values('r_', refreshColumns)} from session returning id)`
         : sql``;
-      const exchange = sql<{ redeemed: string | number }>`with redeemed as (
-          update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
-        ), session as (
-          insert into oidc_sessions (${columns(sessionColumns)}) select ${values('s_', sessionColumns)} from redeemed returning id
-        )${refreshInsert}
-        select (select count(*) from redeemed) as redeemed`;
-      return { compile: () => exchange.compile(store) };
-    });
-    exchangeStatements.set(key, statement);
-  }
+    const exchange = sql<{ redeemed: string | number }>`with redeemed as (
+        update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
+      ), session as (
+        insert into oidc_sessions (${columns(sessionColumns)}) select ${values('s_', sessionColumns)} from redeemed returning id
+      )${refreshInsert}
+      select (select count(*) from redeemed) as redeemed`;
+    return { compile: () => exchange.compile(store) };
+  }),
+);
+
+function exchangeInOneStatement(db: Kysely<Tables>, id: string, session: OidcSessionsTable, refresh: OidcRefreshTokensTable | undefined) {
+  const statement = exchangeStatementOf(Object.keys(session), refresh ? Object.keys(refresh) : []);
   return statement(db, { id, ...prefixed('s_', session), ...(refresh ? prefixed('r_', refresh) : {}) });
 }
 
