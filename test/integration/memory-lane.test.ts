@@ -6,10 +6,12 @@
  * the same request one the lane never answers: it is how each answer is compared with Fastify's.
  */
 import assert from 'node:assert/strict';
+import { Agent, request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { memoryLaneOf } from '../../src/http/listener-app.js';
 import { testDialect } from '../helpers/database.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
+import { createIdentity } from '../helpers/fixtures.js';
 import { nonAdminToken } from '../helpers/management.js';
 import { passwordLoginTokens } from '../helpers/oidc.js';
 import type { TestResponse } from '../helpers/https.js';
@@ -123,6 +125,44 @@ describe(`memory lane (${testDialect})`, () => {
     assert.equal(none.headerValues('www-authenticate').length, 2, 'both realms challenged');
     assert.equal((await ctl.fetch(`${CLIENT}/current-identity/authenticators`, { headers })).status, 200);
     assert.equal(lane.answered, before, 'none of these was the lane’s');
+  });
+
+  it('reads the credential of every request on one kept-alive connection, whatever the connection sent before', async () => {
+    // An SDK keeps its connection and sends the same token on each request; what a connection sent last is kept with
+    // the tokens read from it (http/kit/credentials.ts). Another token, or none, on the same connection is its own.
+    await createIdentity(ctl.running.database, { name: 'lane-conn-a', username: 'lane-conn-a', password: 'lane-conn-a-password' });
+    await createIdentity(ctl.running.database, { name: 'lane-conn-b', username: 'lane-conn-b', password: 'lane-conn-b-password' });
+    const a = (await passwordLoginTokens(ctl, 'lane-conn-a', 'lane-conn-a-password')).accessToken;
+    const b = (await passwordLoginTokens(ctl, 'lane-conn-b', 'lane-conn-b-password')).accessToken;
+    const legacy = await nonAdminToken(ctl, 'lane-conn-c');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1, ca: ctl.ca });
+    const ports = new Set<number>();
+    const get = (headers: Record<string, string>) =>
+      new Promise<{ status: number; name?: string }>((resolve, reject) => {
+        const req = httpsRequest(`${ctl.baseUrl}${CLIENT}/current-identity`, { agent, headers }, (res) => {
+          ports.add(res.socket.localPort as number);
+          let text = '';
+          res.setEncoding('utf8').on('data', (chunk) => (text += chunk)).on('end', () => resolve({ status: res.statusCode ?? 0, name: JSON.parse(text).data?.name }));
+        });
+        req.on('error', reject).end();
+      });
+    try {
+      const as = (token: string) => get({ authorization: `Bearer ${token}` });
+      const before = lane.answered;
+      for (let round = 0; round < 2; round++) {
+        assert.deepEqual(await as(a), { status: 200, name: 'lane-conn-a' });
+        assert.deepEqual(await as(a), { status: 200, name: 'lane-conn-a' });
+        assert.deepEqual(await as(b), { status: 200, name: 'lane-conn-b' });
+        assert.equal((await as(`${a.slice(0, -2)}${a.endsWith('AA') ? 'BB' : 'AA'}`)).status, 401, 'an altered token');
+        assert.equal((await get({})).status, 401, 'no credential');
+        assert.deepEqual(await get({ 'svc-session': legacy }), { status: 200, name: 'lane-conn-c' });
+        assert.deepEqual(await as(b), { status: 200, name: 'lane-conn-b' });
+      }
+      assert.equal(ports.size, 1, 'every request went over one connection');
+      assert.ok(lane.answered > before, 'the lane answered some of them');
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('never answers a session that has ended: the next request is refused', async () => {

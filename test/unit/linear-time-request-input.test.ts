@@ -109,6 +109,26 @@ describe('reading bearer tokens', () => {
   it('takes the first svc-session header, trimmed', () => {
     assert.equal(presentedCredentials(withHeaders('svc-session', '  t1 ', 'SVC-Session', 't2')).sessionToken, 't1');
   });
+
+  it('reads each request of a connection afresh: a changed Authorization value gives its own tokens', () => {
+    // The tokens a connection sent last are kept with the value they came from (credentials.ts); only the same value
+    // again may give them back, however the value changes between requests.
+    const socket = {};
+    const on = (...values: string[]) =>
+      presentedCredentials({ raw: { rawHeaders: values.flatMap((v) => ['Authorization', v]), socket } } as unknown as FastifyRequest).bearerTokens;
+    const first = on('Bearer a.b.c');
+    assert.deepEqual(first, ['a.b.c']);
+    assert.deepEqual(on('Bearer a.b.c'), ['a.b.c']);
+    assert.deepEqual(on('Bearer a.b.d'), ['a.b.d'], 'one character changed');
+    assert.deepEqual(on('Bearer a.b.c, Bearer x'), ['a.b.c', 'x']);
+    assert.deepEqual(on('Basic Zm9v'), []);
+    assert.deepEqual(on('Bearer a.b.c', 'Bearer a.b.c', 'Bearer y', 'Bearer z'), ['a.b.c', 'a.b.c', 'y'], 'still the first three of all headers');
+    assert.deepEqual(on('Bearer a.b.c'), ['a.b.c']);
+    first.push('changed by a caller');
+    assert.deepEqual(on('Bearer a.b.c'), ['a.b.c'], 'what a caller does with the tokens it was given changes nothing kept');
+    // Another connection sending the same value reads it itself.
+    assert.deepEqual(bearerTokens('Bearer a.b.c'), ['a.b.c']);
+  });
 });
 
 describe('linear time: bodies and what is read from them before verification', () => {
