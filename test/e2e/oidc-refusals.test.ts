@@ -10,8 +10,8 @@ import { manualClock } from '../../src/shared/clock.js';
 import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/grants/refresh-token.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { createIdentity } from '../helpers/fixtures.js';
-import { discoverClient, loginToCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
+import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
+import { discoverClient, followCallback, loginToCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
 
 const MINUTE = 60_000;
 
@@ -82,6 +82,43 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     assert.equal((await exchange({ code: otherCode, code_verifier: client.randomPKCECodeVerifier() })).status, 400);
     assert.equal((await exchange({ code: otherCode, code_verifier: login.verifier, redirect_uri: 'http://127.0.0.1:9/auth/callback' })).status, 400);
     assert.equal((await exchange({ code: otherCode, code_verifier: other.verifier })).status, 200, 'two failures leave the code usable');
+  });
+
+  it('refuses a second primary login on an auth request already logged in, which goes on as the first left it', async () => {
+    await createIdentity(ctl.running.database, { name: 'bea', username: 'bea', password: 'bea-password' });
+    const started = await startLogin(ctl, config);
+    const first = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
+    assert.equal(first.status, 302, first.text);
+    for (const [username, password] of [['bob', 'bob-password'], ['bea', 'bea-password']]) {
+      const again = await postLogin(ctl, started.authRequestId, username!, password!);
+      assert.equal(again.status, 400, `${username}: ${again.text}`);
+      assert.equal(again.json().error, 'invalid_request');
+      assert.match(again.json().error_description, /already been logged in/);
+    }
+    const code = new URL(String(await followCallback(ctl, first.headers.location))).searchParams.get('code')!;
+    const tokens = await exchange({ code, code_verifier: started.verifier });
+    assert.equal(tokens.status, 200, tokens.text);
+    const me = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${tokens.json().access_token}` } });
+    assert.equal(me.json().data.name, 'bob', 'the request stayed the first login\'s');
+  });
+
+  it('keeps a partially authenticated request partial on another primary login, and bound to its identity', async () => {
+    const policy = await createAuthPolicy(ctl.running.database, (body) => (body.secondary.requireTotp = true));
+    await createIdentity(ctl.running.database, { name: 'tom', username: 'tom', password: 'tom-password', authPolicyId: policy });
+    const started = await startLogin(ctl, config);
+    const first = await postLogin(ctl, started.authRequestId, 'tom', 'tom-password');
+    assert.equal(first.status, 200, first.text);
+    const again = await postLogin(ctl, started.authRequestId, 'tom', 'tom-password');
+    assert.equal(again.status, 200, again.text);
+    assert.deepEqual(again.json().authQueries, first.json().authQueries, 'the same factor is still owed');
+    const other = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
+    assert.equal(other.status, 400, other.text);
+    assert.match(other.json().error_description, /belongs to another identity/);
+    const owing = await ctl.fetch(`/oidc/login/auth-queries?id=${encodeURIComponent(started.authRequestId)}`);
+    assert.equal(owing.status, 200, owing.text);
+    assert.deepEqual(owing.json().authQueries, first.json().authQueries, 'nothing changed');
+    const callback = await ctl.fetch(`/oidc/authorize/callback?id=${encodeURIComponent(started.authRequestId)}`);
+    assert.equal(callback.status, 400, 'still no code');
   });
 
   it('revokes the tokens of a code replayed after its attempts ran out, and says an unknown code is invalid', async () => {

@@ -42,7 +42,7 @@ export interface OidcFactorService {
 }
 
 export function createOidcFactorService(deps: {
-  provider: Pick<OidcProviderService, 'pendingAuthRequest' | 'login'>;
+  provider: Pick<OidcProviderService, 'pendingAuthRequest' | 'sealedAuthRequest' | 'login'>;
   extJwt: Pick<ExtJwtAuthenticator, 'secondary'>;
   oidc: OidcRepository;
   identities: Pick<IdentityRepository, 'findById'>;
@@ -114,7 +114,10 @@ export function createOidcFactorService(deps: {
 
     async login(authRequestId, credentials) {
       const tokens = credentials.bearerTokens ?? [];
-      const request = await deps.provider.pendingAuthRequest(authRequestId);
+      // Only a login that may answer an external JWT the request owes needs to know first how the store has it; any
+      // other primary login learns that from its own write (provider.login), and most requests are not stored yet.
+      const mayAnswerJwt = tokens.length > 0 || credentials.method === 'ext-jwt';
+      const request = mayAnswerJwt ? await deps.provider.pendingAuthRequest(authRequestId) : deps.provider.sealedAuthRequest(authRequestId);
       const owed = request.status === 'partially_authenticated' ? owedSigner(request) : undefined;
       if (owed && (tokens.length > 0 || credentials.method === 'ext-jwt')) return answerExtJwt(request, owed, tokens);
       const outcome = await deps.provider.login(request, credentials);

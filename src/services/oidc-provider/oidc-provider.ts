@@ -52,6 +52,12 @@ export interface OidcProviderService {
   /** A request still waiting for its login (started or partially authenticated); OAuthError otherwise. */
   pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest>;
   /**
+   * The request a public id stands for as sealed at the authorization endpoint, without reading the store (OAuthError
+   * when unknown or expired): for a primary login, which learns from its own write whether the request was logged in
+   * before (`login`), so the common login spares a read.
+   */
+  sealedAuthRequest(id: string | undefined): OidcAuthRequest;
+  /**
    * The controller-hosted callback (`/oidc/authorize/callback?id=`): a request whose factors are all answered gets
    * its one-time code, and the user agent the redirect to the client (RFC 6749 §4.1.2, RFC 9207 `iss`). Single-use.
    */
@@ -59,7 +65,8 @@ export interface OidcProviderService {
   /**
    * Primary login. With nothing outstanding: the redirect to the client with the code (RFC 6749 §4.1.2, RFC 9207
    * `iss`). With a secondary factor outstanding: the request, now partially authenticated, and what it still needs.
-   * `request` is the one `pendingAuthRequest` returned for the login's id.
+   * `request` is the one `pendingAuthRequest` or `sealedAuthRequest` returned for the login's id; a sealed one found
+   * already stored is taken as the store has it (partially authenticated: as above; further on: refused).
    */
   login(request: OidcAuthRequest, credentials: AuthenticationRequest): Promise<LoginOutcome>;
   /** The authorization_code grant (RFC 6749 §4.1.3, RFC 7636 §4.6). */
@@ -163,12 +170,21 @@ export function createOidcProviderService(deps: {
     return stored ? { ...stored, handle: sealed.handle } : sealed;
   }
 
+  const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
+
   async function pendingAuthRequest(id: string | undefined): Promise<OidcAuthRequest> {
     const request = await authRequestOf(id);
-    if (request.status !== 'started' && request.status !== 'partially_authenticated') {
-      throw new OAuthError('invalid_request', 'the auth request has already been logged in');
-    }
+    if (request.status !== 'started' && request.status !== 'partially_authenticated') throw alreadyLoggedIn();
     return request;
+  }
+
+  /**
+   * A primary login on a partially authenticated request never answers a secondary factor: the request stays partial
+   * with what it still needs. Another identity may not take over a request bound to the first one.
+   */
+  function primaryOnPartial(request: OidcAuthRequest, identityId: string): LoginOutcome {
+    if (request.identityId !== identityId) throw new OAuthError('invalid_request', 'the auth request belongs to another identity; start again');
+    return { kind: 'partially_authenticated', request, outstanding: request.outstanding };
   }
 
   /** The identity a code exchange or a refresh issues tokens to, if it may still act (RFC 6749 §5.2: invalid_grant). */
@@ -285,16 +301,12 @@ export function createOidcProviderService(deps: {
 
     pendingAuthRequest,
 
+    sealedAuthRequest,
+
     async login(request, credentials) {
       // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
       const { identity, authenticatorId } = await authentication.verifyPrimary(credentials);
-      const alreadyLoggedIn = () => new OAuthError('invalid_request', 'the auth request has already been logged in');
-      if (request.status === 'partially_authenticated') {
-        // A primary login never answers a secondary factor: the request stays partial with what it still needs.
-        // Another identity may not take over a request bound to the first one.
-        if (request.identityId !== identity.id) throw new OAuthError('invalid_request', 'the auth request belongs to another identity; start again');
-        return { kind: 'partially_authenticated', request, outstanding: request.outstanding };
-      }
+      if (request.status === 'partially_authenticated') return primaryOnPartial(request, identity.id);
       const now = clock.now();
       const outstanding = await authentication.secondaryFactors(identity);
       const loggedIn: OidcAuthRequest = {
@@ -312,7 +324,12 @@ export function createOidcProviderService(deps: {
         outstanding,
       };
       // Expired requests are deleted by the housekeeping sweep (services/housekeeping), not on the login path.
-      if (!(await oidc.insertAuthRequest(loggedIn))) throw alreadyLoggedIn();
+      if (!(await oidc.insertAuthRequest(loggedIn))) {
+        // Logged in before (a request read from its sealed id alone) or meanwhile (a login racing this one).
+        const stored = await oidc.findAuthRequest(request.id);
+        if (stored?.status === 'partially_authenticated') return primaryOnPartial({ ...stored, handle: request.handle }, identity.id);
+        throw alreadyLoggedIn();
+      }
       if (outstanding.length > 0) return { kind: 'partially_authenticated', request: loggedIn, outstanding };
       return { kind: 'authenticated', location: callbackLocation(loggedIn) };
     },
