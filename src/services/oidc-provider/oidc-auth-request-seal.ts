@@ -8,10 +8,15 @@
  *
  * Every controller sharing a store must share the secrets key (edge.totp.encryptionKeyFile), as for TOTP secrets,
  * so that a login may continue at another controller.
+ *
+ * A login opens its id two or three times (login page, login, callback), each an AES-GCM decryption and a parse: the
+ * requests this controller sealed or opened lately are kept opened, by id, in a bounded LRU. An id is only ever
+ * answered with what opening that same id gives, so the cache changes no answer.
  */
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { hashToken } from '../../crypto/secrets.js';
 import { OIDC_CLIENT_ID, type OidcAuthRequest } from '../../domain/oidc.js';
+import { createLru } from '../../shared/lru.js';
 
 /** Additional data bound into every seal: a value sealed for another purpose never opens as an auth request. */
 const CONTEXT = 'oidc-auth-request v1';
@@ -42,7 +47,40 @@ export const authRequestKey = (handle: string) => hashToken(handle);
 const text = (value: unknown): value is string => typeof value === 'string';
 const textOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
 
-export function createAuthRequestSeal(box: SecretBox): AuthRequestSeal {
+/** Requests kept opened: a few KiB each, so a full cache holds some megabytes. */
+const DEFAULT_OPENED_CACHE_SIZE = 4096;
+
+/** An empty list that cannot be added to: a cached request is shared, and nothing may change it for the others. */
+const none = <T>(): T[] => Object.freeze([] as T[]) as T[];
+
+/** The started request that `handle` seals, frozen: cached copies are handed to every caller. */
+function startedRequest(handle: string, { r, s, st, n, cc, i, a, c, e }: SealedFields): OidcAuthRequest {
+  return Object.freeze({
+    id: authRequestKey(handle),
+    handle,
+    clientId: OIDC_CLIENT_ID,
+    redirectUri: r,
+    scope: s,
+    state: st ?? null,
+    nonce: n ?? null,
+    codeChallenge: cc,
+    method: 'S256',
+    issuer: i,
+    identityId: null,
+    amr: none<string>(),
+    status: 'started',
+    outstanding: none<OidcAuthRequest['outstanding'][number]>(),
+    codeExpiresAt: null,
+    apiSessionId: a,
+    authTime: null,
+    configTypes: none<string>(),
+    createdAt: new Date(c),
+    expiresAt: new Date(e),
+  });
+}
+
+export function createAuthRequestSeal(box: SecretBox, openedCacheSize = DEFAULT_OPENED_CACHE_SIZE): AuthRequestSeal {
+  const opened = createLru<string, OidcAuthRequest>(openedCacheSize);
   return {
     seal(request) {
       const fields: SealedFields = {
@@ -56,10 +94,14 @@ export function createAuthRequestSeal(box: SecretBox): AuthRequestSeal {
         c: request.createdAt.getTime(),
         e: request.expiresAt.getTime(),
       };
-      return box.seal(JSON.stringify(fields), CONTEXT);
+      const handle = box.seal(JSON.stringify(fields), CONTEXT);
+      opened.set(handle, startedRequest(handle, fields));
+      return handle;
     },
 
     open(handle) {
+      const known = opened.get(handle);
+      if (known !== undefined) return known;
       let fields: Partial<SealedFields>;
       try {
         fields = JSON.parse(box.open(handle, CONTEXT)) as Partial<SealedFields>;
@@ -69,28 +111,9 @@ export function createAuthRequestSeal(box: SecretBox): AuthRequestSeal {
       const { r, s, st, n, cc, i, a, c, e } = fields;
       if (!text(r) || !text(s) || !textOrNull(st) || !textOrNull(n) || !text(cc) || !text(i) || !text(a)) return undefined;
       if (typeof c !== 'number' || typeof e !== 'number') return undefined;
-      return {
-        id: authRequestKey(handle),
-        handle,
-        clientId: OIDC_CLIENT_ID,
-        redirectUri: r,
-        scope: s,
-        state: st ?? null,
-        nonce: n ?? null,
-        codeChallenge: cc,
-        method: 'S256',
-        issuer: i,
-        identityId: null,
-        amr: [],
-        status: 'started',
-        outstanding: [],
-        codeExpiresAt: null,
-        apiSessionId: a,
-        authTime: null,
-        configTypes: [],
-        createdAt: new Date(c),
-        expiresAt: new Date(e),
-      };
+      const request = startedRequest(handle, { r, s, st: st ?? null, n: n ?? null, cc, i, a, c, e });
+      opened.set(handle, request);
+      return request;
     },
   };
 }
