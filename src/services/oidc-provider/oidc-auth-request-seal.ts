@@ -61,8 +61,8 @@ function startedRequest(handle: string, { r, s, st, n, cc, i, a, c, e }: SealedF
     clientId: OIDC_CLIENT_ID,
     redirectUri: r,
     scope: s,
-    state: st ?? null,
-    nonce: n ?? null,
+    state: st,
+    nonce: n,
     codeChallenge: cc,
     method: 'S256',
     issuer: i,
@@ -111,7 +111,7 @@ export function createAuthRequestSeal(box: SecretBox, openedCacheSize = DEFAULT_
       const { r, s, st, n, cc, i, a, c, e } = fields;
       if (!text(r) || !text(s) || !textOrNull(st) || !textOrNull(n) || !text(cc) || !text(i) || !text(a)) return undefined;
       if (typeof c !== 'number' || typeof e !== 'number') return undefined;
-      const request = startedRequest(handle, { r, s, st: st ?? null, n: n ?? null, cc, i, a, c, e });
+      const request = startedRequest(handle, { r, s, st, n, cc, i, a, c, e });
       opened.set(handle, request);
       return request;
     },

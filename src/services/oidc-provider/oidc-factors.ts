@@ -119,7 +119,7 @@ export function createOidcFactorService(deps: {
       const mayAnswerJwt = tokens.length > 0 || credentials.method === 'ext-jwt';
       const request = mayAnswerJwt ? await deps.provider.pendingAuthRequest(authRequestId) : deps.provider.sealedAuthRequest(authRequestId);
       const owed = request.status === 'partially_authenticated' ? owedSigner(request) : undefined;
-      if (owed && (tokens.length > 0 || credentials.method === 'ext-jwt')) return answerExtJwt(request, owed, tokens);
+      if (owed && mayAnswerJwt) return answerExtJwt(request, owed, tokens);
       const outcome = await deps.provider.login(request, credentials);
       const nowOwed = outcome.kind === 'partially_authenticated' ? owedSigner(outcome.request) : undefined;
       if (outcome.kind !== 'partially_authenticated' || !nowOwed || tokens.length === 0) return outcome;
