@@ -38,35 +38,30 @@ export function presentedCredentials(request: Pick<FastifyRequest, 'raw'>): Pres
   return { sessionToken, bearerTokens, ...(clientCertificate ? { clientCertificate } : {}) };
 }
 
-// The session token each connection sent last, with its SHA-256: an SDK sends the same token on every request of a
-// connection, and hashing it was a tenth of such a request's work. A token is only ever compared with one sent
-// earlier on the same connection, so the comparison tells a client nothing it did not send itself.
-const lastTokens = new WeakMap<Socket, { token: string; hash: string }>();
-
-// Likewise the Authorization value each connection sent last, with the Bearer tokens read from it. Besides sparing the
-// scan of an access token (some 800 characters) on every request, the same token strings come back each time, and
-// V8 keeps a string's hash on the string: the verified-token cache finds them without hashing them again.
-const lastAuthorizations = new WeakMap<Socket, { value: string; tokens: readonly string[] }>();
-
-/** The Bearer tokens of one Authorization value sent on `socket`: those read before when it sent the same value. */
-function bearerTokensOnConnection(socket: Socket | null, value: string): readonly string[] {
-  const last = socket === null ? undefined : lastAuthorizations.get(socket);
-  if (last !== undefined && last.value === value) return last.tokens;
-  const tokens: string[] = [];
-  readBearerTokens(value, tokens);
-  if (socket !== null) lastAuthorizations.set(socket, { value, tokens: Object.freeze(tokens) });
-  return tokens;
+/**
+ * `derive(value)` for a value sent on a connection, kept with the value the connection sent last: an SDK sends the same
+ * credential on every request of a connection. A value is only ever compared with one sent earlier on the same
+ * connection, so the comparison tells a client nothing it did not send itself.
+ */
+function lastOnConnection<T>(derive: (value: string) => T): (socket: Socket | null, value: string) => T {
+  const last = new WeakMap<Socket, { value: string; derived: T }>();
+  return (socket, value) => {
+    if (socket === null) return derive(value);
+    const kept = last.get(socket);
+    if (kept !== undefined && kept.value === value) return kept.derived;
+    const derived = derive(value);
+    last.set(socket, { value, derived });
+    return derived;
+  };
 }
 
-/** The SHA-256 of `token`, sent on `socket`: the one kept when the connection sent the same token before. */
-function tokenHashOnConnection(socket: Socket | null, token: string): string {
-  if (socket === null) return hashToken(token);
-  const last = lastTokens.get(socket);
-  if (last !== undefined && last.token === token) return last.hash;
-  const hash = hashToken(token);
-  lastTokens.set(socket, { token, hash });
-  return hash;
-}
+// The session token's SHA-256: hashing it was a tenth of a polling request's work.
+const tokenHashOnConnection = lastOnConnection(hashToken);
+
+// The Bearer tokens of an Authorization value: besides sparing the scan of an access token (some 800 characters) on
+// every request, the same token strings come back each time, and V8 keeps a string's hash on the string, so the
+// verified-token cache finds them without hashing them again.
+const bearerTokensOnConnection = lastOnConnection(bearerTokensOf);
 
 /**
  * One `Bearer <token>` item of a comma-separated Authorization value: it starts the value or follows a comma, and ends
@@ -78,12 +73,14 @@ function tokenHashOnConnection(socket: Socket | null, token: string): string {
  */
 const BEARER_ITEM = /(?:^|,)\s*bearer\s+(?=([^\s,]+))\1\s*(?=,|$)/gi;
 
-/** Appends to `tokens`, up to MAX_BEARER_TOKENS, the token of every `Bearer <token>` item of `value`, in order. */
-function readBearerTokens(value: string, tokens: string[]): void {
+/** The tokens of the first MAX_BEARER_TOKENS `Bearer <token>` items of `value`, in order (frozen: they are kept). */
+function bearerTokensOf(value: string): readonly string[] {
+  const tokens: string[] = [];
   for (const match of value.matchAll(BEARER_ITEM)) {
-    if (tokens.length >= MAX_BEARER_TOKENS) return;
+    if (tokens.length >= MAX_BEARER_TOKENS) break;
     tokens.push(match[1] as string);
   }
+  return Object.freeze(tokens);
 }
 
 /**
