@@ -7,7 +7,8 @@
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
 //  5. legacy password logins and complete OIDC PKCE logins per second against raw argon2id verifications per second
 //     at the same parameters, in alternating rounds after a warm-up (PKCE logins loaded by wrk when installed:
-//     pkce-wrk.mjs),
+//     pkce-wrk.mjs), with where a login's CPU goes (the controller's main thread, its other threads, PostgreSQL,
+//     the load generator: cpu-budget.mjs),
 //  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
@@ -25,6 +26,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor, wrk } from './bench/lib.mjs';
 import { pkceLoginsWithWrk } from './bench/pkce-wrk.mjs';
+import { describeBudget, medianCpu, withCpuPerUnit } from './bench/cpu-budget.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -139,10 +141,13 @@ try {
   // measure a controller that has been logging people in for a while, as a running one has.
   await passwordLogins(LOGIN_WARM_UP_S);
   await pkceLogins(LOGIN_WARM_UP_S);
+  // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
+  // CPU per verify is read as the load generator's.
+  const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
   for (let round = 0; round < Math.min(rounds, 3); round++) {
-    loginRuns.push(await passwordLogins(loadOptions.seconds));
-    argonRuns.push(await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]));
-    pkceRuns.push(await pkceLogins());
+    loginRuns.push(await withCpuPerUnit(targets, async () => { const r = await passwordLogins(loadOptions.seconds); return { ...r, units: r.requests }; }));
+    argonRuns.push(await withCpuPerUnit(targets, async () => { const r = await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]); return { ...r, units: r.verifies }; }));
+    pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
   }
   const logins = median(loginRuns.map((r) => r.rps));
   const argon = median(argonRuns.map((r) => r.rps));
@@ -150,6 +155,10 @@ try {
   row('password logins/s, svc / raw argon2id verify/s (same params)', `${logins.toFixed(1)} / ${argon.toFixed(1)} = ${(logins / argon).toFixed(2)}`);
   row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s`, `${pkce.toFixed(1)} / ${argon.toFixed(1)} = ${(pkce / argon).toFixed(2)}`);
   row('logins per round: password, PKCE, raw argon2id', loginRuns.map((r, i) => `${r.rps.toFixed(0)}/${pkceRuns[i].logins.toFixed(0)}/${argonRuns[i].rps.toFixed(0)}`).join(', '));
+  const argonMs = median(argonRuns.map((r) => r.cpu.generator));
+  row('raw argon2id CPU per verify (baseline process)', `${argonMs.toFixed(2)} ms`);
+  row('CPU per password login (ms)', describeBudget(medianCpu(loginRuns.map((r) => r.cpu), median), argonMs));
+  row('CPU per PKCE login (ms)', describeBudget(medianCpu(pkceRuns.map((r) => r.cpu), median), argonMs));
   const failed = loginRuns.reduce((n, r) => n + r.errors, 0) + pkceRuns.reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
   // OIDC refresh grants per second, then the access token as an API credential.

@@ -15,4 +15,4 @@ async function worker() {
 }
 const started = Date.now();
 await Promise.all(Array.from({ length: Number(concurrency) }, worker));
-process.stdout.write(JSON.stringify({ rps: done / ((Date.now() - started) / 1000) }));
+process.stdout.write(JSON.stringify({ rps: done / ((Date.now() - started) / 1000), verifies: done }));

@@ -54,18 +54,18 @@ async function measure(work) {
       }
     }),
   );
-  return done / ((Date.now() - started) / 1000);
+  return { rate: done / ((Date.now() - started) / 1000), done };
 }
 
 if (what === 'logins') {
-  const logins = await measure(() => login());
+  const { rate: logins, done: units } = await measure(() => login());
   agent.destroy();
-  process.stdout.write(JSON.stringify({ logins }));
+  process.stdout.write(JSON.stringify({ logins, units }));
   process.exit(0);
 }
 // Each worker starts from a refresh token of its own, obtained before the clock starts.
 const seeds = await Promise.all(Array.from({ length: Number(concurrency) }, () => login()));
-const refreshes = await measure(async (state) => {
+const { rate: refreshes } = await measure(async (state) => {
   state.refresh ??= seeds[state.worker].refresh_token;
   const res = await call('POST', '/oidc/token', { body: form({ grant_type: 'refresh_token', refresh_token: state.refresh, client_id: 'svc' }), type: 'application/x-www-form-urlencoded' });
   if (res.status !== 200) throw new Error(`refresh failed: ${res.text}`);

@@ -72,7 +72,7 @@ end
 `;
 }
 
-/** Resolves {logins (per second), failures}; `wrk` is the path of the wrk binary. */
+/** Resolves {logins (per second), units (logins completed), failures}; `wrk` is the path of the wrk binary. */
 export function pkceLoginsWithWrk(wrk, origin, { flows, seconds, username, password, scratch }) {
   const file = join(scratch, `pkce-${randomBytes(4).toString('hex')}.lua`);
   writeFileSync(file, script(flows, username, password));
@@ -83,7 +83,7 @@ export function pkceLoginsWithWrk(wrk, origin, { flows, seconds, username, passw
     child.on('exit', (code) => {
       const m = /pkce-logins (\d+) failures (\d+) seconds ([\d.]+)/.exec(out);
       if (code !== 0 || !m) return reject(new Error(`wrk PKCE run failed: ${out}`));
-      resolve({ logins: Number(m[1]) / Number(m[3]), failures: Number(m[2]) });
+      resolve({ logins: Number(m[1]) / Number(m[3]), units: Number(m[1]), failures: Number(m[2]) });
     });
   });
 }

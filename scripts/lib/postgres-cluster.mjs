@@ -1,7 +1,7 @@
 // A throwaway PostgreSQL cluster for the test suite and the benchmarks: initdb and pg_ctl (as the `postgres` user
 // when run as root) in a temporary folder, on a free loopback port, without fsync; `stop()` removes it all.
 import { spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chownSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -46,6 +46,10 @@ export async function startThrowawayCluster(bin) {
   );
   return {
     url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    /** The postmaster's process id (its backends run under it): for the benchmark's CPU accounting. */
+    get pid() {
+      return Number(readFileSync(join(dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    },
     stop() {
       try {
         asPostgresUser(`${bin}/pg_ctl -D ${dir}/data -m fast -w stop >/dev/null`);
