@@ -23,7 +23,8 @@ import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { cpuMs, freePort, generatorName, measured as loadMeasured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+import { processCpuMs } from './cpu-budget.mjs';
+import { freePort, generatorName, measured as loadMeasured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -169,9 +170,9 @@ try {
   row(`first GET /identities/{id}/services?limit=100 of each of ${cold.length} identities, 1 client: p50 / p99`, `${pct(cold, 50).toFixed(1)} ms / ${pct(cold, 99).toFixed(1)} ms`);
   // CPU per request: what each server spends, apart from the clients sharing the machine with it.
   const withCpu = async (pid, run) => {
-    const before = cpuMs(pid);
+    const before = processCpuMs(pid);
     const result = await run();
-    return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.rps * seconds) };
+    return { ...result, cpuUs: ((processCpuMs(pid) - before) * 1000) / Math.max(1, result.rps * seconds) };
   };
   const measured = await withCpu(child.pid, () => latencies(servicesOf, ca, headers));
   const baseline = await withCpu(bare.pid, () => latencies(() => `https://127.0.0.1:${barePort}/version`, ca, {}));

@@ -11,13 +11,16 @@ const TICK_MS = 10;
 /** The fields of a /proc stat file after the command name: [0] is the state, [11..14] utime, stime, cutime, cstime. */
 function statOf(path) {
   try {
-    return readFileSync(path, 'utf8').split(') ')[1].split(' ');
+    const text = readFileSync(path, 'utf8');
+    return text.slice(text.lastIndexOf(')') + 2).split(' '); // the name may itself hold ") "
   } catch {
     return undefined; // the process or thread ended between the listing and the read
   }
 }
 
 const own = (fields) => (fields ? (Number(fields[11]) + Number(fields[12])) * TICK_MS : 0);
+/** CPU time (user + system, ms) a process has used so far, all its threads; 0 once it has ended. */
+export const processCpuMs = (pid) => own(statOf(`/proc/${pid}/stat`));
 const reaped = (fields) => (fields ? (Number(fields[13]) + Number(fields[14])) * TICK_MS : 0);
 
 /**
@@ -51,7 +54,7 @@ function treeMs(root) {
 export function cpuSnapshot({ controllerPid, postgresPid }) {
   return {
     main: own(statOf(`/proc/${controllerPid}/task/${controllerPid}/stat`)),
-    controller: own(statOf(`/proc/${controllerPid}/stat`)),
+    controller: processCpuMs(controllerPid),
     postgres: postgresPid === undefined ? undefined : treeMs(postgresPid),
     children: reaped(statOf('/proc/self/stat')),
   };

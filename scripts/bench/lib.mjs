@@ -6,6 +6,7 @@ import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
+import { processCpuMs } from './cpu-budget.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 
@@ -76,11 +77,6 @@ export function rssMiB(pid) {
   return kb / 1024;
 }
 
-/** CPU time (user + system) a process has used so far, in ms, from /proc (Linux); clock ticks are 1/100 s. */
-export function cpuMs(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 // wrk (C, epoll) loads a server far harder than a Node client can; without it the Node generator's own TLS cost
 // caps both runs and the ratio says little. `apt-get install wrk` for meaningful figures.
@@ -124,9 +120,9 @@ export function load(url, ca, { connections, seconds, method = 'GET', body, head
 
 /** A load run with the server's CPU per request: steadier than req/s on a machine shared with others. */
 export async function measured(url, ca, pid, options) {
-  const before = cpuMs(pid);
+  const before = processCpuMs(pid);
   const result = await load(url, ca, options);
-  return { ...result, cpuUs: ((cpuMs(pid) - before) * 1000) / Math.max(1, result.requests) };
+  return { ...result, cpuUs: ((processCpuMs(pid) - before) * 1000) / Math.max(1, result.requests) };
 }
 
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
