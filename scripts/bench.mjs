@@ -8,7 +8,8 @@
 //  5. legacy password logins and complete OIDC PKCE logins per second against raw argon2id verifications per second
 //     at the same parameters, in alternating rounds after a warm-up (PKCE logins loaded by wrk when installed:
 //     pkce-wrk.mjs), with where a login's CPU goes (the controller's main thread, its other threads, PostgreSQL,
-//     the load generator: cpu-budget.mjs),
+//     the load generator: cpu-budget.mjs), and the same PKCE flow on bare Fastify with argon2id at the login and
+//     nothing else (bare-pkce.mjs, with wrk): what this machine allows the flow,
 //  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
@@ -68,6 +69,8 @@ function outputOf(args) {
   });
 }
 const jsonOf = async (args) => JSON.parse(await outputOf(args));
+/** Resolves {child, port} once a baseline server of ours prints "ready <port>". */
+const baselineServer = (child) => new Promise((resolve) => child.stdout.on('data', (c) => resolve({ child, port: Number(/ready (\d+)/.exec(String(c))[1]) })));
 
 /** Alternates load rounds on svc and the baseline; reports medians of req/s and CPU per request. */
 async function compare(label, svcTarget, bareTarget) {
@@ -112,8 +115,7 @@ try {
   // The baseline: bare Fastify with the same certificate, answering the version document.
   const payloadFile = join(home, 'payload.json');
   writeFileSync(payloadFile, cold.text);
-  const bare = spawn(process.execPath, [join(root, 'scripts/bench/bare-fastify.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), payloadFile], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const barePort = await new Promise((resolve) => bare.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
+  const { child: bare, port: barePort } = await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-fastify.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), payloadFile], { stdio: ['ignore', 'pipe', 'inherit'] }));
   const bareTarget = { url: `https://127.0.0.1:${barePort}/version`, ca, pid: bare.pid };
 
   // 3. An anonymous informational route.
@@ -141,6 +143,12 @@ try {
   // measure a controller that has been logging people in for a while, as a running one has.
   await passwordLogins(LOGIN_WARM_UP_S);
   await pkceLogins(LOGIN_WARM_UP_S);
+  // The PKCE flow's own baseline (with wrk): the same four requests on bare Fastify, argon2id at the login and nothing
+  // else (bare-pkce.mjs), so the figure can be read against what this machine allows the flow.
+  const barePkce = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-pkce.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
+  const barePkceLogins = (seconds = loadOptions.seconds) => pkceLoginsWithWrk(wrk, `https://127.0.0.1:${barePkce.port}`, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home });
+  if (barePkce) await barePkceLogins(LOGIN_WARM_UP_S / 2);
+  const barePkceRuns = [];
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
@@ -148,7 +156,9 @@ try {
     loginRuns.push(await withCpuPerUnit(targets, async () => { const r = await passwordLogins(loadOptions.seconds); return { ...r, units: r.requests }; }));
     argonRuns.push(await withCpuPerUnit(targets, async () => { const r = await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]); return { ...r, units: r.verifies }; }));
     pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
+    if (barePkce) barePkceRuns.push(await withCpuPerUnit({ controllerPid: barePkce.child.pid }, () => barePkceLogins()));
   }
+  if (barePkce) await stop(barePkce.child);
   const logins = median(loginRuns.map((r) => r.rps));
   const argon = median(argonRuns.map((r) => r.rps));
   const pkce = median(pkceRuns.map((r) => r.logins));
@@ -159,6 +169,11 @@ try {
   row('raw argon2id CPU per verify (baseline process)', `${argonMs.toFixed(2)} ms`);
   row('CPU per password login (ms)', describeBudget(medianCpu(loginRuns.map((r) => r.cpu), median), argonMs));
   row('CPU per PKCE login (ms)', describeBudget(medianCpu(pkceRuns.map((r) => r.cpu), median), argonMs));
+  if (barePkce) {
+    const bareFlows = median(barePkceRuns.map((r) => r.logins));
+    row('PKCE flow on bare Fastify (argon2id only) / raw argon2id', `${bareFlows.toFixed(1)} / ${argon.toFixed(1)} = ${(bareFlows / argon).toFixed(2)}`);
+    row('CPU per bare PKCE flow (ms)', describeBudget(medianCpu(barePkceRuns.map((r) => r.cpu), median), argonMs));
+  }
   const failed = loginRuns.reduce((n, r) => n + r.errors, 0) + pkceRuns.reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
   // OIDC refresh grants per second, then the access token as an API credential.

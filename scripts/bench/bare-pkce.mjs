@@ -1,0 +1,42 @@
+// Baseline for the PKCE login figure of `npm run bench`: the four requests of a complete PKCE login (authorization
+// request, password login, callback, code exchange) on a bare Fastify 5 HTTPS server with the same certificate, with
+// one argon2id verification at the login (svc's parameters) and nothing else: no store, no checks, no signing. Its
+// redirects and answers have the sizes of svc's, so the same wrk script walks it. What it reaches against the raw
+// argon2id rate is what this machine allows the flow with none of svc's own work. Prints "ready <port>".
+import { hash, verify } from '@node-rs/argon2';
+import Fastify from 'fastify';
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+
+const [certFile, keyFile] = process.argv.slice(2);
+// Must match src/crypto/passwords.ts (as scripts/bench/argon2-rate.mjs does).
+const encoded = await hash('bench-password', { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+/** A random base64url string of `chars` characters: ids, codes and tokens of svc's lengths. */
+const random = (chars) => randomBytes(Math.ceil((chars * 3) / 4)).toString('base64url').slice(0, chars);
+
+const app = Fastify({ https: { cert: readFileSync(certFile), key: readFileSync(keyFile) } });
+app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => done(null, Object.fromEntries(new URLSearchParams(body))));
+const origin = () => `https://${app.server.address().address}:${app.server.address().port}`;
+
+app.get('/oidc/authorization', async (_request, reply) => reply.redirect(`${origin()}/oidc/login/username?authRequestID=${random(390)}`, 302));
+app.post('/oidc/login/password', async (request, reply) => {
+  const { authRequestId, password } = request.body;
+  if (!(await verify(encoded, String(password)))) return reply.code(401).send({ error: 'invalid credentials' });
+  return reply.redirect(`${origin()}/oidc/authorize/callback?id=${encodeURIComponent(authRequestId)}`, 302);
+});
+app.get('/oidc/authorize/callback', async (_request, reply) =>
+  reply.header('cache-control', 'no-store').redirect(`http://127.0.0.1:9/auth/callback?code=${random(43)}&state=s&iss=${encodeURIComponent(`${origin()}/oidc`)}`, 302),
+);
+app.post('/oidc/token', async (_request, reply) =>
+  reply.header('cache-control', 'no-store').send({
+    access_token: random(678),
+    id_token: random(506),
+    token_type: 'Bearer',
+    expires_in: 1800,
+    scope: 'openid offline_access',
+    refresh_token: random(43),
+  }),
+);
+await app.listen({ host: '127.0.0.1', port: 0 });
+process.stdout.write(`ready ${app.server.address().port}\n`);
+process.on('SIGTERM', () => app.close().then(() => process.exit(0)));
