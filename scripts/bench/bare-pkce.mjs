@@ -3,14 +3,15 @@
 // one argon2id verification at the login (svc's parameters) and nothing else: no store, no checks, no signing. Its
 // redirects and answers have the sizes of svc's, so the same wrk script walks it. What it reaches against the raw
 // argon2id rate is what this machine allows the flow with none of svc's own work. Prints "ready <port>".
-import { hash, verify } from '@node-rs/argon2';
+import { verify } from '@node-rs/argon2';
+import { hashPassword } from '../../dist/crypto/passwords.js';
 import Fastify from 'fastify';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 
 const [certFile, keyFile] = process.argv.slice(2);
-// Must match src/crypto/passwords.ts (as scripts/bench/argon2-rate.mjs does).
-const encoded = await hash('bench-password', { algorithm: 2, memoryCost: 19_456, timeCost: 2, parallelism: 1 });
+// The hash svc itself makes (src/crypto/passwords.ts), so the parameters are svc's.
+const encoded = await hashPassword('bench-password');
 /** A random base64url string of `chars` characters: ids, codes and tokens of svc's lengths. */
 const random = (chars) => randomBytes(Math.ceil((chars * 3) / 4)).toString('base64url').slice(0, chars);
 
