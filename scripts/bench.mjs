@@ -132,10 +132,9 @@ try {
   const pkceRuns = [];
   const argonRuns = [];
   const oidcArgs = (what, seconds = values.seconds) => [join(root, 'scripts/bench/oidc-flows.mjs'), origin, ca, values.connections, String(seconds), 'admin', 'bench-password', what];
-  const pkceLogins = (seconds = loadOptions.seconds) =>
-    wrk
-      ? pkceLoginsWithWrk(wrk, origin, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home })
-      : jsonOf(oidcArgs('logins', seconds));
+  /** PKCE flows walked by wrk against `target` (svc, or the bare flow below). */
+  const wrkPkceFlows = (target, seconds) => pkceLoginsWithWrk(wrk, target, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home });
+  const pkceLogins = (seconds = loadOptions.seconds) => (wrk ? wrkPkceFlows(origin, seconds) : jsonOf(oidcArgs('logins', seconds)));
   const passwordLogins = (seconds) =>
     load(`${origin}/edge/client/v1/authenticate?method=password`, ca, { ...loadOptions, seconds, method: 'POST', body: JSON.stringify({ username: 'admin', password: 'bench-password' }), scratch: home });
   // Logins come at ~150/s, not the thousands of requests/s of the routes above, so their code takes seconds to be
@@ -146,7 +145,7 @@ try {
   // The PKCE flow's own baseline (with wrk): the same four requests on bare Fastify, argon2id at the login and nothing
   // else (bare-pkce.mjs), so the figure can be read against what this machine allows the flow.
   const barePkce = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-pkce.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
-  const barePkceLogins = (seconds = loadOptions.seconds) => pkceLoginsWithWrk(wrk, `https://127.0.0.1:${barePkce.port}`, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home });
+  const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${barePkce.port}`, seconds);
   if (barePkce) await barePkceLogins(LOGIN_WARM_UP_S / 2);
   const barePkceRuns = [];
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
