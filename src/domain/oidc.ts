@@ -11,15 +11,16 @@ import type { OutstandingFactor } from './auth-policy.js';
  * The spec's states: started, partially authenticated (primary login accepted, a secondary factor outstanding),
  * code issued, tokens issued; and between the last factor and the code, `authenticated`: every factor answered, the
  * user agent on its way to the controller's callback (`/oidc/authorize/callback`), which issues the code once.
- * A `started` request exists only in its sealed id (services/oidc-provider/oidc-auth-request-seal.ts); the store holds a request
- * from its primary login on.
+ * A `started` request exists only in its sealed id (services/oidc-provider/oidc-auth-request-seal.ts); the store holds
+ * a request only while it owes a secondary factor and until its callback. A login that owes none goes from started to
+ * code issued in its sealed code, and to tokens issued when the code's session is stored (decision 0046).
  */
 export type AuthRequestStatus = 'started' | 'partially_authenticated' | 'authenticated' | 'code_issued' | 'tokens_issued';
 
 export interface OidcAuthRequest {
   /** The store key (a UUID inside the sealed public id). */
   id: string;
-  /** The public id (`authRequestID`): the sealed request; empty when the request was found by its code. */
+  /** The public id (`authRequestID`): the sealed request; empty for a request read from the store. */
   handle: string;
   clientId: string;
   redirectUri: string;

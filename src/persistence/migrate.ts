@@ -23,6 +23,7 @@ import { severalControllers } from './migrations/0018-several-controllers.js';
 import { certificateAuthorities } from './migrations/0019-certificate-authorities.js';
 import { routerAndSessionCertificates } from './migrations/0020-router-and-session-certificates.js';
 import { oidcSessionAuthenticator } from './migrations/0021-oidc-session-authenticator.js';
+import { oidcCodeRefusals } from './migrations/0022-oidc-code-refusals.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -45,6 +46,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0019-certificate-authorities': certificateAuthorities,
   '0020-router-and-session-certificates': routerAndSessionCertificates,
   '0021-oidc-session-authenticator': oidcSessionAuthenticator,
+  '0022-oidc-code-refusals': oidcCodeRefusals,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

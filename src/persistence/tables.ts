@@ -207,7 +207,11 @@ export interface ExternalJwtSignersTable {
   updated_at: string;
 }
 
-/** An OIDC authorization request (RFC 6749 §4.1.1) and, once logged in, its one-time code (SHA-256 only). */
+/**
+ * An OIDC authorization request (RFC 6749 §4.1.1) stored while it waits for a secondary factor (a request needing
+ * none lives only in its sealed id and then in its sealed code: decision 0046). `code_hash` and `code_attempts` are
+ * no longer written (codes are sealed, their refusals counted in oidc_code_refusals).
+ */
 export interface OidcAuthRequestsTable {
   id: string;
   client_id: string;
@@ -238,6 +242,13 @@ export interface OidcAuthRequestsTable {
   authenticator_id: string | null;
   ip_address: string | null;
   created_at: string;
+  expires_at: string;
+}
+
+/** The refusals of one authorization code, by the session id sealed into it (migration 0022, decision 0046). */
+export interface OidcCodeRefusalsTable {
+  session_id: string;
+  refusals: number;
   expires_at: string;
 }
 
@@ -483,6 +494,7 @@ export interface Tables {
   usernames: UsernamesTable;
   audit_log: AuditLogTable;
   oidc_auth_requests: OidcAuthRequestsTable;
+  oidc_code_refusals: OidcCodeRefusalsTable;
   oidc_sessions: OidcSessionsTable;
   oidc_refresh_tokens: OidcRefreshTokensTable;
   oidc_signing_keys: OidcSigningKeysTable;

@@ -84,25 +84,29 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     assert.equal((await exchange({ code: otherCode, code_verifier: other.verifier })).status, 200, 'two failures leave the code usable');
   });
 
-  it('refuses a second primary login on an auth request already logged in, which goes on as the first left it', async () => {
+  it('gives each primary login on one auth request a code and session of its own, each code redeemed once', async () => {
     await createIdentity(ctl.running.database, { name: 'bea', username: 'bea', password: 'bea-password' });
     const started = await startLogin(ctl, config);
-    const first = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
-    assert.equal(first.status, 302, first.text);
-    for (const [username, password] of [['bob', 'bob-password'], ['bea', 'bea-password']]) {
-      const again = await postLogin(ctl, started.authRequestId, username!, password!);
-      assert.equal(again.status, 400, `${username}: ${again.text}`);
-      assert.equal(again.json().error, 'invalid_request');
-      assert.match(again.json().error_description, /already been logged in/);
+    const logins = [await postLogin(ctl, started.authRequestId, 'bob', 'bob-password'), await postLogin(ctl, started.authRequestId, 'bea', 'bea-password')];
+    const codes: string[] = [];
+    for (const login of logins) {
+      assert.equal(login.status, 302, login.text);
+      codes.push(new URL(String(await followCallback(ctl, login.headers.location))).searchParams.get('code')!);
     }
-    const code = new URL(String(await followCallback(ctl, first.headers.location))).searchParams.get('code')!;
-    const tokens = await exchange({ code, code_verifier: started.verifier });
-    assert.equal(tokens.status, 200, tokens.text);
-    const me = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${tokens.json().access_token}` } });
-    assert.equal(me.json().data.name, 'bob', 'the request stayed the first login\'s');
+    assert.notEqual(codes[0], codes[1]);
+    const names: string[] = [];
+    for (const code of codes) {
+      const tokens = await exchange({ code, code_verifier: started.verifier });
+      assert.equal(tokens.status, 200, tokens.text);
+      const me = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${tokens.json().access_token}` } });
+      names.push(me.json().data.name);
+      const again = await exchange({ code, code_verifier: started.verifier });
+      assert.match(again.json().error_description, /already been used/);
+    }
+    assert.deepEqual(names, ['bob', 'bea'], 'each login is its own identity\'s');
   });
 
-  it('keeps a partially authenticated request partial on another primary login, and bound to its identity', async () => {
+  it('keeps a partially authenticated request partial, and bound to its identity, on another primary login', async () => {
     const policy = await createAuthPolicy(ctl.running.database, (body) => (body.secondary.requireTotp = true));
     await createIdentity(ctl.running.database, { name: 'tom', username: 'tom', password: 'tom-password', authPolicyId: policy });
     const started = await startLogin(ctl, config);
@@ -111,9 +115,13 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     const again = await postLogin(ctl, started.authRequestId, 'tom', 'tom-password');
     assert.equal(again.status, 200, again.text);
     assert.deepEqual(again.json().authQueries, first.json().authQueries, 'the same factor is still owed');
+    // Another identity's login on the same id is a login of its own (decision 0046): the request stays tom's.
     const other = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
-    assert.equal(other.status, 400, other.text);
-    assert.match(other.json().error_description, /belongs to another identity/);
+    assert.equal(other.status, 302, other.text);
+    const code = new URL(String(await followCallback(ctl, other.headers.location))).searchParams.get('code')!;
+    const tokens = await exchange({ code, code_verifier: started.verifier });
+    const me = await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${tokens.json().access_token}` } });
+    assert.equal(me.json().data.name, 'bob');
     const owing = await ctl.fetch(`/oidc/login/auth-queries?id=${encodeURIComponent(started.authRequestId)}`);
     assert.equal(owing.status, 200, owing.text);
     assert.deepEqual(owing.json().authQueries, first.json().authQueries, 'nothing changed');

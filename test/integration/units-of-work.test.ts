@@ -17,7 +17,7 @@ import { createAuthPolicyRepository } from '../../src/persistence/repositories/a
 import { createAuthenticatorRepository } from '../../src/persistence/repositories/authenticators.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
 import { createOidcRepository } from '../../src/persistence/repositories/oidc.js';
-import { newEntityId, newUuid } from '../../src/shared/random.js';
+import { newEntityId } from '../../src/shared/random.js';
 import { createMfaRepository } from '../../src/persistence/repositories/mfa.js';
 import { createSessionPresenceRepository } from '../../src/persistence/repositories/session-presence.js';
 import { atomically, unitOfWork } from '../../src/persistence/unit-of-work.js';
@@ -166,31 +166,39 @@ describe(`units of work (${testDialect})`, () => {
     assert.equal(await count('audit_log', ['entity_id', 'uow-policy']), 1);
   });
 
-  it('leaves an authorization code unspent and no session when the exchange fails before its refresh token is stored', async () => {
+  it('leaves an authorization code unspent and no session when the redemption fails before its refresh token is stored', async () => {
     const oidc = createOidcRepository(database);
     const owner = await identityService().create(SYSTEM_ACTOR, input('code-owner') as any);
     const now = new Date();
-    const requestId = newUuid();
     const sessionId = newEntityId();
-    await oidc.insertAuthRequest({
-      id: requestId, handle: '', clientId: 'svc', redirectUri: 'http://localhost:1234/auth/callback', scope: 'openid offline_access', state: null, nonce: null,
-      codeChallenge: 'x'.repeat(43), method: 'S256', issuer: 'https://127.0.0.1:1280/oidc', identityId: owner.id, amr: ['pwd'], status: 'authenticated',
-      outstanding: [], codeExpiresAt: null, apiSessionId: sessionId, authTime: now, configTypes: [], createdAt: now, expiresAt: new Date(now.getTime() + 600_000),
-    });
-    assert.equal((await oidc.issueCode(requestId, { codeHash: 'code-hash-uow', codeExpiresAt: new Date(now.getTime() + 60_000) }))?.status, 'code_issued');
     const session = { id: sessionId, identityId: owner.id, clientId: 'svc', issuer: 'https://127.0.0.1:1280/oidc', scope: 'openid offline_access', amr: ['pwd'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
     const refresh = (id: string) => ({ record: { id, sessionId, status: 'active' as const, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), rotatedAt: null, successorSealed: null }, hash: `hash-${id}` });
-    // The injected failure: a refresh token whose id is already taken fails its insert, the exchange's last step.
+    // The injected failure: a refresh token whose id is already taken fails its insert, the redemption's last step.
     const other = await identityService().create(SYSTEM_ACTOR, input('code-other') as any);
     const otherSession = { ...session, id: newEntityId(), identityId: other.id };
     await oidc.insertSession(otherSession);
     await oidc.insertRefreshToken({ ...refresh('taken-id').record, sessionId: otherSession.id }, 'hash-other');
-    await assert.rejects(oidc.exchangeCode(requestId, session, refresh('taken-id')));
-    assert.equal((await oidc.findAuthRequestByCodeHash('code-hash-uow'))?.status, 'code_issued', 'the code is still unspent');
-    assert.equal(await oidc.findSession(sessionId), undefined, 'and no session was stored');
-    assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), true, 'the exchange then succeeds once');
+    await assert.rejects(oidc.redeemCode(session, refresh('taken-id'), 3));
+    assert.equal(await oidc.findSession(sessionId), undefined, 'no session was stored, so the code is still unspent');
+    assert.equal(await oidc.redeemCode(session, refresh(newEntityId()), 3), 'redeemed', 'the redemption then succeeds once');
     assert.ok(await oidc.findSession(sessionId));
-    assert.equal(await oidc.exchangeCode(requestId, session, refresh(newEntityId())), false, 'and never twice');
+    assert.equal(await oidc.redeemCode(session, refresh(newEntityId()), 3), 'spent', 'and never twice');
+  });
+
+  it('refuses to redeem a code refused as often as allowed, and writes nothing', async () => {
+    const oidc = createOidcRepository(database);
+    const owner = await identityService().create(SYSTEM_ACTOR, input('refused-code-owner') as any);
+    const now = new Date();
+    const session = { id: newEntityId(), identityId: owner.id, clientId: 'svc', issuer: 'https://127.0.0.1:1280/oidc', scope: 'openid', amr: ['pwd'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
+    const expiresAt = new Date(now.getTime() + 60_000);
+    assert.deepEqual([await oidc.countCodeRefusal(session.id, expiresAt), await oidc.countCodeRefusal(session.id, expiresAt)], [1, 2]);
+    assert.equal(await oidc.redeemCode(session, undefined, 3), 'redeemed', 'two refusals of three allowed leave the code good');
+    const next = { ...session, id: newEntityId() };
+    for (let i = 0; i < 3; i++) await oidc.countCodeRefusal(next.id, expiresAt);
+    assert.equal(await oidc.redeemCode(next, undefined, 3), 'exhausted');
+    assert.equal(await oidc.findSession(next.id), undefined);
+    const gone = { ...session, id: newEntityId(), identityId: 'no-such-identity' };
+    assert.equal(await oidc.redeemCode(gone, undefined, 3), 'no-identity', 'an identity deleted since the login');
   });
 
   /** A unit of work over the repository `recordsOf` builds whose audit entry fails: after the change, before its entry. */

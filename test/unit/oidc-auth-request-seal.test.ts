@@ -7,37 +7,15 @@ import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
 import { describe, it } from 'node:test';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
-import { OIDC_CLIENT_ID, type OidcAuthRequest } from '../../src/domain/oidc.js';
+import type { OidcAuthRequest } from '../../src/domain/oidc.js';
 import { authRequestKey, createAuthRequestSeal } from '../../src/services/oidc-provider/oidc-auth-request-seal.js';
+import { startedRequest } from '../helpers/auth-requests.js';
 
 const box = createSecretBox(randomBytes(32));
 // The time of the requests sealed here (the seal keeps milliseconds): one instant, so a request made twice is equal.
 const now = new Date();
 
-function started(n: number): OidcAuthRequest {
-  return {
-    id: '',
-    handle: '',
-    clientId: OIDC_CLIENT_ID,
-    redirectUri: `http://127.0.0.1:${9000 + n}/auth/callback`,
-    scope: 'openid offline_access',
-    state: n % 2 ? `state-${n}` : null,
-    nonce: n % 3 ? `nonce-${n}` : null,
-    codeChallenge: 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM',
-    method: 'S256',
-    issuer: 'https://127.0.0.1:1280/oidc',
-    identityId: null,
-    amr: [],
-    status: 'started',
-    outstanding: [],
-    codeExpiresAt: null,
-    apiSessionId: `session-${n}`,
-    authTime: null,
-    configTypes: [],
-    createdAt: now,
-    expiresAt: new Date(now.getTime() + 600_000),
-  };
-}
+const started = (n: number) => startedRequest(n, now);
 
 /** What a request opened from `handle` must be: the sealed fields, under the id's own key and handle. */
 const expected = (request: OidcAuthRequest, handle: string) => ({ ...request, id: authRequestKey(handle), handle });

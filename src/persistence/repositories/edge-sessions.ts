@@ -13,6 +13,7 @@ import { membershipCondition, type Membership } from './policy-engine.js';
 import type { EdgeSessionsTable } from '../tables.js';
 import { atomically } from '../unit-of-work.js';
 import { parseJson, toDate, toIso } from './row-values.js';
+import { isForeignKeyViolation } from '../store-errors.js';
 
 /** Public field name -> column, for `filter` and `sort` on session lists. */
 export const EDGE_SESSION_FIELDS: FieldMap = {
@@ -170,10 +171,4 @@ export function createEdgeSessionRepository(database: Database): EdgeSessionRepo
       });
     },
   };
-}
-
-/** A foreign-key violation on either dialect (SQLite's extended code, PostgreSQL's SQLSTATE 23503). */
-function isForeignKeyViolation(error: unknown): boolean {
-  const code = (error as { code?: unknown } | null)?.code;
-  return code === 'SQLITE_CONSTRAINT_FOREIGNKEY' || code === '23503';
 }

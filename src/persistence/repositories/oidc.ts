@@ -3,15 +3,16 @@
  * looked up by their SHA-256; the secrets themselves are never stored. State changes that must happen once (a code
  * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
 import { perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
-import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable, Tables } from '../tables.js';
+import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
 import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
+import { isForeignKeyViolation } from '../store-errors.js';
 
 export interface OidcRepository {
   /**
@@ -20,12 +21,11 @@ export interface OidcRepository {
    */
   insertAuthRequest(request: OidcAuthRequest): Promise<boolean>;
   findAuthRequest(id: string): Promise<OidcAuthRequest | undefined>;
-  findAuthRequestByCodeHash(codeHash: string): Promise<OidcAuthRequest | undefined>;
   /**
-   * authenticated -> code_issued (the controller's callback), in one statement that also reads the request back;
-   * undefined when the request is not stored or was no longer authenticated.
+   * authenticated -> code_issued (the controller's callback after the last secondary factor), in one statement that
+   * also reads the request back; undefined when the request is not stored or was no longer authenticated.
    */
-  issueCode(id: string, code: { codeHash: string; codeExpiresAt: Date }): Promise<OidcAuthRequest | undefined>;
+  issueCode(id: string): Promise<OidcAuthRequest | undefined>;
   /**
    * A secondary factor answered on a partially authenticated request: records the remaining factors and the amr;
    * with none remaining, the request moves to authenticated. Compare-and-set on the outstanding factors, so two
@@ -33,19 +33,19 @@ export interface OidcRepository {
    */
   answerFactor(id: string, expected: OutstandingFactor[], change: { amr: string[]; outstanding: OutstandingFactor[] }): Promise<boolean>;
   /**
-   * Counts a token request made with the code whose hash is `codeHash`, before it is checked, and reads its request
-   * in the same statement; undefined (nothing counted) when no request has that code or `max` requests were made
-   * with it already, so concurrent guesses share one budget. `findAuthRequestByCodeHash` tells the two apart.
+   * Redeems an authorization code (decision 0046): stores the session it opens and, with offline_access, its first
+   * refresh token, atomically, unless a session with that id exists (`spent`: the code was redeemed before, on any
+   * controller), else the code was refused `maxRefusals` times (`exhausted`), or its identity is gone (`no-identity`);
+   * then nothing is written.
    */
-  countCodeAttempt(codeHash: string, max: number): Promise<OidcAuthRequest | undefined>;
-  /** code_issued -> tokens_issued; false when the code was already redeemed. */
-  redeemCode(id: string): Promise<boolean>;
-  /**
-   * The code exchange's writes as one unit of work (issue 13, point 3): redeems the code, stores the session and,
-   * with offline_access, its first refresh token; false, writing nothing, when the code was already redeemed.
-   */
-  exchangeCode(id: string, session: OidcSession, refresh?: { record: OidcRefreshToken; hash: string }): Promise<boolean>;
-  /** Removes requests that expired before `before` and never led to tokens. */
+  redeemCode(
+    session: OidcSession,
+    refresh: { record: OidcRefreshToken; hash: string } | undefined,
+    maxRefusals: number,
+  ): Promise<'redeemed' | 'spent' | 'exhausted' | 'no-identity'>;
+  /** Counts a refused token request made with the code of session `sessionId` (kept until `expiresAt`); how many so far. */
+  countCodeRefusal(sessionId: string, expiresAt: Date): Promise<number>;
+  /** Removes requests, and the refusal counts of codes, that expired before `before`. */
   deleteExpiredAuthRequests(before: Date): Promise<void>;
 
   insertSession(session: OidcSession): Promise<void>;
@@ -156,71 +156,87 @@ const insertRefreshRow = preparedInsert('oidc_refresh_tokens');
 const findAuthRequestById = prepareQuery<{ id: string }, AuthRequestRow>((db, param) =>
   db.selectFrom('oidc_auth_requests').select(AUTH_REQUEST_COLUMNS).where('id', '=', param('id')),
 );
-const issueCodeOf = prepareQuery<{ id: string; codeHash: string; codeExpiresAt: string }, AuthRequestRow>((db, param) =>
+const issueCodeOf = prepareQuery<{ id: string }, AuthRequestRow>((db, param) =>
   db
     .updateTable('oidc_auth_requests')
-    .set({ status: 'code_issued', code_hash: param('codeHash'), code_expires_at: param('codeExpiresAt') })
+    .set({ status: 'code_issued' })
     .where('id', '=', param('id'))
     .where('status', '=', 'authenticated')
     .returning(AUTH_REQUEST_COLUMNS),
 );
-const countCodeAttemptOf = prepareQuery<{ codeHash: string; max: number }, AuthRequestRow>((db, param) =>
-  db
-    .updateTable('oidc_auth_requests')
-    .set((eb) => ({ code_attempts: eb('code_attempts', '+', 1) }))
-    .where('code_hash', '=', param('codeHash'))
-    .where('code_attempts', '<', param('max'))
-    .returning(AUTH_REQUEST_COLUMNS),
-);
-const redeemCodeOf = prepareQuery<{ id: string }>((db, param) =>
-  db.updateTable('oidc_auth_requests').set({ status: 'tokens_issued' }).where('id', '=', param('id')).where('status', '=', 'code_issued'),
+
+const columnList = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
+const valueList = (param: (name: string) => unknown, prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
+
+/**
+ * The session a code opens, inserted unless one with its id exists (the code was redeemed) or its code was refused
+ * `max` times: the whole redemption in one statement, so two controllers redeeming one code at once store one session.
+ */
+const sessionOfCode = (sessionColumns: readonly string[], param: (name: string) => unknown) => sql`insert into oidc_sessions (${columnList(sessionColumns)})
+  select ${valueList(param, 's_', sessionColumns)}
+  where not exists (select 1 from oidc_code_refusals where session_id = ${param('s_id')} and refusals >= ${param('max')})
+  on conflict (id) do nothing`;
+
+/** SQLite: the session insert by itself (its row count tells whether the code was redeemed); the refresh token follows. */
+const insertSessionOfCode = perColumnSet(([sessionColumns = []]) =>
+  prepareQuery<Record<string, unknown>>((store, param) => ({ compile: () => sessionOfCode(sessionColumns, param).compile(store) })),
 );
 
 /**
- * The code exchange on PostgreSQL as one statement: the redemption, then the session and its first refresh token
- * inserted from what it returned, so nothing is written unless the code was still unspent, and a failed insert undoes
- * the redemption (one statement is atomic). Answers whether the code was redeemed. The columns are those of the rows
- * given (sessionRow, refreshRow), one statement per set of them.
+ * PostgreSQL: the redemption as one statement: the session, then its first refresh token inserted from what it
+ * returned, so both or neither are written. Answers whether the code was redeemed.
  */
-const exchangeStatementOf = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
+const redeemInOneStatement = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
   prepareQuery<Record<string, unknown>, { redeemed: string | number }>((store, param) => {
-    const columns = (names: readonly string[]) => sql.join(names.map((name) => sql.ref(name)));
-    const values = (prefix: string, names: readonly string[]) => sql.join(names.map((name) => sql`${param(`${prefix}${name}`)}`));
     const refreshInsert =
       refreshColumns.length > 0
-        ? sql`, refresh as (insert into oidc_refresh_tokens (${columns(refreshColumns)}) select ${values('r_', refreshColumns)} from session returning id)`
+        ? sql`, refresh as (insert into oidc_refresh_tokens (${columnList(refreshColumns)}) select ${valueList(param, 'r_', refreshColumns)} from session returning id)`
         : sql``;
-    const exchange = sql<{ redeemed: string | number }>`with redeemed as (
-        update oidc_auth_requests set status = 'tokens_issued' where id = ${param('id')} and status = 'code_issued' returning id
-      ), session as (
-        insert into oidc_sessions (${columns(sessionColumns)}) select ${values('s_', sessionColumns)} from redeemed returning id
-      )${refreshInsert}
-      select (select count(*) from redeemed) as redeemed`;
-    return { compile: () => exchange.compile(store) };
+    const redeem = sql<{ redeemed: string | number }>`with session as (${sessionOfCode(sessionColumns, param)} returning id)${refreshInsert}
+      select (select count(*) from session) as redeemed`;
+    return { compile: () => redeem.compile(store) };
   }),
 );
-
-function exchangeInOneStatement(db: Kysely<Tables>, id: string, session: OidcSessionsTable, refresh: OidcRefreshTokensTable | undefined) {
-  const statement = exchangeStatementOf(Object.keys(session), refresh ? Object.keys(refresh) : []);
-  return statement(db, { id, ...prefixed('s_', session), ...(refresh ? prefixed('r_', refresh) : {}) });
-}
 
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
   return {
-    async exchangeCode(id, session, refresh) {
-      // On PostgreSQL outside a transaction: one statement (data-modifying CTEs), a round trip instead of five.
-      if (database.dialect === 'postgres' && !db.isTransaction) {
-        const { rows } = await exchangeInOneStatement(db, id, sessionRow(session), refresh && refreshRow(refresh.record, refresh.hash));
-        return Number(rows[0]?.redeemed ?? 0) > 0;
+    async redeemCode(session, refresh, maxRefusals) {
+      const sessionValues = sessionRow(session);
+      const refreshValues = refresh && refreshRow(refresh.record, refresh.hash);
+      let redeemed: boolean;
+      try {
+        if (database.dialect === 'postgres' && !db.isTransaction) {
+          // One statement (data-modifying CTEs): a round trip, and both rows or neither.
+          const statement = redeemInOneStatement(Object.keys(sessionValues), refreshValues ? Object.keys(refreshValues) : []);
+          const { rows } = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
+          redeemed = Number(rows[0]?.redeemed ?? 0) > 0;
+        } else {
+          redeemed = await atomically(db, async (trx) => {
+            const inserted = await insertSessionOfCode(Object.keys(sessionValues))(trx, { ...prefixed('s_', sessionValues), max: maxRefusals });
+            if (Number(inserted.numAffectedRows ?? 0n) === 0) return false;
+            if (refreshValues) await insertRefreshRow(trx, refreshValues);
+            return true;
+          });
+        }
+      } catch (error) {
+        // The identity was deleted since the login (its sessions go with it): there is nobody left to open one for.
+        if (isForeignKeyViolation(error)) return 'no-identity';
+        throw error;
       }
-      return atomically(db, async (trx) => {
-        const store = createOidcRepository({ ...database, db: trx });
-        if (!(await store.redeemCode(id))) return false;
-        await store.insertSession(session);
-        if (refresh) await store.insertRefreshToken(refresh.record, refresh.hash);
-        return true;
-      });
+      if (redeemed) return 'redeemed';
+      // Refused: only now is it worth a read to say why. A redeemed code is spent however often it was refused since.
+      const stored = await db.selectFrom('oidc_sessions').select('id').where('id', '=', session.id).executeTakeFirst();
+      return stored ? 'spent' : 'exhausted';
+    },
+    async countCodeRefusal(sessionId, expiresAt) {
+      const row = await db
+        .insertInto('oidc_code_refusals')
+        .values({ session_id: sessionId, refusals: 1, expires_at: toIso(expiresAt) })
+        .onConflict((conflict) => conflict.column('session_id').doUpdateSet({ refusals: sql<number>`oidc_code_refusals.refusals + 1` }))
+        .returning('refusals')
+        .executeTakeFirstOrThrow();
+      return Number(row.refusals);
     },
     async insertAuthRequest(r) {
       if (r.status === 'started') throw new Error('a started auth request lives in its sealed id, not in the store');
@@ -255,12 +271,8 @@ export function createOidcRepository(database: Database): OidcRepository {
       const [row] = (await findAuthRequestById(db, { id })).rows;
       return row && authRequestFromRow(row);
     },
-    async findAuthRequestByCodeHash(codeHash) {
-      const row = await db.selectFrom('oidc_auth_requests').selectAll().where('code_hash', '=', codeHash).executeTakeFirst();
-      return row && authRequestFromRow(row);
-    },
-    async issueCode(id, code) {
-      const [row] = (await issueCodeOf(db, { id, codeHash: code.codeHash, codeExpiresAt: toIso(code.codeExpiresAt) })).rows;
+    async issueCode(id) {
+      const [row] = (await issueCodeOf(db, { id })).rows;
       return row && authRequestFromRow(row);
     },
     async answerFactor(id, expected, change) {
@@ -277,17 +289,10 @@ export function createOidcRepository(database: Database): OidcRepository {
         .executeTakeFirst();
       return Number(result.numUpdatedRows) > 0;
     },
-    async countCodeAttempt(codeHash, max) {
-      const [row] = (await countCodeAttemptOf(db, { codeHash, max })).rows;
-      return row && authRequestFromRow(row);
-    },
-    async redeemCode(id) {
-      const result = await redeemCodeOf(db, { id });
-      return Number(result.numAffectedRows ?? 0n) > 0;
-    },
     async deleteExpiredAuthRequests(before) {
-      // Redeemed requests stay until their session is gone: a replayed code must still find them (RFC 6749 §4.1.2).
-      await db.deleteFrom('oidc_auth_requests').where('expires_at', '<', toIso(before)).where('status', '!=', 'tokens_issued').execute();
+      // A replayed code finds its session, not its request (decision 0046): an expired request has nothing left to say.
+      await db.deleteFrom('oidc_auth_requests').where('expires_at', '<', toIso(before)).execute();
+      await db.deleteFrom('oidc_code_refusals').where('expires_at', '<', toIso(before)).execute();
     },
 
     async insertSession(s) {

@@ -10,7 +10,7 @@ import type { LoadedIdentity } from '../../pki/index.js';
 import type { Database } from '../../persistence/database.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
-import { unitOfWork } from '../../persistence/unit-of-work.js';
+import { createAuthorizationCodes } from './oidc-codes.js';
 import { createAuthenticatorExtensionRepository } from '../../persistence/repositories/authenticator-extensions.js';
 import { certFlagsReader } from '../certificates/authenticator-extension.js';
 import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
@@ -83,9 +83,7 @@ export async function buildOidcDomain(
   });
   const provider = createOidcProviderService({
     oidc,
-    // SQLite: the attempt count and the exchange commit together (a transaction costs no round trips there).
-    // PostgreSQL: each commits by itself and the exchange is one statement, two round trips instead of six.
-    codeExchanges: database.dialect === 'sqlite' ? unitOfWork(database, (store) => ({ oidc: createOidcRepository(store) })) : (work) => work({ oidc }),
+    codes: createAuthorizationCodes(deps.secrets),
     identities,
     authentication: deps.authentication,
     tokens,

@@ -9,26 +9,19 @@
  * Every controller sharing a store must share the secrets key (edge.totp.encryptionKeyFile), as for TOTP secrets,
  * so that a login may continue at another controller.
  *
- * A login opens its id two or three times (login page, login, callback), each an AES-GCM decryption and a parse: the
- * requests this controller sealed or opened lately are kept opened, by id, in a bounded LRU. An id is only ever
- * answered with what opening that same id gives, so the cache changes no answer.
+ * A login opens its id more than once (login page, login), each an AES-GCM decryption and a parse: the requests this
+ * controller sealed or opened lately are kept opened (sealed-json.ts).
  */
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { hashToken } from '../../crypto/secrets.js';
 import { OIDC_CLIENT_ID, type OidcAuthRequest } from '../../domain/oidc.js';
-import { createLru } from '../../shared/lru.js';
+import { hasRequestFields, requestFields, sealedJson, text, type SealedRequestFields } from './sealed-json.js';
 
 /** Additional data bound into every seal: a value sealed for another purpose never opens as an auth request. */
 const CONTEXT = 'oidc-auth-request v1';
 
-/** The sealed fields: what `authorize` learned. */
-interface SealedFields {
-  r: string;
-  s: string;
-  st: string | null;
-  n: string | null;
-  cc: string;
-  i: string;
+/** The sealed fields: what `authorize` learned (the session id, created and expiry times besides the request's). */
+interface SealedFields extends SealedRequestFields {
   a: string;
   c: number;
   e: number;
@@ -43,12 +36,6 @@ export interface AuthRequestSeal {
 
 /** The store key of the request a public id stands for. */
 export const authRequestKey = (handle: string) => hashToken(handle);
-
-const text = (value: unknown): value is string => typeof value === 'string';
-const textOrNull = (value: unknown): value is string | null => value === null || typeof value === 'string';
-
-/** Requests kept opened: a few KiB each, so a full cache holds some megabytes. */
-const DEFAULT_OPENED_CACHE_SIZE = 4096;
 
 /** An empty list that cannot be added to: a cached request is shared, and nothing may change it for the others. */
 const none = <T>(): T[] => Object.freeze([] as T[]) as T[];
@@ -79,41 +66,22 @@ function startedRequest(handle: string, { r, s, st, n, cc, i, a, c, e }: SealedF
   });
 }
 
-export function createAuthRequestSeal(box: SecretBox, openedCacheSize = DEFAULT_OPENED_CACHE_SIZE): AuthRequestSeal {
-  const opened = createLru<string, OidcAuthRequest>(openedCacheSize);
+export function createAuthRequestSeal(box: SecretBox, openedCacheSize?: number): AuthRequestSeal {
+  const sealed = sealedJson<SealedFields, OidcAuthRequest>(
+    box,
+    CONTEXT,
+    (f) => (hasRequestFields(f) && text(f.a) && typeof f.c === 'number' && typeof f.e === 'number' ? (f as SealedFields) : undefined),
+    startedRequest,
+    openedCacheSize,
+  );
   return {
-    seal(request) {
-      const fields: SealedFields = {
-        r: request.redirectUri,
-        s: request.scope,
-        st: request.state,
-        n: request.nonce,
-        cc: request.codeChallenge,
-        i: request.issuer,
+    seal: (request) =>
+      sealed.seal({
+        ...requestFields(request),
         a: request.apiSessionId,
         c: request.createdAt.getTime(),
         e: request.expiresAt.getTime(),
-      };
-      const handle = box.seal(JSON.stringify(fields), CONTEXT);
-      opened.set(handle, startedRequest(handle, fields));
-      return handle;
-    },
-
-    open(handle) {
-      const known = opened.get(handle);
-      if (known !== undefined) return known;
-      let fields: Partial<SealedFields>;
-      try {
-        fields = JSON.parse(box.open(handle, CONTEXT)) as Partial<SealedFields>;
-      } catch {
-        return undefined;
-      }
-      const { r, s, st, n, cc, i, a, c, e } = fields;
-      if (!text(r) || !text(s) || !textOrNull(st) || !textOrNull(n) || !text(cc) || !text(i) || !text(a)) return undefined;
-      if (typeof c !== 'number' || typeof e !== 'number') return undefined;
-      const request = startedRequest(handle, { r, s, st, n, cc, i, a, c, e });
-      opened.set(handle, request);
-      return request;
-    },
+      }).handle,
+    open: (handle) => sealed.open(handle),
   };
 }

@@ -79,7 +79,7 @@ export function createOidcFactorService(deps: {
     }
     // The last factor: on to the controller's callback, which issues the code.
     if (!(await oidc.answerFactor(request.id, request.outstanding, { amr, outstanding }))) throw changed();
-    return { kind: 'authenticated', location: callbackLocation(request) };
+    return { kind: 'authenticated', location: callbackLocation(request.issuer, request.handle) };
   }
 
   const owedSigner = (request: OidcAuthRequest) => request.outstanding.find((factor) => factor.kind === 'ext-jwt')?.signerId;

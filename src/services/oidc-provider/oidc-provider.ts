@@ -7,12 +7,12 @@
  */
 import type { RedirectUriPattern } from '../../config/types.js';
 import { hashToken } from '../../crypto/secrets.js';
+import type { AuthorizationCodes } from './oidc-codes.js';
 import { OIDC_CLIENT_ID, scopeList, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { OAuthError } from '../../errors/oauth-error.js';
 import type { IdentityRepository } from '../../persistence/repositories/identities.js';
 import type { OidcRepository } from '../../persistence/repositories/oidc.js';
-import type { UnitOfWork } from '../../persistence/unit-of-work.js';
 import type { OutstandingFactor } from '../../policy/secondary-factors.js';
 import { redirectUriAllowed } from '../../policy/redirect-uri-match.js';
 import type { Clock } from '../../shared/clock.js';
@@ -58,8 +58,9 @@ export interface OidcProviderService {
    */
   sealedAuthRequest(id: string | undefined): OidcAuthRequest;
   /**
-   * The controller-hosted callback (`/oidc/authorize/callback?id=`): a request whose factors are all answered gets
-   * its one-time code, and the user agent the redirect to the client (RFC 6749 §4.1.2, RFC 9207 `iss`). Single-use.
+   * The controller-hosted callback (`/oidc/authorize/callback?id=`): the redirect to the client with the code
+   * (RFC 6749 §4.1.2, RFC 9207 `iss`). `id` is the code a primary login minted, or, after secondary factors, the
+   * request, which gets its code here once.
    */
   callback(id: string | undefined): Promise<string>;
   /**
@@ -100,7 +101,6 @@ const AUTH_REQUEST_TTL_MS = 10 * 60_000;
 const MAX_STATE = 1024;
 const MAX_NONCE = 512;
 const MAX_SCOPE = 512;
-const CODE_TTL_MS = 60_000;
 // RFC 7636 §4.2: an S256 challenge is always 43 base64url characters.
 const CHALLENGE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -110,15 +110,12 @@ function checkClient(params: Params): Params {
   return params;
 }
 
-/** A new one-time authorization code: its value for the client, and the hash and expiry kept in the store. */
-export function newAuthorizationCode(now: Date) {
-  const value = newSecretToken();
-  return { value, hash: hashToken(value), expiresAt: new Date(now.getTime() + CODE_TTL_MS) };
-}
-
-/** Where a fully authenticated request sends the user agent: the callback on the bind point it started at. */
-export function callbackLocation(request: Pick<OidcAuthRequest, 'handle' | 'issuer'>): string {
-  return `${request.issuer}/authorize/callback?id=${encodeURIComponent(request.handle)}`;
+/**
+ * Where a fully authenticated request sends the user agent: the callback on the bind point it started at, with the
+ * code (decision 0046) or, after secondary factors, the request's id.
+ */
+export function callbackLocation(issuer: string, id: string): string {
+  return `${issuer}/authorize/callback?id=${encodeURIComponent(id)}`;
 }
 
 /** The redirect back to the client with the code (RFC 6749 §4.1.2, with RFC 9207 `iss`). */
@@ -134,8 +131,8 @@ const scopes = scopeList;
 
 export function createOidcProviderService(deps: {
   oidc: OidcRepository;
-  /** A code exchange's unit of work over the store (grants/authorization-code.ts). */
-  codeExchanges: UnitOfWork<{ oidc: OidcRepository }>;
+  /** Mints and opens the sealed authorization codes (decision 0046). */
+  codes: AuthorizationCodes;
   /** Read through the authentication cache (auth-lookups.ts), as every request's identity is. */
   identities: Pick<IdentityRepository, 'findById'>;
   authentication: AuthenticationService;
@@ -239,7 +236,7 @@ export function createOidcProviderService(deps: {
   }
 
   // The grants' logic (grants/): what a code or a refresh token is worth, checked before tokenSet issues.
-  const grantDeps = { oidc, codeExchanges: deps.codeExchanges, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
+  const grantDeps = { oidc, codes: deps.codes, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
   const authorizationCode = createAuthorizationCodeGrant(grantDeps);
   const refreshToken = createRefreshTokenGrant(grantDeps);
 
@@ -323,6 +320,12 @@ export function createOidcProviderService(deps: {
         status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',
         outstanding,
       };
+      // With nothing outstanding the login writes nothing: its code carries the grant, and redeeming it stores the
+      // session (decision 0046). A second login on the same request is a login of its own, with a session of its own.
+      if (outstanding.length === 0) {
+        const code = deps.codes.mint(loggedIn, newUuid(), now);
+        return { kind: 'authenticated', location: callbackLocation(loggedIn.issuer, code.value) };
+      }
       // Expired requests are deleted by the housekeeping sweep (services/housekeeping), not on the login path.
       if (!(await oidc.insertAuthRequest(loggedIn))) {
         // Logged in before (a request read from its sealed id alone) or meanwhile (a login racing this one).
@@ -330,17 +333,22 @@ export function createOidcProviderService(deps: {
         if (stored?.status === 'partially_authenticated') return primaryOnPartial({ ...stored, handle: request.handle }, identity.id);
         throw alreadyLoggedIn();
       }
-      if (outstanding.length > 0) return { kind: 'partially_authenticated', request: loggedIn, outstanding };
-      return { kind: 'authenticated', location: callbackLocation(loggedIn) };
+      return { kind: 'partially_authenticated', request: loggedIn, outstanding };
     },
 
     async callback(id) {
-      // The code is issued in the statement that reads the request; only a request that was not waiting for its
-      // code is read again, to say why.
+      const now = clock.now();
+      // A code minted at the primary login: the redirect needs nothing from the store.
+      const minted = id ? deps.codes.open(id) : undefined;
+      if (minted) {
+        if (minted.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_request', 'the login has expired; start again at the authorization endpoint');
+        return clientRedirect(minted, minted.value);
+      }
+      // A request that answered its secondary factors: its code is issued once, in the statement that reads it; only a
+      // request that was not waiting for its code is read again, to say why.
       const sealed = sealedAuthRequest(id);
-      const code = newAuthorizationCode(clock.now());
-      const issued = await oidc.issueCode(sealed.id, { codeHash: code.hash, codeExpiresAt: code.expiresAt });
-      if (issued) return clientRedirect(issued, code.value);
+      const issued = await oidc.issueCode(sealed.id);
+      if (issued) return clientRedirect(issued, deps.codes.mint(issued, issued.apiSessionId, now).value);
       const request = (await oidc.findAuthRequest(sealed.id)) ?? sealed;
       if (request.status === 'started' || request.status === 'partially_authenticated') {
         throw new OAuthError('invalid_request', 'the auth request has not completed its login; answer its auth queries first');

@@ -7,7 +7,7 @@ import type { SecretBox } from '../../../crypto/secret-box.js';
 import type { OidcRefreshToken, OidcSession } from '../../../domain/oidc.js';
 import type { OidcRepository } from '../../../persistence/repositories/oidc.js';
 import type { Clock } from '../../../shared/clock.js';
-import type { UnitOfWork } from '../../../persistence/unit-of-work.js';
+import type { AuthorizationCodes } from '../oidc-codes.js';
 import type { Params, TokenResponse } from '../oidc-provider.js';
 
 /** A token grant's logic over the parsed token request (RFC 6749 §3.2), the client already checked. */
@@ -15,11 +15,8 @@ export type TokenGrantHandler = (params: Params) => Promise<TokenResponse>;
 
 export interface TokenGrantDeps {
   oidc: OidcRepository;
-  /**
-   * Where a code exchange counts, redeems and stores: one transaction on SQLite; on PostgreSQL the store itself, where
-   * the count commits by itself and `exchangeCode` is one atomic statement.
-   */
-  codeExchanges: UnitOfWork<{ oidc: OidcRepository }>;
+  /** Opens the sealed authorization codes the provider minted (decision 0046). */
+  codes: Pick<AuthorizationCodes, 'open'>;
   clock: Clock;
   /** Seals a rotated refresh token's successor for the grace window. */
   secrets: SecretBox;
