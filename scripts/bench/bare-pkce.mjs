@@ -20,13 +20,15 @@ app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string
 const origin = () => `https://${app.server.address().address}:${app.server.address().port}`;
 
 app.get('/oidc/authorization', async (_request, reply) => reply.redirect(`${origin()}/oidc/login/username?authRequestID=${random(390)}`, 302));
+// svc's login redirects to the callback with the code (decision 0046, 500 characters for this login), and the
+// callback to the client with the same code.
 app.post('/oidc/login/password', async (request, reply) => {
-  const { authRequestId, password } = request.body;
+  const { password } = request.body;
   if (!(await verify(encoded, String(password)))) return reply.code(401).send({ error: 'invalid credentials' });
-  return reply.redirect(`${origin()}/oidc/authorize/callback?id=${encodeURIComponent(authRequestId)}`, 302);
+  return reply.redirect(`${origin()}/oidc/authorize/callback?id=${random(500)}`, 302);
 });
-app.get('/oidc/authorize/callback', async (_request, reply) =>
-  reply.header('cache-control', 'no-store').redirect(`http://127.0.0.1:9/auth/callback?code=${random(43)}&state=s&iss=${encodeURIComponent(`${origin()}/oidc`)}`, 302),
+app.get('/oidc/authorize/callback', async (request, reply) =>
+  reply.header('cache-control', 'no-store').redirect(`http://127.0.0.1:9/auth/callback?code=${request.query.id}&state=s&iss=${encodeURIComponent(`${origin()}/oidc`)}`, 302),
 );
 app.post('/oidc/token', async (_request, reply) =>
   reply.header('cache-control', 'no-store').send({

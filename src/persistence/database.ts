@@ -11,6 +11,7 @@ import { migrateToLatest } from './migrate.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { withNamedStatements } from './prepared-statement-names.js';
+import { registerDirectStore } from './prepared-query.js';
 import type { Tables } from './tables.js';
 
 export type DialectName = 'sqlite' | 'postgres';
@@ -41,7 +42,8 @@ export interface OpenOptions {
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   // Kysely times each query only when a log function is given, so none is given without a listener.
   const log = options.onQuery ? queryTimer(options.onQuery) : undefined;
-  const database = target.kind === 'sqlite' ? openSqlite(target.path, log) : openPostgres(target.url, options.onConnectionError ?? (() => {}), log);
+  const database =
+    target.kind === 'sqlite' ? openSqlite(target.path, log, options.onQuery) : openPostgres(target.url, options.onConnectionError ?? (() => {}), log, options.onQuery);
   try {
     await migrateToLatest(database.db);
   } catch (error) {
@@ -56,18 +58,21 @@ function queryTimer(onQuery: (durationMs: number) => void): (event: LogEvent) =>
   return (event) => onQuery(event.queryDurationMillis);
 }
 
-function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined): Database {
+function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database {
   const driver = new SqliteDriver(path);
   // WAL lets readers proceed while one writer commits; NORMAL sync is durable across process crashes in WAL mode.
   driver.pragma('journal_mode = WAL');
   driver.pragma('synchronous = NORMAL');
   driver.pragma('foreign_keys = ON');
   driver.pragma('busy_timeout = 5000');
-  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: withStatementCache(driver) }), plugins: [new SqliteValuesPlugin()], ...(log ? { log } : {}) });
+  const statements = withStatementCache(driver);
+  const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }), plugins: [new SqliteValuesPlugin()], ...(log ? { log } : {}) });
+  // Prepared queries run on the store go straight to the driver, through the same statement cache.
+  registerDirectStore(db, { kind: 'sqlite', driver, prepare: (sql) => statements.prepare(sql) as unknown as SqliteDriver.Statement, ...(onQuery ? { onQuery } : {}) });
   return { db, dialect: 'sqlite', changes: createChangeSignal(), close: () => db.destroy() };
 }
 
-function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined): Database {
+function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database {
   // A connection not made within 5 s fails the request (503) rather than holding it while the store is unreachable.
   const pool = new pg.Pool({ connectionString: url, max: 10, connectionTimeoutMillis: 5_000 });
   // pg announces a lost connection as an 'error' event of its client, and an event without a listener ends the
@@ -78,6 +83,8 @@ function openPostgres(url: string, onConnectionError: (error: Error) => void, lo
   pool.on('error', () => undefined);
   // Prepared queries' statements run by name (prepared-statement-names.ts); every other query as pg sends it.
   const db = new Kysely<Tables>({ dialect: new PostgresDialect({ pool: withNamedStatements(pool) }), ...(log ? { log } : {}) });
+  // Prepared queries run on the store go straight to the pool, by name.
+  registerDirectStore(db, { kind: 'postgres', pool, ...(onQuery ? { onQuery } : {}) });
   return { db, dialect: 'postgres', changes: createChangeSignal(), close: () => db.destroy() };
 }
 

@@ -13,10 +13,55 @@
  * - Name the columns a prepared statement returns (no `select *`, no `returning *`): a PostgreSQL statement
  *   prepared before another controller's migration added a column would otherwise fail ("cached plan must not
  *   change result type").
+ *
+ * Run on the store itself (not in a transaction), a prepared query goes straight to the driver (`directStore`):
+ * Kysely's executor (its connection provider, plugins and query log, each a promise or more) costs a point statement
+ * as much as running it. The answer has Kysely's shape, and the query is timed for the metrics as Kysely's log would.
+ * On SQLite this happens only while no transaction is open on the one connection (a Kysely transaction awaiting
+ * between its statements), or the statement would join it; then the query goes through Kysely, which waits for it.
  */
 import { CompiledQuery, type Compilable, type Insertable, type InsertQueryBuilder, type InsertResult, type Kysely, type QueryResult } from 'kysely';
+import type SqliteDriver from 'better-sqlite3';
+import type pg from 'pg';
 import type { Tables } from './tables.js';
 import { nameOfPreparedStatement } from './prepared-statement-names.js';
+
+/** The driver under a store's Kysely instance, for prepared queries run on the store itself. */
+export type DirectStore =
+  | { kind: 'sqlite'; driver: SqliteDriver.Database; prepare(sql: string): SqliteDriver.Statement; onQuery?(durationMs: number): void }
+  | { kind: 'postgres'; pool: pg.Pool; onQuery?(durationMs: number): void };
+
+const directStores = new WeakMap<Kysely<Tables>, DirectStore>();
+
+/** Lets prepared queries run on `db` (a store's own Kysely instance, never a transaction) go straight to its driver. */
+export function registerDirectStore(db: Kysely<Tables>, store: DirectStore): void {
+  directStores.set(db, store);
+}
+
+/** Runs a statement on SQLite's connection at once, with Kysely's answer (rows for a reader, else counts). */
+function runOnSqlite(store: Extract<DirectStore, { kind: 'sqlite' }>, sql: string, parameters: unknown[]): QueryResult<unknown> {
+  const started = performance.now();
+  try {
+    const statement = store.prepare(sql);
+    if (statement.reader) return { rows: statement.all(parameters) };
+    const { changes, lastInsertRowid } = statement.run(parameters);
+    return { numAffectedRows: BigInt(changes), insertId: BigInt(lastInsertRowid), rows: [] };
+  } finally {
+    store.onQuery?.(performance.now() - started);
+  }
+}
+
+/** Runs a named statement on a PostgreSQL connection of the pool, with Kysely's answer. */
+async function runOnPostgres(store: Extract<DirectStore, { kind: 'postgres' }>, sql: string, parameters: unknown[]): Promise<QueryResult<unknown>> {
+  const started = performance.now();
+  try {
+    const { command, rowCount, rows } = await store.pool.query({ name: nameOfPreparedStatement(sql), text: sql, values: parameters });
+    const counted = command === 'INSERT' || command === 'UPDATE' || command === 'DELETE' || command === 'MERGE';
+    return { numAffectedRows: counted ? BigInt(rowCount ?? 0) : undefined, rows: rows ?? [] };
+  } finally {
+    store.onQuery?.(performance.now() - started);
+  }
+}
 
 /** The prefix of a marker: a string no value of ours starts with. */
 const MARKER = '\u0000svc-param:';
@@ -30,7 +75,10 @@ interface Plan {
 }
 
 /** Runs the prepared query on `db` (the store, or a transaction) with `values`. */
-export type PreparedQuery<Values, Row> = (db: Kysely<Tables>, values: Values) => Promise<QueryResult<Row>>;
+export type PreparedQuery<Values, Row> = ((db: Kysely<Tables>, values: Values) => Promise<QueryResult<Row>>) & {
+  /** The SQL text and parameters it runs on `db` with `values`. */
+  compiled(db: Kysely<Tables>, values: Values): { sql: string; parameters: unknown[] };
+};
 
 /**
  * @example
@@ -58,7 +106,7 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
     return plan;
   }
 
-  return async (db, values) => {
+  function compiled(db: Kysely<Tables>, values: Values) {
     const plan = planFor(db);
     const parameters = plan.slots.map((slot) => {
       if (!('name' in slot)) return slot.value;
@@ -66,8 +114,36 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
       if (value === undefined) throw new Error(`prepared query: no value for '${slot.name}'`);
       return plan.sqlite && typeof value === 'boolean' ? (value ? 1 : 0) : value;
     });
-    return await db.executeQuery(CompiledQuery.raw(plan.sql, parameters) as CompiledQuery<Row>);
+    return { sql: plan.sql, parameters };
+  }
+
+  const run = async (db: Kysely<Tables>, values: Values): Promise<QueryResult<Row>> => {
+    const { sql, parameters } = compiled(db, values);
+    const direct = directStores.get(db);
+    if (direct?.kind === 'postgres') return (await runOnPostgres(direct, sql, parameters)) as QueryResult<Row>;
+    if (direct?.kind === 'sqlite' && !direct.driver.inTransaction) return runOnSqlite(direct, sql, parameters) as QueryResult<Row>;
+    return await db.executeQuery(CompiledQuery.raw(sql, parameters) as CompiledQuery<Row>);
   };
+  return Object.assign(run, { compiled });
+}
+
+/** Runs one prepared query inside `atomicallyAtOnce`'s transaction: at once, with Kysely's answer. */
+export type RunNow = <Values extends Record<string, unknown>, Row>(query: PreparedQuery<Values, Row>, values: Values) => QueryResult<Row>;
+
+/**
+ * Runs `work`, prepared queries only, synchronously in one SQLite transaction of its own, straight on the driver (a
+ * transaction through Kysely costs more than its point statements): nothing else can run between its statements,
+ * and a throw rolls everything back. Undefined, having run nothing, where that cannot be done (PostgreSQL, a
+ * transaction, another transaction open on the connection): the caller then uses `atomically`.
+ */
+export function atomicallyAtOnce<T>(db: Kysely<Tables>, work: (run: RunNow) => T): T | undefined {
+  const direct = directStores.get(db);
+  if (direct?.kind !== 'sqlite' || direct.driver.inTransaction) return undefined;
+  const run: RunNow = (query, values) => {
+    const { sql, parameters } = query.compiled(db, values);
+    return runOnSqlite(direct, sql, parameters) as never;
+  };
+  return direct.driver.transaction(() => work(run))();
 }
 
 /**
@@ -96,7 +172,7 @@ export function perColumnSet<Q>(make: (columns: readonly string[][]) => Q): (...
 export function preparedInsert<T extends keyof Tables & string>(
   table: T,
   finish?: (insert: InsertQueryBuilder<Tables, T, InsertResult>) => Compilable<never>,
-): (db: Kysely<Tables>, row: Insertable<Tables[T]>) => Promise<QueryResult<never>> {
+): PreparedInsert<T> {
   const insertOf = perColumnSet(([columns = []]) =>
     prepareQuery<Record<string, unknown>>((store, param) => {
       const values = Object.fromEntries(columns.map((column) => [column, param(column)])) as Insertable<Tables[T]>;
@@ -104,5 +180,11 @@ export function preparedInsert<T extends keyof Tables & string>(
       return finish ? finish(query) : (query as unknown as Compilable<never>);
     }),
   );
-  return (db, row) => insertOf(Object.keys(row))(db, row as Record<string, unknown>);
+  const queryFor = (row: Insertable<Tables[T]>) => insertOf(Object.keys(row));
+  return Object.assign((db: Kysely<Tables>, row: Insertable<Tables[T]>) => queryFor(row)(db, row as Record<string, unknown>), { queryFor });
 }
+
+/** Inserts a row; `queryFor(row)` is the prepared query it runs for that row's columns (for `atomicallyAtOnce`). */
+export type PreparedInsert<T extends keyof Tables & string> = ((db: Kysely<Tables>, row: Insertable<Tables[T]>) => Promise<QueryResult<never>>) & {
+  queryFor(row: Insertable<Tables[T]>): PreparedQuery<Record<string, unknown>, never>;
+};

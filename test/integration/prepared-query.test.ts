@@ -2,15 +2,17 @@
  * Prepared queries (src/persistence/prepared-query.ts, decision 0043) on the real store: built once, they read and
  * write what the same query built each time does, with fresh values on every run, in transactions too; booleans
  * bind on SQLite; a missing value or a value Kysely would write into the SQL text is refused rather than run; on
- * PostgreSQL the statement is prepared under its name on the connection that ran it.
+ * PostgreSQL the statement is prepared under its name on the connection that ran it. Run on the store they go
+ * straight to the driver: timed for the metrics, never inside a transaction open meanwhile; and on SQLite work of
+ * prepared queries runs at once in a transaction of its own, all or nothing.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
-import type { Database } from '../../src/persistence/database.js';
-import { prepareQuery, preparedInsert } from '../../src/persistence/prepared-query.js';
+import { openDatabase, type Database } from '../../src/persistence/database.js';
+import { atomicallyAtOnce, prepareQuery, preparedInsert } from '../../src/persistence/prepared-query.js';
 import { newEntityId } from '../../src/shared/random.js';
-import { openTestDatabase, testDialect } from '../helpers/database.js';
+import { newDatabaseTarget, openTestDatabase, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 
 const insertSession = preparedInsert('api_sessions');
@@ -82,6 +84,68 @@ describe(`prepared queries (${testDialect})`, () => {
     await assert.rejects(findSession(database.db, {} as { tokenHash: string }), /no value for 'tokenHash'/);
     const inlined = prepareQuery<{ name: string }>((db, param) => db.selectFrom('identities').select('id').where('name', '=', sql.lit(param('name'))));
     await assert.rejects(inlined(database.db, { name: 'x' }), /put a parameter into its SQL text/);
+  });
+
+  it('runs on the store beside a transaction open meanwhile, never inside it', async () => {
+    const [inside, outside] = [newEntityId(), newEntityId()];
+    let running: Promise<unknown> | undefined;
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await insertSession(trx, row(inside, `hash-${inside}`, false));
+        // On SQLite the one connection is the transaction's: the store's run must wait for it, not join it.
+        running = insertSession(database.db, row(outside, `hash-${outside}`, false));
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    await running;
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${inside}` })).rows.length, 0, 'the transaction rolled back');
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${outside}` })).rows.length, 1, 'the run beside it stayed');
+  });
+
+  it('times every run on the store for the metrics, failed ones too', async () => {
+    const { target, drop } = await newDatabaseTarget();
+    const timings: number[] = [];
+    const timed = await openDatabase(target, { onQuery: (ms) => timings.push(ms) });
+    try {
+      const owner = (await createIdentity(timed)).id;
+      const id = newEntityId();
+      const before = timings.length;
+      await insertSession(timed.db, { ...row(id, `hash-${id}`, false), identity_id: owner });
+      await findSession(timed.db, { tokenHash: `hash-${id}` });
+      await assert.rejects(insertSession(timed.db, { ...row(id, `hash-${id}`, false), identity_id: owner }));
+      assert.equal(timings.length - before, 3);
+      assert.ok(timings.slice(before).every((ms) => ms >= 0));
+    } finally {
+      await timed.close();
+      await drop();
+    }
+  });
+
+  it('runs work at once in a SQLite transaction of its own, all or nothing, and only where it can', async () => {
+    const [first, second] = [newEntityId(), newEntityId()];
+    const both = atomicallyAtOnce(database.db, (run) => {
+      run(insertSession.queryFor(row(first, `hash-${first}`, false)), row(first, `hash-${first}`, false));
+      return run(findSession, { tokenHash: `hash-${first}` }).rows.length;
+    });
+    if (testDialect === 'postgres') {
+      assert.equal(both, undefined, 'PostgreSQL has no connection to hold at once');
+      assert.equal((await findSession(database.db, { tokenHash: `hash-${first}` })).rows.length, 0, 'and nothing ran');
+      return;
+    }
+    assert.equal(both, 1, 'a run sees what the work wrote before it');
+    assert.throws(() =>
+      atomicallyAtOnce(database.db, (run) => {
+        run(insertSession.queryFor(row(second, `hash-${second}`, false)), row(second, `hash-${second}`, false));
+        throw new Error('roll back');
+      }),
+    /roll back/);
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${second}` })).rows.length, 0, 'a throw rolls it all back');
+    await database.db.transaction().execute(async (trx) => {
+      assert.equal(atomicallyAtOnce(database.db, () => 'ran'), undefined, 'not while another transaction is open');
+      assert.equal(atomicallyAtOnce(trx, () => 'ran'), undefined, 'nor inside one');
+    });
   });
 
   // PostgreSQL only: named statements are what the server keeps per connection.

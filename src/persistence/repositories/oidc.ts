@@ -5,7 +5,7 @@
  */
 import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
-import { perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
+import { atomicallyAtOnce, perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
 import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
@@ -212,12 +212,20 @@ export function createOidcRepository(database: Database): OidcRepository {
           const { rows } = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
           redeemed = Number(rows[0]?.redeemed ?? 0) > 0;
         } else {
-          redeemed = await atomically(db, async (trx) => {
-            const inserted = await insertSessionOfCode(Object.keys(sessionValues))(trx, { ...prefixed('s_', sessionValues), max: maxRefusals });
-            if (Number(inserted.numAffectedRows ?? 0n) === 0) return false;
-            if (refreshValues) await insertRefreshRow(trx, refreshValues);
-            return true;
-          });
+          const insertSession = insertSessionOfCode(Object.keys(sessionValues));
+          const sessionParams = { ...prefixed('s_', sessionValues), max: maxRefusals };
+          // SQLite: both inserts at once on the driver (prepared-query.ts), else through a Kysely transaction.
+          redeemed =
+            atomicallyAtOnce(db, (run) => {
+              if (Number(run(insertSession, sessionParams).numAffectedRows ?? 0n) === 0) return false;
+              if (refreshValues) run(insertRefreshRow.queryFor(refreshValues), refreshValues as unknown as Record<string, unknown>);
+              return true;
+            }) ??
+            (await atomically(db, async (trx) => {
+              if (Number((await insertSession(trx, sessionParams)).numAffectedRows ?? 0n) === 0) return false;
+              if (refreshValues) await insertRefreshRow(trx, refreshValues);
+              return true;
+            }));
         }
       } catch (error) {
         // The identity was deleted since the login (its sessions go with it): there is nobody left to open one for.
