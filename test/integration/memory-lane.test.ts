@@ -9,6 +9,9 @@ import assert from 'node:assert/strict';
 import { Agent, request as httpsRequest } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { memoryLaneOf } from '../../src/http/listener-app.js';
+import type { MemoryLane } from '../../src/http/kit/memory-lane.js';
+import { manualClock } from '../../src/shared/clock.js';
+import { managementClient } from '../helpers/management.js';
 import { testDialect } from '../helpers/database.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -22,6 +25,21 @@ const REQUEST_TIMES = ['lastActivityAt', 'updatedAt', 'cachedLastActivityAt', 'e
 /** Headers whose values differ from one request to the next. */
 const PER_REQUEST_HEADERS = ['svc-request-id', 'date', 'expires-at', 'expiration-seconds'];
 
+/**
+ * Requests `path` until the lane answers it (the first requests read the store, and on PostgreSQL a copy read while
+ * the change feed learns of the test's own writes is not kept); the lane's answer.
+ */
+async function untilLaneAnswers(ctl: TestController, lane: MemoryLane, path: string, headers: Record<string, string>): Promise<TestResponse> {
+  for (let attempt = 0; attempt < 40; attempt++) {
+    const before = lane.answered;
+    const res = await ctl.fetch(path, { headers });
+    if (lane.answered === before + 1) return res;
+    assert.equal(res.status, 200, res.text);
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  throw new Error(`the lane never answered ${path}`);
+}
+
 describe(`memory lane (${testDialect})`, () => {
   let ctl: TestController;
   let lane: NonNullable<ReturnType<typeof memoryLaneOf>>;
@@ -33,20 +51,7 @@ describe(`memory lane (${testDialect})`, () => {
   });
   after(async () => ctl.close());
 
-  /**
-   * Requests `path` until the lane answers it (the first requests read the store, and on PostgreSQL a copy read while
-   * the change feed learns of the test's own writes is not kept); the lane's answer.
-   */
-  async function laneAnswer(path: string, headers: Record<string, string>): Promise<TestResponse> {
-    for (let attempt = 0; attempt < 40; attempt++) {
-      const before = lane.answered;
-      const res = await ctl.fetch(path, { headers });
-      if (lane.answered === before + 1) return res;
-      assert.equal(res.status, 200, res.text);
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error(`the lane never answered ${path}`);
-  }
+  const laneAnswer = (path: string, headers: Record<string, string>) => untilLaneAnswers(ctl, lane, path, headers);
 
   /** The same request through Fastify: the lane takes only a route's exact path. */
   async function fastifyAnswer(path: string, headers: Record<string, string>): Promise<TestResponse> {
@@ -200,5 +205,37 @@ describe(`memory lane (${testDialect})`, () => {
     const before = lane.answered;
     assert.equal((await ctl.fetch(`${CLIENT}/current-identity`, { headers })).status, 200);
     assert.equal(lane.answered, before);
+  });
+});
+
+describe(`memory lane on a stopped clock (${testDialect})`, () => {
+  const clock = manualClock(new Date());
+  let ctl: TestController;
+  let lane: MemoryLane;
+  before(async () => {
+    ctl = await startTestController({ clock });
+    lane = memoryLaneOf(ctl.running.apps[0]!.app)!;
+  });
+  after(async () => ctl.close());
+
+  it('answers an unchanged session view with the same bytes, and a view whose session or identity changed anew', async () => {
+    const headers = { 'svc-session': await nonAdminToken(ctl, 'lane-still') };
+    const path = `${CLIENT}/current-api-session`;
+    const first = await untilLaneAnswers(ctl, lane, path, headers);
+    assert.equal((await untilLaneAnswers(ctl, lane, path, headers)).text, first.text, 'nothing moved: the same view');
+    clock.advance(1_500);
+    const later = (await untilLaneAnswers(ctl, lane, path, headers)).json().data;
+    assert.equal(later.lastActivityAt, new Date(Date.parse(first.json().data.lastActivityAt) + 1_500).toISOString(), 'its activity moved');
+    const id = first.json().data.identityId;
+    const admin = managementClient(ctl, await ctl.adminToken());
+    assert.equal((await admin.patch(`/identities/${id}`, { name: 'lane-renamed' })).status, 200);
+    // The view must follow at once on SQLite; on PostgreSQL the copy is renewed within the change feed's bound.
+    for (let attempt = 0; attempt < 40; attempt++) {
+      const name = (await ctl.fetch(path, { headers })).json().data.identity.name;
+      if (name === 'lane-renamed') return;
+      assert.ok(testDialect === 'postgres', `still ${name}`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    assert.fail('the view kept the old name');
   });
 });

@@ -415,8 +415,18 @@ function sessionRow(s: OidcSession): OidcSessionsTable {
 
 /** `row`'s values under `prefix` + column: the values of one table in a statement that writes several. */
 function prefixed(prefix: string, row: object): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(row).map(([column, value]) => [`${prefix}${column}`, value]));
+  // The names are made once per prefix and column: a name made anew on every login is a new string to intern.
+  let names = prefixedNames.get(prefix);
+  if (names === undefined) prefixedNames.set(prefix, (names = new Map()));
+  const values: Record<string, unknown> = {};
+  for (const [column, value] of Object.entries(row)) {
+    let name = names.get(column);
+    if (name === undefined) names.set(column, (name = `${prefix}${column}`));
+    values[name] = value;
+  }
+  return values;
 }
+const prefixedNames = new Map<string, Map<string, string>>();
 
 function refreshRow(t: OidcRefreshToken, tokenHash: string): OidcRefreshTokensTable {
   return {
