@@ -69,8 +69,8 @@ function plainHead(request: IncomingMessage, url: string): boolean {
 }
 
 // The text of each kept answer, written once: `fromMemory` gives a kept answer as the same frozen object from request
-// to request until it changes (the caller's identity detail, its service-updates time). Other answers are made anew
-// for each request (the session's own view holds the time) and are written each time.
+// to request until it changes (the caller's identity detail, its service-updates time, a session's view until its
+// activity time moves). Other answers are made anew for each request and are written each time.
 const keptTexts = new WeakMap<LaneRoute, (body: object) => string>();
 
 function payloadOf(route: LaneRoute, serialize: (body: unknown) => string, body: object): string {
