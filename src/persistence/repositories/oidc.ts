@@ -1,7 +1,8 @@
 /**
- * The OIDC provider's store: authorization requests, sessions and refresh tokens. Codes and refresh tokens are
- * looked up by their SHA-256; the secrets themselves are never stored. State changes that must happen once (a code
- * redeemed, a refresh token rotated) are conditional updates whose row count tells the caller whether it won.
+ * The OIDC provider's store: authorization requests (while a secondary factor is owed), sessions, refresh tokens and
+ * the refusals of codes. Refresh tokens are looked up by their SHA-256, the secrets themselves never stored; a code is
+ * sealed and stored only as the session it opens (decision 0046). State changes that must happen once (a code
+ * redeemed, a refresh token rotated) are conditional writes whose row count tells the caller whether it won.
  */
 import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';

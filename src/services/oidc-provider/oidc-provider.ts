@@ -7,7 +7,6 @@
  */
 import type { RedirectUriPattern } from '../../config/types.js';
 import { hashToken } from '../../crypto/secrets.js';
-import type { AuthorizationCodes } from './oidc-codes.js';
 import { OIDC_CLIENT_ID, scopeList, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import { OAuthError } from '../../errors/oauth-error.js';
@@ -22,6 +21,7 @@ import { createPrincipalLoader } from '../authentication/principal.js';
 import { createAuthorizationCodeGrant } from './grants/authorization-code.js';
 import { createRefreshTokenGrant } from './grants/refresh-token.js';
 import type { AuthRequestSeal } from './oidc-auth-request-seal.js';
+import type { AuthorizationCodes } from './oidc-codes.js';
 import type { OidcTokenSigner } from './oidc-tokens.js';
 import type { SessionConfigTypes } from '../sessions/config-types.js';
 import { NO_EXTENSION, type CertExtensionFlags } from '../../domain/authenticator.js';
