@@ -9,7 +9,8 @@
 //     at the same parameters, in alternating rounds after a warm-up (PKCE logins loaded by wrk when installed:
 //     pkce-wrk.mjs), with where a login's CPU goes (the controller's main thread, its other threads, PostgreSQL,
 //     the load generator: cpu-budget.mjs), and the same PKCE flow on bare Fastify with argon2id at the login and
-//     nothing else (bare-pkce.mjs, with wrk): what this machine allows the flow,
+//     nothing else (bare-pkce.mjs, with wrk): what this machine allows the flow, and the flow with only the work no
+//     controller can leave out (mandated-pkce.mjs: seals, two signatures, one store write): what any controller pays,
 //  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
@@ -52,6 +53,7 @@ const rounds = Number(values.rounds);
 const LOGIN_WARM_UP_S = 10;
 if (!['sqlite', 'postgres'].includes(values.store)) throw new Error('--store is sqlite or postgres');
 let cluster;
+let storeUrl;
 
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-'));
 const svc = join(root, 'bin/svc.js');
@@ -104,7 +106,7 @@ try {
   await stop(child);
   row('first-run quickstart to first answer', `${quickstart.ms.toFixed(0)} ms`);
   row('store for the steps below', values.store);
-  if (values.store === 'postgres') ({ cluster } = await moveToPostgres(home, svc, env, 'bench-password'));
+  if (values.store === 'postgres') ({ cluster, url: storeUrl } = await moveToPostgres(home, svc, env, 'bench-password'));
 
   // 2. Cold start from the config file quickstart wrote.
   started = process.hrtime.bigint();
@@ -148,6 +150,15 @@ try {
   const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${barePkce.port}`, seconds);
   if (barePkce) await barePkceLogins(LOGIN_WARM_UP_S / 2);
   const barePkceRuns = [];
+  // And with only the work no controller can leave out (mandated-pkce.mjs: seals, two signatures, one store write on
+  // the same kind of store), so the figure can be read against what any controller would pay here (decision 0047).
+  const mandatedStore = storeUrl ?? join(home, 'mandated.sqlite');
+  const mandatedPkce = wrk
+    ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/mandated-pkce.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), mandatedStore], { stdio: ['ignore', 'pipe', 'inherit'] }))
+    : undefined;
+  const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${mandatedPkce.port}`, seconds);
+  if (mandatedPkce) await mandatedPkceLogins(LOGIN_WARM_UP_S / 2);
+  const mandatedPkceRuns = [];
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
@@ -156,8 +167,10 @@ try {
     argonRuns.push(await withCpuPerUnit(targets, async () => { const r = await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]); return { ...r, units: r.verifies }; }));
     pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
     if (barePkce) barePkceRuns.push(await withCpuPerUnit({ controllerPid: barePkce.child.pid }, () => barePkceLogins()));
+    if (mandatedPkce) mandatedPkceRuns.push(await withCpuPerUnit({ controllerPid: mandatedPkce.child.pid, postgresPid: cluster?.pid }, () => mandatedPkceLogins()));
   }
   if (barePkce) await stop(barePkce.child);
+  if (mandatedPkce) await stop(mandatedPkce.child);
   const logins = median(loginRuns.map((r) => r.rps));
   const argon = median(argonRuns.map((r) => r.rps));
   const pkce = median(pkceRuns.map((r) => r.logins));
@@ -173,7 +186,13 @@ try {
     row('PKCE flow on bare Fastify (argon2id only) / raw argon2id', `${bareFlows.toFixed(1)} / ${argon.toFixed(1)} = ${(bareFlows / argon).toFixed(2)}`);
     row('CPU per bare PKCE flow (ms)', describeBudget(medianCpu(barePkceRuns.map((r) => r.cpu), median), argonMs));
   }
-  const failed = loginRuns.reduce((n, r) => n + r.errors, 0) + pkceRuns.reduce((n, r) => n + (r.failures ?? 0), 0);
+  if (mandatedPkce) {
+    const mandatedFlows = median(mandatedPkceRuns.map((r) => r.logins));
+    row('PKCE flow with only the mandated work / raw argon2id', `${mandatedFlows.toFixed(1)} / ${argon.toFixed(1)} = ${(mandatedFlows / argon).toFixed(2)}`);
+    row('CPU per mandated-work PKCE flow (ms)', describeBudget(medianCpu(mandatedPkceRuns.map((r) => r.cpu), median), argonMs));
+  }
+  const failed =
+    loginRuns.reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
   // OIDC refresh grants per second, then the access token as an API credential.
   const oidc = await jsonOf(oidcArgs('refreshes'));
