@@ -41,11 +41,19 @@ export function queryAndBodyParams(query: unknown, body: unknown, maxLength: num
   return { ...fromQuery, ...fromBody };
 }
 
-/** Parses an `application/x-www-form-urlencoded` body; a repeated name becomes an array (refused by readParams). */
-export function parseForm(body: string): Record<string, string | string[]> {
+const NO_NAMES: ReadonlySet<string> = new Set();
+
+/**
+ * Parses an `application/x-www-form-urlencoded` body; a repeated name becomes an array (refused by readParams). A name
+ * in `refused` is an OAuthError invalid_request, found in the same pass, before it is used as a key (a plain object
+ * would take `__proto__` as its prototype).
+ */
+export function parseForm(body: string, refused: ReadonlySet<string> = NO_NAMES): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [name, value] of new URLSearchParams(body)) {
-    const seen = out[name];
+    if (refused.has(name)) throw new OAuthError('invalid_request', `the parameter name ${name} is not accepted`);
+    // Own names only: `constructor` is not yet in the form just because every object inherits one.
+    const seen = Object.hasOwn(out, name) ? out[name] : undefined;
     // Appended in place: copying the array for each repeat made a 1 MiB body of one repeated name quadratic.
     if (seen === undefined) out[name] = value;
     else if (Array.isArray(seen)) seen.push(value);

@@ -4,7 +4,6 @@
  */
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import type { BindPoint, RedirectUriPattern } from '../config/types.js';
-import { OAuthError } from '../errors/oauth-error.js';
 import { FORBIDDEN_KEYS } from '../shared/safe-json.js';
 import type { Services } from '../services/services.js';
 import type { OidcContext } from './context.js';
@@ -37,10 +36,14 @@ export async function registerOidc(app: FastifyInstance, options: OidcPluginOpti
     // Token, revoke and the login form post form-encoded bodies (RFC 6749 §3.2, Appendix B). JSON bodies take the
     // listener's strict parser (http/kit/json-body.ts); its refused keys are refused as form names too.
     oidc.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_request, body, done) => {
-      // Checked on the raw names: parseForm's plain object would take `__proto__` as its prototype, not as a key.
-      const refused = [...new URLSearchParams(body as string).keys()].find((name) => FORBIDDEN_KEYS.has(name));
-      if (refused !== undefined) done(new OAuthError('invalid_request', `the parameter name ${refused} is not accepted`), undefined);
-      else done(null, parseForm(body as string));
+      let form: ReturnType<typeof parseForm>;
+      try {
+        form = parseForm(body as string, FORBIDDEN_KEYS);
+      } catch (error) {
+        done(error as Error, undefined);
+        return;
+      }
+      done(null, form);
     });
     const methodsByUrl = new Map<string, Set<string>>();
     for (const endpoint of oidcRoutes) {

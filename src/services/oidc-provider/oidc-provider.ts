@@ -121,9 +121,12 @@ export function callbackLocation(issuer: string, id: string): string {
 /** The redirect back to the client with the code (RFC 6749 §4.1.2, with RFC 9207 `iss`). */
 export function clientRedirect(request: Pick<OidcAuthRequest, 'redirectUri' | 'state' | 'issuer'>, code: string): string {
   const target = new URL(request.redirectUri);
-  target.searchParams.set('code', code);
-  if (request.state !== null) target.searchParams.set('state', request.state);
-  target.searchParams.set('iss', request.issuer);
+  // Set on a copy and written back once: each set on `target.searchParams` writes the whole query into the URL again.
+  const query = new URLSearchParams(target.search);
+  query.set('code', code);
+  if (request.state !== null) query.set('state', request.state);
+  query.set('iss', request.issuer);
+  target.search = query.toString();
   return target.toString();
 }
 
