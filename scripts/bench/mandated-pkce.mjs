@@ -20,7 +20,8 @@ const encoded = await hashPassword('bench-password');
 const sealKey = randomBytes(32);
 const signingKey = createPrivateKey(readFileSync(keyFile));
 
-// The session and its first refresh token, in a schema of their own, written together or not at all.
+// The session and its first refresh token, in tables of their own (named for this script), written together or not
+// at all.
 const TABLES = [
   'create table if not exists bench_mandated_sessions (id text primary key, identity_id text not null, issuer text not null, scope text not null, amr text not null, auth_time text not null, created_at text not null)',
   'create table if not exists bench_mandated_tokens (id text primary key, session_id text not null references bench_mandated_sessions (id) on delete cascade, token_hash text not null unique, created_at text not null, expires_at text not null)',
