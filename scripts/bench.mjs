@@ -6,7 +6,8 @@
 //     payload, in alternating rounds (medians; req/s and the server's CPU per request),
 //  4. GET /edge/client/v1/current-identity with an svc-session token against the same bare route,
 //  5. legacy password logins and complete OIDC PKCE logins per second against raw argon2id verifications per second
-//     at the same parameters, in alternating rounds after a warm-up (PKCE logins loaded by wrk when installed:
+//     at the same parameters, after a warm-up, in rounds that each sit between two raw argon2id runs: a figure is
+//     the median of the rounds' ratios to those runs (paired-ratio.mjs) (PKCE logins loaded by wrk when installed:
 //     pkce-wrk.mjs), with where a login's CPU goes (the controller's main thread, its other threads, PostgreSQL,
 //     the load generator: cpu-budget.mjs), and the same PKCE flow on bare Fastify with argon2id at the login and
 //     nothing else (bare-pkce.mjs, with wrk): what this machine allows the flow, and the flow with only the work no
@@ -29,6 +30,7 @@ import { parseArgs } from 'node:util';
 import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor, wrk } from './bench/lib.mjs';
 import { pkceLoginsWithWrk } from './bench/pkce-wrk.mjs';
 import { describeBudget, medianCpu, withCpuPerUnit } from './bench/cpu-budget.mjs';
+import { describeRatio } from './bench/paired-ratio.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -162,33 +164,32 @@ try {
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
-  for (let round = 0; round < Math.min(rounds, 3); round++) {
+  // Every round sits between two raw argon2id runs, and its ratios are taken against their mean (paired-ratio.mjs).
+  const argonRun = () => withCpuPerUnit(targets, async () => { const r = await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]); return { ...r, units: r.verifies }; });
+  argonRuns.push(await argonRun());
+  for (let round = 0; round < rounds; round++) {
     loginRuns.push(await withCpuPerUnit(targets, async () => { const r = await passwordLogins(loadOptions.seconds); return { ...r, units: r.requests }; }));
-    argonRuns.push(await withCpuPerUnit(targets, async () => { const r = await jsonOf([join(root, 'scripts/bench/argon2-rate.mjs'), values.connections, values.seconds]); return { ...r, units: r.verifies }; }));
     pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
     if (barePkce) barePkceRuns.push(await withCpuPerUnit({ controllerPid: barePkce.child.pid }, () => barePkceLogins()));
     if (mandatedPkce) mandatedPkceRuns.push(await withCpuPerUnit({ controllerPid: mandatedPkce.child.pid, postgresPid: cluster?.pid }, () => mandatedPkceLogins()));
+    argonRuns.push(await argonRun());
   }
   if (barePkce) await stop(barePkce.child);
   if (mandatedPkce) await stop(mandatedPkce.child);
-  const logins = median(loginRuns.map((r) => r.rps));
-  const argon = median(argonRuns.map((r) => r.rps));
-  const pkce = median(pkceRuns.map((r) => r.logins));
-  row('password logins/s, svc / raw argon2id verify/s (same params)', `${logins.toFixed(1)} / ${argon.toFixed(1)} = ${(logins / argon).toFixed(2)}`);
-  row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s`, `${pkce.toFixed(1)} / ${argon.toFixed(1)} = ${(pkce / argon).toFixed(2)}`);
-  row('logins per round: password, PKCE, raw argon2id', loginRuns.map((r, i) => `${r.rps.toFixed(0)}/${pkceRuns[i].logins.toFixed(0)}/${argonRuns[i].rps.toFixed(0)}`).join(', '));
+  const raw = argonRuns.map((r) => r.rps);
+  row('password logins/s / raw argon2id verify/s (same params), by round', describeRatio(loginRuns.map((r) => r.rps), raw));
+  row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s, by round`, describeRatio(pkceRuns.map((r) => r.logins), raw));
+  row('logins per round: password, PKCE; raw argon2id around the rounds', `${loginRuns.map((r, i) => `${r.rps.toFixed(0)}/${pkceRuns[i].logins.toFixed(0)}`).join(', ')}; ${raw.map((r) => r.toFixed(0)).join(', ')}`);
   const argonMs = median(argonRuns.map((r) => r.cpu.generator));
   row('raw argon2id CPU per verify (baseline process)', `${argonMs.toFixed(2)} ms`);
   row('CPU per password login (ms)', describeBudget(medianCpu(loginRuns.map((r) => r.cpu), median), argonMs));
   row('CPU per PKCE login (ms)', describeBudget(medianCpu(pkceRuns.map((r) => r.cpu), median), argonMs));
   if (barePkce) {
-    const bareFlows = median(barePkceRuns.map((r) => r.logins));
-    row('PKCE flow on bare Fastify (argon2id only) / raw argon2id', `${bareFlows.toFixed(1)} / ${argon.toFixed(1)} = ${(bareFlows / argon).toFixed(2)}`);
+    row('PKCE flow on bare Fastify (argon2id only) / raw argon2id, by round', describeRatio(barePkceRuns.map((r) => r.logins), raw));
     row('CPU per bare PKCE flow (ms)', describeBudget(medianCpu(barePkceRuns.map((r) => r.cpu), median), argonMs));
   }
   if (mandatedPkce) {
-    const mandatedFlows = median(mandatedPkceRuns.map((r) => r.logins));
-    row('PKCE flow with only the mandated work / raw argon2id', `${mandatedFlows.toFixed(1)} / ${argon.toFixed(1)} = ${(mandatedFlows / argon).toFixed(2)}`);
+    row('PKCE flow with only the mandated work / raw argon2id, by round', describeRatio(mandatedPkceRuns.map((r) => r.logins), raw));
     row('CPU per mandated-work PKCE flow (ms)', describeBudget(medianCpu(mandatedPkceRuns.map((r) => r.cpu), median), argonMs));
   }
   const failed =

@@ -185,16 +185,16 @@ const insertSessionOfCode = perColumnSet(([sessionColumns = []]) =>
 
 /**
  * PostgreSQL: the redemption as one statement: the session, then its first refresh token inserted from what it
- * returned, so both or neither are written. Answers whether the code was redeemed.
+ * returned, so both or neither are written. Its row count answers whether the code was redeemed (the refresh row is
+ * written exactly when the session was), so no result set is built, sent or parsed.
  */
 const redeemInOneStatement = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
-  prepareQuery<Record<string, unknown>, { redeemed: string | number }>((store, param) => {
-    const refreshInsert =
+  prepareQuery<Record<string, unknown>>((store, param) => {
+    const redeem =
       refreshColumns.length > 0
-        ? sql`, refresh as (insert into oidc_refresh_tokens (${columnList(refreshColumns)}) select ${valueList(param, 'r_', refreshColumns)} from session returning id)`
-        : sql``;
-    const redeem = sql<{ redeemed: string | number }>`with session as (${sessionOfCode(sessionColumns, param)} returning id)${refreshInsert}
-      select (select count(*) from session) as redeemed`;
+        ? sql`with session as (${sessionOfCode(sessionColumns, param)} returning id)
+      insert into oidc_refresh_tokens (${columnList(refreshColumns)}) select ${valueList(param, 'r_', refreshColumns)} from session`
+        : sessionOfCode(sessionColumns, param);
     return { compile: () => redeem.compile(store) };
   }),
 );
@@ -210,8 +210,8 @@ export function createOidcRepository(database: Database): OidcRepository {
         if (database.dialect === 'postgres' && !db.isTransaction) {
           // One statement (data-modifying CTEs): a round trip, and both rows or neither.
           const statement = redeemInOneStatement(Object.keys(sessionValues), refreshValues ? Object.keys(refreshValues) : []);
-          const { rows } = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
-          redeemed = Number(rows[0]?.redeemed ?? 0) > 0;
+          const result = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
+          redeemed = Number(result.numAffectedRows ?? 0n) > 0;
         } else {
           const insertSession = insertSessionOfCode(Object.keys(sessionValues));
           const sessionParams = { ...prefixed('s_', sessionValues), max: maxRefusals };
