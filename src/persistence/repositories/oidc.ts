@@ -178,23 +178,23 @@ const sessionOfCode = (sessionColumns: readonly string[], param: (name: string) 
   where not exists (select 1 from oidc_code_refusals where session_id = ${param('s_id')} and refusals >= ${param('max')})
   on conflict (id) do nothing`;
 
-/** SQLite: the session insert by itself (its row count tells whether the code was redeemed); the refresh token follows. */
+/**
+ * The session insert by itself (its row count tells whether the code was redeemed): SQLite's first statement of a
+ * redemption, and PostgreSQL's whole redemption when no refresh token comes with it.
+ */
 const insertSessionOfCode = perColumnSet(([sessionColumns = []]) =>
   prepareQuery<Record<string, unknown>>((store, param) => ({ compile: () => sessionOfCode(sessionColumns, param).compile(store) })),
 );
 
 /**
- * PostgreSQL: the redemption as one statement: the session, then its first refresh token inserted from what it
- * returned, so both or neither are written. Its row count answers whether the code was redeemed (the refresh row is
- * written exactly when the session was), so no result set is built, sent or parsed.
+ * PostgreSQL with a refresh token: the redemption as one statement, the session and then its first refresh token
+ * inserted from what it returned, so both or neither are written. Its row count answers whether the code was
+ * redeemed (the refresh row is written exactly when the session was), so no result set is built, sent or parsed.
  */
-const redeemInOneStatement = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
+const redeemWithRefreshToken = perColumnSet(([sessionColumns = [], refreshColumns = []]) =>
   prepareQuery<Record<string, unknown>>((store, param) => {
-    const redeem =
-      refreshColumns.length > 0
-        ? sql`with session as (${sessionOfCode(sessionColumns, param)} returning id)
-      insert into oidc_refresh_tokens (${columnList(refreshColumns)}) select ${valueList(param, 'r_', refreshColumns)} from session`
-        : sessionOfCode(sessionColumns, param);
+    const redeem = sql`with session as (${sessionOfCode(sessionColumns, param)} returning id)
+      insert into oidc_refresh_tokens (${columnList(refreshColumns)}) select ${valueList(param, 'r_', refreshColumns)} from session`;
     return { compile: () => redeem.compile(store) };
   }),
 );
@@ -209,7 +209,7 @@ export function createOidcRepository(database: Database): OidcRepository {
       try {
         if (database.dialect === 'postgres' && !db.isTransaction) {
           // One statement (data-modifying CTEs): a round trip, and both rows or neither.
-          const statement = redeemInOneStatement(Object.keys(sessionValues), refreshValues ? Object.keys(refreshValues) : []);
+          const statement = refreshValues ? redeemWithRefreshToken(Object.keys(sessionValues), Object.keys(refreshValues)) : insertSessionOfCode(Object.keys(sessionValues));
           const result = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
           redeemed = Number(result.numAffectedRows ?? 0n) > 0;
         } else {
