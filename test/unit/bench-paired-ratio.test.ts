@@ -20,12 +20,13 @@ test('each round is divided by the mean of the raw runs around it', () => {
 });
 
 test('a host that slows between rounds moves both sides of a ratio: the rounds agree where medians taken apart would not', () => {
-  // The machine runs at full speed for round 1 and at 80% for round 2; svc keeps 0.8 of the raw rate throughout.
-  const raw = [200, 200, 160];
-  const rates = [160, 144];
-  // (Round 2's rate is paired with the mean of 200 and 160, the host's speed over that round.)
-  assert.deepEqual(paired.roundRatios(rates, raw).map((r) => r.toFixed(2)), ['0.80', '0.80']);
-  assert.match(paired.describeRatio(rates, raw), /^0\.80 \(rounds 0\.80 0\.80; medians 160\.0 \/ 200\.0\)$/);
+  // The machine runs at full speed for round 1 and at 80% from round 2 on; svc keeps 0.8 of the raw rate when steady.
+  const raw = [200, 200, 160, 160];
+  const rates = [160, 128, 128];
+  // Round 2 is paired with the mean of 200 and 160, the host's speed over that round; rounds 1 and 3 read 0.8.
+  assert.deepEqual(paired.roundRatios(rates, raw).map((r) => r.toFixed(2)), ['0.80', '0.71', '0.80']);
+  // The medians taken apart divide a slow minute's logins (128) by a fast minute's hashes (200): 0.64.
+  assert.match(paired.describeRatio(rates, raw), /^0\.80 \(rounds 0\.80 0\.71 0\.80; medians 128\.0 \/ 200\.0\)$/);
 });
 
 test('the figure is the median round, so one disturbed round does not move it', () => {
