@@ -9,9 +9,10 @@
 //     at the same parameters, after a warm-up, in rounds that each sit between two raw argon2id runs: a figure is
 //     the median of the rounds' ratios to those runs (paired-ratio.mjs) (PKCE logins loaded by wrk when installed:
 //     pkce-wrk.mjs), with where a login's CPU goes (the controller's main thread, its other threads, PostgreSQL,
-//     the load generator: cpu-budget.mjs), and the same PKCE flow on bare Fastify with argon2id at the login and
-//     nothing else (bare-pkce.mjs, with wrk): what this machine allows the flow, and the flow with only the work no
-//     controller can leave out (mandated-pkce.mjs: seals, two signatures, one store write): what any controller pays,
+//     the load generator: cpu-budget.mjs), and both logins on bare Fastify with argon2id and nothing else
+//     (bare-logins.mjs, with wrk): what this machine allows them, and with only the work no controller can leave out
+//     (mandated-logins.mjs: for PKCE seals, two signatures, one store write; for a password login a token and one
+//     store write): what any controller pays,
 //  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
@@ -139,28 +140,39 @@ try {
   /** PKCE flows walked by wrk against `target` (svc, or the bare flow below). */
   const wrkPkceFlows = (target, seconds) => pkceLoginsWithWrk(wrk, target, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home });
   const pkceLogins = (seconds = loadOptions.seconds) => (wrk ? wrkPkceFlows(origin, seconds) : jsonOf(oidcArgs('logins', seconds)));
-  const passwordLogins = (seconds) =>
-    load(`${origin}/edge/client/v1/authenticate?method=password`, ca, { ...loadOptions, seconds, method: 'POST', body: JSON.stringify({ username: 'admin', password: 'bench-password' }), scratch: home });
+  /** Legacy password logins at `target` (svc, or a baseline below: they answer the same route). */
+  const passwordLoginsAt = (target, seconds) =>
+    load(`${target}/edge/client/v1/authenticate?method=password`, ca, { ...loadOptions, seconds, method: 'POST', body: JSON.stringify({ username: 'admin', password: 'bench-password' }), scratch: home });
+  const passwordLogins = (seconds) => passwordLoginsAt(origin, seconds);
   // Logins come at ~150/s, not the thousands of requests/s of the routes above, so their code takes seconds to be
   // optimized by V8 (its compiler threads then compete with argon2id): both flows run unmeasured first, so the rounds
   // measure a controller that has been logging people in for a while, as a running one has.
   await passwordLogins(LOGIN_WARM_UP_S);
   await pkceLogins(LOGIN_WARM_UP_S);
-  // The PKCE flow's own baseline (with wrk): the same four requests on bare Fastify, argon2id at the login and nothing
-  // else (bare-pkce.mjs), so the figure can be read against what this machine allows the flow.
-  const barePkce = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-pkce.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
+  // The logins' own baselines (with wrk): the same requests on bare Fastify, argon2id at the login and nothing else
+  // (bare-logins.mjs), so the figures can be read against what this machine allows them.
+  const barePkce = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
   const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${barePkce.port}`, seconds);
   if (barePkce) await barePkceLogins(LOGIN_WARM_UP_S / 2);
   const barePkceRuns = [];
-  // And with only the work no controller can leave out (mandated-pkce.mjs: seals, two signatures, one store write on
-  // the same kind of store), so the figure can be read against what any controller would pay here (decision 0047).
+  const barePasswordRuns = [];
+  // And with only the work no controller can leave out (mandated-logins.mjs: seals, two signatures, one store write on
+  // the same kind of store; a password login's token and its store write), so the figures can be read against what
+  // any controller would pay here (decisions 0047, 0049).
   const mandatedStore = storeUrl ?? join(home, 'mandated.sqlite');
   const mandatedPkce = wrk
-    ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/mandated-pkce.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), mandatedStore], { stdio: ['ignore', 'pipe', 'inherit'] }))
+    ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/mandated-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), mandatedStore], { stdio: ['ignore', 'pipe', 'inherit'] }))
     : undefined;
   const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${mandatedPkce.port}`, seconds);
   if (mandatedPkce) await mandatedPkceLogins(LOGIN_WARM_UP_S / 2);
   const mandatedPkceRuns = [];
+  const mandatedPasswordRuns = [];
+  /** A password login run at a baseline server, its CPU read as the controller's (and PostgreSQL's, when it has a store). */
+  const baselinePasswordRun = (server, postgresPid) =>
+    withCpuPerUnit({ controllerPid: server.child.pid, postgresPid }, async () => {
+      const r = await passwordLoginsAt(`https://127.0.0.1:${server.port}`, loadOptions.seconds);
+      return { ...r, units: r.requests };
+    });
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
@@ -172,6 +184,8 @@ try {
     pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
     if (barePkce) barePkceRuns.push(await withCpuPerUnit({ controllerPid: barePkce.child.pid }, () => barePkceLogins()));
     if (mandatedPkce) mandatedPkceRuns.push(await withCpuPerUnit({ controllerPid: mandatedPkce.child.pid, postgresPid: cluster?.pid }, () => mandatedPkceLogins()));
+    if (barePkce) barePasswordRuns.push(await baselinePasswordRun(barePkce));
+    if (mandatedPkce) mandatedPasswordRuns.push(await baselinePasswordRun(mandatedPkce, cluster?.pid));
     argonRuns.push(await argonRun());
   }
   if (barePkce) await stop(barePkce.child);
@@ -184,16 +198,17 @@ try {
   row('raw argon2id CPU per verify (baseline process)', `${argonMs.toFixed(2)} ms`);
   row('CPU per password login (ms)', describeBudget(medianCpu(loginRuns.map((r) => r.cpu), median), argonMs));
   row('CPU per PKCE login (ms)', describeBudget(medianCpu(pkceRuns.map((r) => r.cpu), median), argonMs));
-  if (barePkce) {
-    row('PKCE flow on bare Fastify (argon2id only) / raw argon2id, by round', describeRatio(barePkceRuns.map((r) => r.logins), raw));
-    row('CPU per bare PKCE flow (ms)', describeBudget(medianCpu(barePkceRuns.map((r) => r.cpu), median), argonMs));
-  }
-  if (mandatedPkce) {
-    row('PKCE flow with only the mandated work / raw argon2id, by round', describeRatio(mandatedPkceRuns.map((r) => r.logins), raw));
-    row('CPU per mandated-work PKCE flow (ms)', describeBudget(medianCpu(mandatedPkceRuns.map((r) => r.cpu), median), argonMs));
-  }
+  /** A baseline's two rows: its ratio to the raw rate by round, and where its CPU went. */
+  const baselineRows = (ratioLabel, cpuLabel, runs, rateOf) => {
+    row(`${ratioLabel} / raw argon2id, by round`, describeRatio(runs.map(rateOf), raw));
+    row(`CPU per ${cpuLabel} (ms)`, describeBudget(medianCpu(runs.map((r) => r.cpu), median), argonMs));
+  };
+  if (barePkce) baselineRows('PKCE flow on bare Fastify (argon2id only)', 'bare PKCE flow', barePkceRuns, (r) => r.logins);
+  if (mandatedPkce) baselineRows('PKCE flow with only the mandated work', 'mandated-work PKCE flow', mandatedPkceRuns, (r) => r.logins);
+  if (barePkce) baselineRows('password login on bare Fastify (argon2id only)', 'bare password login', barePasswordRuns, (r) => r.rps);
+  if (mandatedPkce) baselineRows('password login with only the mandated work', 'mandated-work password login', mandatedPasswordRuns, (r) => r.rps);
   const failed =
-    loginRuns.reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
+    [...loginRuns, ...barePasswordRuns, ...mandatedPasswordRuns].reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
   // OIDC refresh grants per second, then the access token as an API credential.
   const oidc = await jsonOf(oidcArgs('refreshes'));

@@ -1,8 +1,10 @@
-// Baseline for the PKCE login figure of `npm run bench`: the four requests of a complete PKCE login (authorization
-// request, password login, callback, code exchange) on a bare Fastify 5 HTTPS server with the same certificate, with
-// one argon2id verification at the login (svc's parameters) and nothing else: no store, no checks, no signing. Its
-// redirects and answers have the sizes of svc's, so the same wrk script walks it. What it reaches against the raw
-// argon2id rate is what this machine allows the flow with none of svc's own work. Prints "ready <port>".
+// Baselines for the login figures of `npm run bench`, on a bare Fastify 5 HTTPS server with the same certificate and
+// one argon2id verification at each login (svc's parameters), nothing else: no store, no checks, no signing.
+// - The four requests of a complete PKCE login (authorization request, password login, callback, code exchange),
+//   whose redirects and answers have the sizes of svc's, so the same wrk script walks it.
+// - The legacy password login (POST /edge/client/v1/authenticate), with an answer of svc's size.
+// What they reach against the raw argon2id rate is what this machine allows the logins with none of svc's own work.
+// Prints "ready <port>".
 import { verify } from '@node-rs/argon2';
 import { hashPassword } from '../../dist/crypto/passwords.js';
 import Fastify from 'fastify';
@@ -40,6 +42,12 @@ app.post('/oidc/token', async (_request, reply) =>
     refresh_token: random(43),
   }),
 );
+// The legacy password login: an answer as long as svc's (890 bytes for this login), with its token header.
+app.post('/edge/client/v1/authenticate', async (request, reply) => {
+  if (!(await verify(encoded, String(request.body.password)))) return reply.code(401).send({ error: { code: 'INVALID_AUTH' } });
+  const token = random(43);
+  return reply.header('svc-session', token).send({ data: { token, padding: random(800) }, meta: {} });
+});
 await app.listen({ host: '127.0.0.1', port: 0 });
 process.stdout.write(`ready ${app.server.address().port}\n`);
 process.on('SIGTERM', () => app.close().then(() => process.exit(0)));

@@ -1,12 +1,17 @@
-// Second baseline for the PKCE login figure of `npm run bench` (decision 0047): the four requests of bare-pkce.mjs,
-// plus only the work the spec leaves a controller no way around, done the plainest way. It seals the authorization
-// request into its id and the login into its code (AES-256-GCM), opens them again, and verifies the password with
-// argon2id at svc's parameters. It checks the PKCE verifier, signs an ES256 access token and ID token of svc's shape,
-// and writes the session and its refresh token in one transaction on the same kind of store. No checks beyond those,
-// no lookups, no hooks, no metrics. Between the bare flow and svc, it says how much of svc's gap to the raw argon2id
-// rate any controller would pay on this machine, and how much is svc's own. Prints "ready <port>".
+// Second baselines for the login figures of `npm run bench` (decisions 0047, 0049): the requests of bare-logins.mjs, plus
+// only the work the spec leaves a controller no way around, done the plainest way. No checks beyond those, no lookups,
+// no hooks, no metrics. Between the bare logins and svc, they say how much of svc's gap to the raw argon2id rate any
+// controller would pay on this machine, and how much is svc's own.
+// - The PKCE flow seals the authorization request into its id and the login into its code (AES-256-GCM), opens them
+//   again, and verifies the password with argon2id at svc's parameters. It checks the PKCE verifier, signs an ES256
+//   access token and ID token of svc's shape, and writes the session and its refresh token in one transaction on the
+//   same kind of store.
+// - The legacy password login (POST /edge/client/v1/authenticate) verifies the password the same way, draws a random
+//   session token, stores its SHA-256 with the session in one insert, and answers the token in an envelope of svc's
+//   size.
+// Prints "ready <port>".
 //
-// Usage: node scripts/bench/mandated-pkce.mjs CERT KEY STORE, where STORE is a postgres:// URL or a SQLite file path.
+// Usage: node scripts/bench/mandated-logins.mjs CERT KEY STORE, where STORE is a postgres:// URL or a SQLite file path.
 import { verify } from '@node-rs/argon2';
 import Database from 'better-sqlite3';
 import Fastify from 'fastify';
@@ -25,15 +30,20 @@ const signingKey = createPrivateKey(readFileSync(keyFile));
 const TABLES = [
   'create table if not exists bench_mandated_sessions (id text primary key, identity_id text not null, issuer text not null, scope text not null, amr text not null, auth_time text not null, created_at text not null)',
   'create table if not exists bench_mandated_tokens (id text primary key, session_id text not null references bench_mandated_sessions (id) on delete cascade, token_hash text not null unique, created_at text not null, expires_at text not null)',
+  'create table if not exists bench_mandated_api_sessions (id text primary key, token_hash text not null unique, identity_id text not null, created_at text not null, last_activity_at text not null)',
 ];
-/** Stores a session and its refresh token in one transaction. */
+const API_SESSION_INSERT = 'insert into bench_mandated_api_sessions values ($1, $2, $3, $4, $5)';
+/** Stores an OIDC session and its refresh token in one transaction (`redeem`), and a legacy API session (`startApiSession`). */
 async function openStore() {
   if (store.startsWith('postgres')) {
     const pool = new pg.Pool({ connectionString: store, max: 10 });
     for (const statement of TABLES) await pool.query(statement);
     const text = `with s as (insert into bench_mandated_sessions values ($1, $2, $3, $4, $5, $6, $7) returning id)
       insert into bench_mandated_tokens select $8, id, $9, $7, $10 from s`;
-    return (session, token) => pool.query({ name: 'bench_mandated_redeem', text, values: [...session, ...token] });
+    return {
+      redeem: (session, token) => pool.query({ name: 'bench_mandated_redeem', text, values: [...session, ...token] }),
+      startApiSession: (row) => pool.query({ name: 'bench_mandated_api_session', text: API_SESSION_INSERT, values: row }),
+    };
   }
   const db = new Database(store);
   db.pragma('journal_mode = WAL');
@@ -45,9 +55,10 @@ async function openStore() {
     insertSession.run(...session);
     insertToken.run(id, session[0], hash, session[6], expiresAt);
   });
-  return async (session, token) => redeem(session, token);
+  const insertApiSession = db.prepare(API_SESSION_INSERT.replace(/\$\d/g, '?'));
+  return { redeem: async (session, token) => redeem(session, token), startApiSession: async (row) => insertApiSession.run(...row) };
 }
-const redeem = await openStore();
+const { redeem, startApiSession } = await openStore();
 
 const seal = (fields) => {
   const nonce = randomBytes(12);
@@ -103,6 +114,19 @@ app.post('/oidc/token', async (request, reply) => {
   const access = jws({ alg: 'ES256', kid: KID, typ: 'at+jwt' }, { ...common, client_id: 'svc', z_asid: code.sid, z_ia: true, z_ct: [], z_t: 'a', nbf: iat, exp: iat + 1800, jti: randomUUID() });
   const id = jws({ alg: 'ES256', kid: KID, typ: 'JWT' }, { ...common, auth_time: Math.floor(code.t / 1000), nonce: code.n, azp: 'svc', name: 'admin', sid: code.sid, exp: iat + 1800 });
   return reply.header('cache-control', 'no-store').send({ access_token: access, id_token: id, token_type: 'Bearer', expires_in: 1800, scope: code.s, refresh_token: refresh });
+});
+
+// The legacy password login: its answer carries the token in an envelope about as long as svc's (890 bytes).
+app.post('/edge/client/v1/authenticate', async (request, reply) => {
+  if (!(await verify(encoded, String(request.body.password)))) return reply.code(401).send({ error: { code: 'INVALID_AUTH' } });
+  const token = randomBytes(32).toString('base64url');
+  const now = new Date().toISOString();
+  const id = randomUUID();
+  await startApiSession([id, createHash('sha256').update(token).digest('hex'), 'bench-identity', now, now]);
+  const expiresAt = new Date(Date.now() + 1_800_000).toISOString();
+  return reply
+    .header('svc-session', token)
+    .send({ data: { id, createdAt: now, updatedAt: now, token, identityId: 'bench-identity', authMethod: 'password', lastActivityAt: now, expiresAt, expirationSeconds: 1800, padding: 'x'.repeat(560) }, meta: {} });
 });
 
 await app.listen({ host: '127.0.0.1', port: 0 });
