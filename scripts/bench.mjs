@@ -151,20 +151,20 @@ try {
   await pkceLogins(LOGIN_WARM_UP_S);
   // The logins' own baselines (with wrk): the same requests on bare Fastify, argon2id at the login and nothing else
   // (bare-logins.mjs), so the figures can be read against what this machine allows them.
-  const barePkce = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
-  const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${barePkce.port}`, seconds);
-  if (barePkce) await barePkceLogins(LOGIN_WARM_UP_S / 2);
+  const bareLogins = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
+  const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${bareLogins.port}`, seconds);
+  if (bareLogins) await barePkceLogins(LOGIN_WARM_UP_S / 2);
   const barePkceRuns = [];
   const barePasswordRuns = [];
   // And with only the work no controller can leave out (mandated-logins.mjs: seals, two signatures, one store write on
   // the same kind of store; a password login's token and its store write), so the figures can be read against what
   // any controller would pay here (decisions 0047, 0049).
   const mandatedStore = storeUrl ?? join(home, 'mandated.sqlite');
-  const mandatedPkce = wrk
+  const mandatedLogins = wrk
     ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/mandated-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), mandatedStore], { stdio: ['ignore', 'pipe', 'inherit'] }))
     : undefined;
-  const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${mandatedPkce.port}`, seconds);
-  if (mandatedPkce) await mandatedPkceLogins(LOGIN_WARM_UP_S / 2);
+  const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${mandatedLogins.port}`, seconds);
+  if (mandatedLogins) await mandatedPkceLogins(LOGIN_WARM_UP_S / 2);
   const mandatedPkceRuns = [];
   const mandatedPasswordRuns = [];
   /** A password login run at a baseline server, its CPU read as the controller's (and PostgreSQL's, when it has a store). */
@@ -173,6 +173,8 @@ try {
       const r = await passwordLoginsAt(`https://127.0.0.1:${server.port}`, loadOptions.seconds);
       return { ...r, units: r.requests };
     });
+  // The baselines' password route is warmed up as svc's was above (their PKCE flows were, before).
+  for (const server of [bareLogins, mandatedLogins]) if (server) await passwordLoginsAt(`https://127.0.0.1:${server.port}`, LOGIN_WARM_UP_S / 2);
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
@@ -182,14 +184,14 @@ try {
   for (let round = 0; round < rounds; round++) {
     loginRuns.push(await withCpuPerUnit(targets, async () => { const r = await passwordLogins(loadOptions.seconds); return { ...r, units: r.requests }; }));
     pkceRuns.push(await withCpuPerUnit(targets, () => pkceLogins()));
-    if (barePkce) barePkceRuns.push(await withCpuPerUnit({ controllerPid: barePkce.child.pid }, () => barePkceLogins()));
-    if (mandatedPkce) mandatedPkceRuns.push(await withCpuPerUnit({ controllerPid: mandatedPkce.child.pid, postgresPid: cluster?.pid }, () => mandatedPkceLogins()));
-    if (barePkce) barePasswordRuns.push(await baselinePasswordRun(barePkce));
-    if (mandatedPkce) mandatedPasswordRuns.push(await baselinePasswordRun(mandatedPkce, cluster?.pid));
+    if (bareLogins) barePkceRuns.push(await withCpuPerUnit({ controllerPid: bareLogins.child.pid }, () => barePkceLogins()));
+    if (mandatedLogins) mandatedPkceRuns.push(await withCpuPerUnit({ controllerPid: mandatedLogins.child.pid, postgresPid: cluster?.pid }, () => mandatedPkceLogins()));
+    if (bareLogins) barePasswordRuns.push(await baselinePasswordRun(bareLogins));
+    if (mandatedLogins) mandatedPasswordRuns.push(await baselinePasswordRun(mandatedLogins, cluster?.pid));
     argonRuns.push(await argonRun());
   }
-  if (barePkce) await stop(barePkce.child);
-  if (mandatedPkce) await stop(mandatedPkce.child);
+  if (bareLogins) await stop(bareLogins.child);
+  if (mandatedLogins) await stop(mandatedLogins.child);
   const raw = argonRuns.map((r) => r.rps);
   row('password logins/s / raw argon2id verify/s (same params), by round', describeRatio(loginRuns.map((r) => r.rps), raw));
   row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s, by round`, describeRatio(pkceRuns.map((r) => r.logins), raw));
@@ -203,10 +205,10 @@ try {
     row(`${ratioLabel} / raw argon2id, by round`, describeRatio(runs.map(rateOf), raw));
     row(`CPU per ${cpuLabel} (ms)`, describeBudget(medianCpu(runs.map((r) => r.cpu), median), argonMs));
   };
-  if (barePkce) baselineRows('PKCE flow on bare Fastify (argon2id only)', 'bare PKCE flow', barePkceRuns, (r) => r.logins);
-  if (mandatedPkce) baselineRows('PKCE flow with only the mandated work', 'mandated-work PKCE flow', mandatedPkceRuns, (r) => r.logins);
-  if (barePkce) baselineRows('password login on bare Fastify (argon2id only)', 'bare password login', barePasswordRuns, (r) => r.rps);
-  if (mandatedPkce) baselineRows('password login with only the mandated work', 'mandated-work password login', mandatedPasswordRuns, (r) => r.rps);
+  if (bareLogins) baselineRows('PKCE flow on bare Fastify (argon2id only)', 'bare PKCE flow', barePkceRuns, (r) => r.logins);
+  if (mandatedLogins) baselineRows('PKCE flow with only the mandated work', 'mandated-work PKCE flow', mandatedPkceRuns, (r) => r.logins);
+  if (bareLogins) baselineRows('password login on bare Fastify (argon2id only)', 'bare password login', barePasswordRuns, (r) => r.rps);
+  if (mandatedLogins) baselineRows('password login with only the mandated work', 'mandated-work password login', mandatedPasswordRuns, (r) => r.rps);
   const failed =
     [...loginRuns, ...barePasswordRuns, ...mandatedPasswordRuns].reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
