@@ -149,10 +149,12 @@ try {
   // measure a controller that has been logging people in for a while, as a running one has.
   await passwordLogins(LOGIN_WARM_UP_S);
   await pkceLogins(LOGIN_WARM_UP_S);
+  /** Where a baseline server (below) answers. */
+  const originOf = (server) => `https://127.0.0.1:${server.port}`;
   // The logins' own baselines (with wrk): the same requests on bare Fastify, argon2id at the login and nothing else
   // (bare-logins.mjs), so the figures can be read against what this machine allows them.
   const bareLogins = wrk ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/bare-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem')], { stdio: ['ignore', 'pipe', 'inherit'] })) : undefined;
-  const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${bareLogins.port}`, seconds);
+  const barePkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(originOf(bareLogins), seconds);
   if (bareLogins) await barePkceLogins(LOGIN_WARM_UP_S / 2);
   const barePkceRuns = [];
   const barePasswordRuns = [];
@@ -163,18 +165,18 @@ try {
   const mandatedLogins = wrk
     ? await baselineServer(spawn(process.execPath, [join(root, 'scripts/bench/mandated-logins.mjs'), join(home, 'pki/server.chain.pem'), join(home, 'pki/server.key.pem'), mandatedStore], { stdio: ['ignore', 'pipe', 'inherit'] }))
     : undefined;
-  const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(`https://127.0.0.1:${mandatedLogins.port}`, seconds);
+  const mandatedPkceLogins = (seconds = loadOptions.seconds) => wrkPkceFlows(originOf(mandatedLogins), seconds);
   if (mandatedLogins) await mandatedPkceLogins(LOGIN_WARM_UP_S / 2);
   const mandatedPkceRuns = [];
   const mandatedPasswordRuns = [];
   /** A password login run at a baseline server, its CPU read as the controller's (and PostgreSQL's, when it has a store). */
   const baselinePasswordRun = (server, postgresPid) =>
     withCpuPerUnit({ controllerPid: server.child.pid, postgresPid }, async () => {
-      const r = await passwordLoginsAt(`https://127.0.0.1:${server.port}`, loadOptions.seconds);
+      const r = await passwordLoginsAt(originOf(server), loadOptions.seconds);
       return { ...r, units: r.requests };
     });
   // The baselines' password route is warmed up as svc's was above (their PKCE flows were, before).
-  for (const server of [bareLogins, mandatedLogins]) if (server) await passwordLoginsAt(`https://127.0.0.1:${server.port}`, LOGIN_WARM_UP_S / 2);
+  for (const server of [bareLogins, mandatedLogins]) if (server) await passwordLoginsAt(originOf(server), LOGIN_WARM_UP_S / 2);
   // Each run also reads where its CPU went (cpu-budget.mjs); the raw argon2id process is this script's child, so its
   // CPU per verify is read as the load generator's.
   const targets = { controllerPid: child.pid, postgresPid: cluster?.pid };
