@@ -12,7 +12,8 @@
 //     the load generator: cpu-budget.mjs), and both logins on bare Fastify with argon2id and nothing else
 //     (bare-logins.mjs, with wrk): what this machine allows them, and with only the work no controller can leave out
 //     (mandated-logins.mjs: for PKCE seals, two signatures, one store write; for a password login a token and one
-//     store write): what any controller pays,
+//     store write): what any controller pays; and each round of svc's logins over the mandated-work logins of the
+//     same round, where the host's drift cancels out (decision 0050),
 //  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
@@ -31,7 +32,7 @@ import { parseArgs } from 'node:util';
 import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor, wrk } from './bench/lib.mjs';
 import { pkceLoginsWithWrk } from './bench/pkce-wrk.mjs';
 import { describeBudget, medianCpu, withCpuPerUnit } from './bench/cpu-budget.mjs';
-import { describeRatio } from './bench/paired-ratio.mjs';
+import { describeAgainst, describeRatio } from './bench/paired-ratio.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -211,6 +212,11 @@ try {
   if (mandatedLogins) baselineRows('PKCE flow with only the mandated work', 'mandated-work PKCE flow', mandatedPkceRuns, (r) => r.logins);
   if (bareLogins) baselineRows('password login on bare Fastify (argon2id only)', 'bare password login', barePasswordRuns, (r) => r.rps);
   if (mandatedLogins) baselineRows('password login with only the mandated work', 'mandated-work password login', mandatedPasswordRuns, (r) => r.rps);
+  // svc's own work, read without the host's drift: each round of svc against the mandated-work login of that round.
+  if (mandatedLogins) {
+    row('svc PKCE logins / the mandated-work PKCE flow, same round', describeAgainst(pkceRuns.map((r) => r.logins), mandatedPkceRuns.map((r) => r.logins)));
+    row('svc password logins / the mandated-work password login, same round', describeAgainst(loginRuns.map((r) => r.rps), mandatedPasswordRuns.map((r) => r.rps)));
+  }
   const failed =
     [...loginRuns, ...barePasswordRuns, ...mandatedPasswordRuns].reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));

@@ -16,3 +16,19 @@ export function describeRatio(rates, raw) {
   const ratios = roundRatios(rates, raw);
   return `${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')}; medians ${median(rates).toFixed(1)} / ${median(raw).toFixed(1)})`;
 }
+
+/**
+ * svc against one of its baselines (decision 0050): each round's svc rate over the baseline's rate of the same round.
+ * Both ran within the same minute, between the same raw runs, so the host's drift over the run cancels out: what is
+ * left is svc's own work beside what the baseline does.
+ */
+export function roundsAgainst(rates, baselineRates) {
+  if (rates.length !== baselineRates.length) throw new Error(`${rates.length} rounds of svc need as many of the baseline, got ${baselineRates.length}`);
+  return rates.map((rate, i) => rate / baselineRates[i]);
+}
+
+/** The row text of `roundsAgainst`: the median round, then each round. */
+export function describeAgainst(rates, baselineRates) {
+  const ratios = roundsAgainst(rates, baselineRates);
+  return `${median(ratios).toFixed(2)} (rounds ${ratios.map((r) => r.toFixed(2)).join(' ')})`;
+}

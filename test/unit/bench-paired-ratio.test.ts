@@ -11,6 +11,8 @@ import { pathToFileURL } from 'node:url';
 interface PairedRatio {
   roundRatios(rates: number[], raw: number[]): number[];
   describeRatio(rates: number[], raw: number[]): string;
+  roundsAgainst(rates: number[], baselineRates: number[]): number[];
+  describeAgainst(rates: number[], baselineRates: number[]): string;
 }
 
 const paired = (await import(pathToFileURL(join(process.cwd(), 'scripts/bench/paired-ratio.mjs')).href)) as PairedRatio;
@@ -36,4 +38,11 @@ test('the figure is the median round, so one disturbed round does not move it', 
 
 test('rounds without a raw run on each side are refused rather than paired with the wrong runs', () => {
   assert.throws(() => paired.roundRatios([80, 80], [100, 100]), /2 rounds need 3 raw runs around them, got 2/);
+});
+
+test('svc is read against a baseline round by round, so a host that slows between rounds does not move the figure', () => {
+  // The host slows by a fifth from round 2 on; svc keeps 0.95 of the baseline's rate throughout.
+  assert.deepEqual(paired.roundsAgainst([190, 152, 152], [200, 160, 160]).map((r) => r.toFixed(2)), ['0.95', '0.95', '0.95']);
+  assert.equal(paired.describeAgainst([190, 140, 152], [200, 160, 160]), '0.95 (rounds 0.95 0.88 0.95)');
+  assert.throws(() => paired.roundsAgainst([190, 152], [200]), /2 rounds of svc need as many of the baseline, got 1/);
 });
