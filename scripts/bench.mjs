@@ -14,7 +14,8 @@
 //     (mandated-logins.mjs: for PKCE seals, two signatures, one store write; for a password login a token and one
 //     store write): what any controller pays; and each round of svc's logins over the mandated-work logins of the
 //     same round, where the host's drift cancels out (decision 0050),
-//  6. OIDC refresh grants per second; GET /current-api-session with svc-session and with a
+//  6. OIDC refresh grants per second (wrk, rounds alternating with the bare route: refresh-wrk.mjs), their
+//     controller CPU per grant; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
@@ -31,8 +32,9 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { freePort, generatorName, load, measured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor, wrk } from './bench/lib.mjs';
 import { pkceLoginsWithWrk } from './bench/pkce-wrk.mjs';
-import { describeBudget, medianCpu, withCpuPerUnit } from './bench/cpu-budget.mjs';
+import { describeBudget, medianCpu, processCpuMs, withCpuPerUnit } from './bench/cpu-budget.mjs';
 import { describeAgainst, describeRatio } from './bench/paired-ratio.mjs';
+import { refreshGrantsWithWrk } from './bench/refresh-wrk.mjs';
 import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -221,8 +223,29 @@ try {
     [...loginRuns, ...barePasswordRuns, ...mandatedPasswordRuns].reduce((n, r) => n + r.errors, 0) + [...pkceRuns, ...barePkceRuns, ...mandatedPkceRuns].reduce((n, r) => n + (r.failures ?? 0), 0);
   if (failed > 0) row('logins refused or broken off (should be 0)', String(failed));
   // OIDC refresh grants per second, then the access token as an API credential.
-  const oidc = await jsonOf(oidcArgs('refreshes'));
-  row('OIDC refresh grants/s (rotating)', oidc.refreshes.toFixed(0));
+  // With wrk, in rounds alternating with the bare route (decision 0050): issue 17 asks for 0.1 of its req/s. Each round
+  // starts from refresh tokens of its own, one per connection.
+  let oidc;
+  if (wrk) {
+    const grantRuns = [];
+    const bareRuns = [];
+    for (let round = 0; round < rounds; round++) {
+      oidc = await jsonOf(oidcArgs('seeds'));
+      const before = processCpuMs(child.pid);
+      const run = await refreshGrantsWithWrk(wrk, origin, { tokens: oidc.refreshTokens, seconds: loadOptions.seconds, scratch: home });
+      grantRuns.push({ ...run, cpuUs: ((processCpuMs(child.pid) - before) * 1000) / Math.max(1, run.units) });
+      bareRuns.push(await measured(bareTarget.url, bareTarget.ca, bareTarget.pid, { ...loadOptions, scratch: home }));
+    }
+    const grants = median(grantRuns.map((r) => r.grants));
+    const bareRps = median(bareRuns.map((r) => r.rps));
+    row('OIDC refresh grants/s (rotating, wrk) / bare route req/s', `${grants.toFixed(0)} / ${bareRps.toFixed(0)} = ${(grants / bareRps).toFixed(3)} (rounds ${grantRuns.map((r, i) => (r.grants / bareRuns[i].rps).toFixed(3)).join(' ')})`);
+    row('OIDC refresh grant: controller CPU per grant', `${median(grantRuns.map((r) => r.cpuUs)).toFixed(0)} µs`);
+    const refused = grantRuns.reduce((n, r) => n + r.failures, 0);
+    if (refused > 0) row('refresh grants refused (should be 0)', String(refused));
+  } else {
+    oidc = await jsonOf(oidcArgs('refreshes'));
+    row('OIDC refresh grants/s (rotating, node client)', oidc.refreshes.toFixed(0));
+  }
   // The cheapest authenticated route isolates what checking the credential costs (session lookup vs cached JWT).
   await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
   // What every SDK polls (issue 15): answered from memory on a store of its own; on a shared store each poll reads the

@@ -1,7 +1,8 @@
 // OIDC throughput for `npm run bench`, in a process of its own, with `concurrency` flows in flight; prints JSON.
 // `what` = logins: complete PKCE logins per second (authorization request -> password login -> code exchange), the
 // generator used when wrk is not installed (pkce-wrk.mjs otherwise); `what` = refreshes: refresh grants per second
-// (each worker rotates its own refresh token) and an access token for the routes measured after. Loopback only,
+// (each worker rotates its own refresh token) and an access token for the routes measured after; `what` = seeds:
+// one live refresh token per flow and an access token, for wrk's refresh grants (refresh-wrk.mjs). Loopback only,
 // bounded in time.
 import { createHash, randomBytes } from 'node:crypto';
 import { Agent, request } from 'node:https';
@@ -65,6 +66,12 @@ if (what === 'logins') {
 }
 // Each worker starts from a refresh token of its own, obtained before the clock starts.
 const seeds = await Promise.all(Array.from({ length: Number(concurrency) }, () => login()));
+if (what === 'seeds') {
+  // For wrk's refresh grants (refresh-wrk.mjs): one live refresh token per connection, and an access token.
+  agent.destroy();
+  process.stdout.write(JSON.stringify({ refreshTokens: seeds.map((s) => s.refresh_token), accessToken: seeds[0].access_token }));
+  process.exit(0);
+}
 const { rate: refreshes } = await measure(async (state) => {
   state.refresh ??= seeds[state.worker].refresh_token;
   const res = await call('POST', '/oidc/token', { body: form({ grant_type: 'refresh_token', refresh_token: state.refresh, client_id: 'svc' }), type: 'application/x-www-form-urlencoded' });

@@ -199,6 +199,59 @@ const redeemWithRefreshToken = perColumnSet(([sessionColumns = [], refreshColumn
   }),
 );
 
+// A refresh grant's statements, prepared as the login's are (decision 0050): the token read with its session, and
+// its rotation.
+const REFRESH_COLUMNS = ['id', 'session_id', 'token_hash', 'status', 'created_at', 'expires_at', 'rotated_at', 'successor_sealed'] as const satisfies readonly (keyof OidcRefreshTokensTable)[];
+const findRefreshWithSession = prepareQuery<{ hash: string }, RefreshWithSessionRow>((db, param) =>
+  db
+    .selectFrom('oidc_refresh_tokens as r')
+    .innerJoin('oidc_sessions as s', 's.id', 'r.session_id')
+    .select(REFRESH_COLUMNS.map((column) => `r.${column}` as const))
+    .select([
+      's.identity_id as s_identity_id',
+      's.client_id as s_client_id',
+      's.issuer as s_issuer',
+      's.scope as s_scope',
+      's.amr as s_amr',
+      's.auth_time as s_auth_time',
+      's.config_types as s_config_types',
+      's.revoked_at as s_revoked_at',
+      's.authenticator_id as s_authenticator_id',
+      's.ip_address as s_ip_address',
+      's.created_at as s_created_at',
+    ])
+    .where('r.token_hash', '=', param('hash')),
+);
+type RefreshWithSessionRow = OidcRefreshTokensTable & {
+  [K in Exclude<keyof OidcSessionsTable, 'id'> as `s_${K}`]: OidcSessionsTable[K];
+};
+
+interface RotationValues extends Record<string, unknown> {
+  id: string;
+  rotatedAt: string;
+  sealed: string;
+}
+/** The rotation itself: active -> rotated, with the successor sealed; its row count tells whether this request won. */
+const rotateRefresh = prepareQuery<RotationValues>((db, param) =>
+  db
+    .updateTable('oidc_refresh_tokens')
+    .set({ status: 'rotated', rotated_at: param('rotatedAt'), successor_sealed: param('sealed') })
+    .where('id', '=', param('id'))
+    .where('status', '=', 'active'),
+);
+/**
+ * PostgreSQL: the rotation and the successor's insert as one statement, the insert fed by the update, so the successor
+ * is written exactly when this request rotated the token.
+ */
+const rotateRefreshWithSuccessor = prepareQuery<Record<string, unknown>>((store, param) => {
+  const rotation = sql`with rotated as (
+      update oidc_refresh_tokens set status = 'rotated', rotated_at = ${param('rotatedAt')}, successor_sealed = ${param('sealed')}
+      where id = ${param('id')} and status = 'active' returning id
+    )
+    insert into oidc_refresh_tokens (${columnList(REFRESH_COLUMNS)}) select ${valueList(param, 'n_', REFRESH_COLUMNS)} from rotated`;
+  return { compile: () => rotation.compile(store) };
+});
+
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
   return {
@@ -332,25 +385,7 @@ export function createOidcRepository(database: Database): OidcRepository {
       return row && refreshFromRow(row);
     },
     async findRefreshTokenWithSession(tokenHash) {
-      const row = await db
-        .selectFrom('oidc_refresh_tokens as r')
-        .innerJoin('oidc_sessions as s', 's.id', 'r.session_id')
-        .selectAll('r')
-        .select([
-          's.identity_id as s_identity_id',
-          's.client_id as s_client_id',
-          's.issuer as s_issuer',
-          's.scope as s_scope',
-          's.amr as s_amr',
-          's.auth_time as s_auth_time',
-          's.config_types as s_config_types',
-          's.revoked_at as s_revoked_at',
-          's.authenticator_id as s_authenticator_id',
-          's.ip_address as s_ip_address',
-          's.created_at as s_created_at',
-        ])
-        .where('r.token_hash', '=', tokenHash)
-        .executeTakeFirst();
+      const [row] = (await findRefreshWithSession(db, { hash: tokenHash })).rows;
       if (!row) return undefined;
       const session: OidcSessionsTable = {
         id: row.session_id,
@@ -369,30 +404,27 @@ export function createOidcRepository(database: Database): OidcRepository {
       return { token: refreshFromRow(row), session: sessionFromRow(session) };
     },
     async rotateRefreshToken(id, at, successor) {
-      if (database.dialect === 'postgres') {
-        // Rotation and successor in one statement: the insert happens only when the update found the token active.
-        const next = refreshRow(successor.token, successor.tokenHash);
-        const { rows } = await sql<{ id: string }>`
-          with rotated as (
-            update oidc_refresh_tokens set status = 'rotated', rotated_at = ${toIso(at)}, successor_sealed = ${successor.sealed}
-            where id = ${id} and status = 'active' returning id
-          )
-          insert into oidc_refresh_tokens (id, session_id, token_hash, status, created_at, expires_at, rotated_at, successor_sealed)
-          select ${next.id}, ${next.session_id}, ${next.token_hash}, ${next.status}, ${next.created_at}, ${next.expires_at}, ${next.rotated_at}, ${next.successor_sealed}
-          from rotated returning id`.execute(db);
-        return rows.length > 0;
+      const next = refreshRow(successor.token, successor.tokenHash);
+      const rotation: RotationValues = { id, rotatedAt: toIso(at), sealed: successor.sealed };
+      if (database.dialect === 'postgres' && !db.isTransaction) {
+        const result = await rotateRefreshWithSuccessor(db, { ...rotation, ...prefixed('n_', next) });
+        return Number(result.numAffectedRows ?? 0n) > 0;
       }
-      return atomically(db, async (trx) => {
-        const result = await trx
-          .updateTable('oidc_refresh_tokens')
-          .set({ status: 'rotated', rotated_at: toIso(at), successor_sealed: successor.sealed })
-          .where('id', '=', id)
-          .where('status', '=', 'active')
-          .executeTakeFirst();
-        if (Number(result.numUpdatedRows) === 0) return false;
-        await trx.insertInto('oidc_refresh_tokens').values(refreshRow(successor.token, successor.tokenHash)).execute();
-        return true;
-      });
+      const insertNext = insertRefreshRow.queryFor(next);
+      const nextValues = next as unknown as Record<string, unknown>;
+      // SQLite: both statements at once on the driver (prepared-query.ts), else through a Kysely transaction.
+      return (
+        atomicallyAtOnce(db, (run) => {
+          if (Number(run(rotateRefresh, rotation).numAffectedRows ?? 0n) === 0) return false;
+          run(insertNext, nextValues);
+          return true;
+        }) ??
+        (await atomically(db, async (trx) => {
+          if (Number((await rotateRefresh(trx, rotation)).numAffectedRows ?? 0n) === 0) return false;
+          await insertNext(trx, nextValues);
+          return true;
+        }))
+      );
     },
   };
 }

@@ -10,8 +10,7 @@
  * A primary login that succeeds, legacy or OIDC, records the `sdkInfo` and `envInfo` its body carried on the
  * identity (reference facts §7: authentication updates them), where the identity's detail shows them.
  */
-import { ApiError } from '../../errors/api-error.js';
-import { isApiError } from '../../errors/api-error.js';
+import { ApiError, isApiError } from '../../errors/api-error.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../../domain/auth-policy.js';
 import type { ApiSession, ClientInfo, Identity } from '../../domain/identity.js';
 import { createPrincipalLoader } from './principal.js';
@@ -99,10 +98,10 @@ export interface AuthenticationDeps {
   clientCaTrust?: PrimaryMethodDeps['clientCaTrust'];
 }
 
-/** The auth policy `identity` is under (the default one unless it names another); read through `policies`. */
 /** The id of the auth policy that governs `identity`: its own, else the default one. */
 export const authPolicyIdOf = (identity: Identity): string => identity.authPolicyId ?? DEFAULT_AUTH_POLICY_ID;
 
+/** The auth policy `identity` is under (the default one unless it names another); read through `policies`. */
 export async function authPolicyOf(policies: Pick<AuthPolicyRepository, 'findById'>, identity: Identity): Promise<AuthPolicy> {
   const policy = await policies.findById(authPolicyIdOf(identity));
   if (!policy) throw new Error(`auth policy ${identity.authPolicyId} of identity ${identity.id} is missing`);
