@@ -196,7 +196,6 @@ try {
     argonRuns.push(await argonRun());
   }
   if (bareLogins) await stop(bareLogins.child);
-  if (mandatedLogins) await stop(mandatedLogins.child);
   const raw = argonRuns.map((r) => r.rps);
   row('password logins/s / raw argon2id verify/s (same params), by round', describeRatio(loginRuns.map((r) => r.rps), raw));
   row(`OIDC PKCE logins/s (${wrk ? 'wrk' : 'node client'}) / raw argon2id verify/s, by round`, describeRatio(pkceRuns.map((r) => r.logins), raw));
@@ -225,27 +224,49 @@ try {
   // OIDC refresh grants per second, then the access token as an API credential.
   // With wrk, in rounds alternating with the bare route (decision 0050): issue 17 asks for 0.1 of its req/s. Each round
   // starts from refresh tokens of its own, one per connection.
+  // The same grants with only the mandated work (mandated-logins.mjs: the lookup, the rotation with its successor in
+  // one transaction, two signatures), in the same rounds.
   let oidc;
   if (wrk) {
+    /** A round of refresh grants at `target` from fresh tokens (logged in there first), with the server's CPU per grant. */
+    const grantRun = async (target, pid) => {
+      const { refreshTokens } = await jsonOf([join(root, 'scripts/bench/oidc-flows.mjs'), target, ca, values.connections, values.seconds, 'admin', 'bench-password', 'seeds']);
+      const before = processCpuMs(pid);
+      const run = await refreshGrantsWithWrk(wrk, target, { tokens: refreshTokens, seconds: loadOptions.seconds, scratch: home });
+      return { ...run, cpuUs: ((processCpuMs(pid) - before) * 1000) / Math.max(1, run.units) };
+    };
     const grantRuns = [];
+    const mandatedGrantRuns = [];
     const bareRuns = [];
+    // Both warmed up first, unmeasured.
+    await grantRun(origin, child.pid);
+    if (mandatedLogins) await grantRun(originOf(mandatedLogins), mandatedLogins.child.pid);
     for (let round = 0; round < rounds; round++) {
-      oidc = await jsonOf(oidcArgs('seeds'));
-      const before = processCpuMs(child.pid);
-      const run = await refreshGrantsWithWrk(wrk, origin, { tokens: oidc.refreshTokens, seconds: loadOptions.seconds, scratch: home });
-      grantRuns.push({ ...run, cpuUs: ((processCpuMs(child.pid) - before) * 1000) / Math.max(1, run.units) });
+      grantRuns.push(await grantRun(origin, child.pid));
+      if (mandatedLogins) mandatedGrantRuns.push(await grantRun(originOf(mandatedLogins), mandatedLogins.child.pid));
       bareRuns.push(await measured(bareTarget.url, bareTarget.ca, bareTarget.pid, { ...loadOptions, scratch: home }));
     }
-    const grants = median(grantRuns.map((r) => r.grants));
     const bareRps = median(bareRuns.map((r) => r.rps));
-    row('OIDC refresh grants/s (rotating, wrk) / bare route req/s', `${grants.toFixed(0)} / ${bareRps.toFixed(0)} = ${(grants / bareRps).toFixed(3)} (rounds ${grantRuns.map((r, i) => (r.grants / bareRuns[i].rps).toFixed(3)).join(' ')})`);
+    /** A row of grants against the bare route: medians, then each round against the bare route of its round. */
+    const grantRow = (label, runs) => {
+      const grants = median(runs.map((r) => r.grants));
+      row(label, `${grants.toFixed(0)} / ${bareRps.toFixed(0)} = ${(grants / bareRps).toFixed(3)} (rounds ${runs.map((r, i) => (r.grants / bareRuns[i].rps).toFixed(3)).join(' ')})`);
+    };
+    grantRow('OIDC refresh grants/s (rotating, wrk) / bare route req/s', grantRuns);
     row('OIDC refresh grant: controller CPU per grant', `${median(grantRuns.map((r) => r.cpuUs)).toFixed(0)} µs`);
-    const refused = grantRuns.reduce((n, r) => n + r.failures, 0);
+    if (mandatedLogins) {
+      grantRow('refresh grants with only the mandated work / bare route req/s', mandatedGrantRuns);
+      row('refresh grant with only the mandated work: CPU per grant', `${median(mandatedGrantRuns.map((r) => r.cpuUs)).toFixed(0)} µs`);
+      row('svc refresh grants / mandated-work grants, same round', describeAgainst(grantRuns.map((r) => r.grants), mandatedGrantRuns.map((r) => r.grants)));
+    }
+    oidc = await jsonOf(oidcArgs('seeds'));
+    const refused = [...grantRuns, ...mandatedGrantRuns].reduce((n, r) => n + r.failures, 0);
     if (refused > 0) row('refresh grants refused (should be 0)', String(refused));
   } else {
     oidc = await jsonOf(oidcArgs('refreshes'));
     row('OIDC refresh grants/s (rotating, node client)', oidc.refreshes.toFixed(0));
   }
+  if (mandatedLogins) await stop(mandatedLogins.child);
   // The cheapest authenticated route isolates what checking the credential costs (session lookup vs cached JWT).
   await compare('GET /current-api-session (svc-session)', { url: `${origin}/edge/client/v1/current-api-session`, ca, pid: child.pid, options: { headers: { 'svc-session': token } } }, bareTarget);
   // What every SDK polls (issue 15): answered from memory on a store of its own; on a shared store each poll reads the
