@@ -15,7 +15,8 @@
 //     store write): what any controller pays; and each round of svc's logins over the mandated-work logins of the
 //     same round, where the host's drift cancels out (decision 0050),
 //  6. OIDC refresh grants per second (wrk, rounds alternating with the bare route: refresh-wrk.mjs), their
-//     controller CPU per grant; GET /current-api-session with svc-session and with a
+//     controller CPU per grant, and the same grants with only the mandated work (mandated-logins.mjs) in the same
+//     rounds; GET /current-api-session with svc-session and with a
 //     Bearer token, GET /current-api-session/service-updates, and GET /current-identity with a Bearer token,
 //  7. validation time of a router configuration file with 1,000 listeners and 1,000 dialers,
 //  8. the cost of answering a TOTP factor against the bare RFC 6238 check; a request carrying a secondary external
