@@ -140,7 +140,8 @@ try {
   const loginRuns = [];
   const pkceRuns = [];
   const argonRuns = [];
-  const oidcArgs = (what, seconds = values.seconds) => [join(root, 'scripts/bench/oidc-flows.mjs'), origin, ca, values.connections, String(seconds), 'admin', 'bench-password', what];
+  /** The arguments of oidc-flows.mjs doing `what` at `target` (svc unless said). */
+  const oidcArgs = (what, seconds = values.seconds, target = origin) => [join(root, 'scripts/bench/oidc-flows.mjs'), target, ca, values.connections, String(seconds), 'admin', 'bench-password', what];
   /** PKCE flows walked by wrk against `target` (svc, or the bare flow below). */
   const wrkPkceFlows = (target, seconds) => pkceLoginsWithWrk(wrk, target, { flows: Number(values.connections), seconds, username: 'admin', password: 'bench-password', scratch: home });
   const pkceLogins = (seconds = loadOptions.seconds) => (wrk ? wrkPkceFlows(origin, seconds) : jsonOf(oidcArgs('logins', seconds)));
@@ -231,7 +232,7 @@ try {
   if (wrk) {
     /** A round of refresh grants at `target` from fresh tokens (logged in there first), with the server's CPU per grant. */
     const grantRun = async (target, pid) => {
-      const { refreshTokens } = await jsonOf([join(root, 'scripts/bench/oidc-flows.mjs'), target, ca, values.connections, values.seconds, 'admin', 'bench-password', 'seeds']);
+      const { refreshTokens } = await jsonOf(oidcArgs('seeds', values.seconds, target));
       const before = processCpuMs(pid);
       const run = await refreshGrantsWithWrk(wrk, target, { tokens: refreshTokens, seconds: loadOptions.seconds, scratch: home });
       return { ...run, cpuUs: ((processCpuMs(pid) - before) * 1000) / Math.max(1, run.units) };
