@@ -8,6 +8,7 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { createChangeSignal, type ChangeSignal } from './change-signal.js';
 import { migrateToLatest } from './migrate.js';
+import { startSqliteCheckpointer } from './sqlite-checkpointer.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { withNamedStatements } from './prepared-statement-names.js';
@@ -69,7 +70,14 @@ function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined, 
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }), plugins: [new SqliteValuesPlugin()], ...(log ? { log } : {}) });
   // Prepared queries run on the store go straight to the driver, through the same statement cache.
   registerDirectStore(db, { kind: 'sqlite', driver, prepare: (sql) => statements.prepare(sql) as unknown as SqliteDriver.Statement, ...(onQuery ? { onQuery } : {}) });
-  return { db, dialect: 'sqlite', changes: createChangeSignal(), close: () => db.destroy() };
+  // Checkpoints run beside the event loop (sqlite-checkpointer.ts); stopped first, so that the controller's connection
+  // is the last one and its close checkpoints what is left and removes the log.
+  const checkpointer = startSqliteCheckpointer(driver, path);
+  const close = async () => {
+    await checkpointer?.stop();
+    await db.destroy();
+  };
+  return { db, dialect: 'sqlite', changes: createChangeSignal(), close };
 }
 
 function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database {

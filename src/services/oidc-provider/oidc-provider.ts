@@ -217,8 +217,11 @@ export function createOidcProviderService(deps: {
     const now = clock.now();
     const identity = await activeIdentity(session.identityId);
     const cert = deps.certFlags ? await deps.certFlags(session) : NO_EXTENSION;
-    const access = await tokens.signAccess({ issuer: session.issuer, identity, session, cert, now });
-    const idToken = await tokens.signId({ issuer: session.issuer, identity, session, nonce, now });
+    // Both are signed on the thread pool (crypto/jws.ts), side by side.
+    const [access, idToken] = await Promise.all([
+      tokens.signAccess({ issuer: session.issuer, identity, session, cert, now }),
+      tokens.signId({ issuer: session.issuer, identity, session, nonce, now }),
+    ]);
     const response: TokenResponse = {
       access_token: access.token,
       id_token: idToken,

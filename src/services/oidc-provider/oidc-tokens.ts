@@ -153,7 +153,7 @@ export function createOidcTokenSigner(options: {
         z_ckrr: cert.isCertKeyRollRequested,
       };
       // RFC 9068 §2.1: `typ: at+jwt` keeps an access token from being taken for an ID token and vice versa.
-      const token = sign(
+      const token = await sign(
         { alg, kid, typ: 'at+jwt' },
         { ...claims, iss: issuer, sub: identity.id, aud: [OIDC_CLIENT_ID], iat, nbf: iat, exp, jti: newUuid() },
       );
