@@ -29,10 +29,10 @@ const sealKey = randomBytes(32);
 const signingKey = createPrivateKey(readFileSync(keyFile));
 
 // The session and its first refresh token, in tables of their own (named for this script), written together or not
-// at all.
+// at all. A refresh token is keyed by its hash, the one way it is ever found or rotated (as svc's, migration 0023).
 const TABLES = [
   'create table if not exists bench_mandated_sessions (id text primary key, identity_id text not null, issuer text not null, scope text not null, amr text not null, auth_time text not null, created_at text not null)',
-  "create table if not exists bench_mandated_tokens (id text primary key, session_id text not null references bench_mandated_sessions (id) on delete cascade, token_hash text not null unique, created_at text not null, expires_at text not null, status text not null default 'active')",
+  "create table if not exists bench_mandated_tokens (token_hash text primary key, id text not null, session_id text not null references bench_mandated_sessions (id) on delete cascade, created_at text not null, expires_at text not null, status text not null default 'active')",
   'create index if not exists bench_mandated_tokens_session on bench_mandated_tokens (session_id)',
   'create table if not exists bench_mandated_api_sessions (id text primary key, token_hash text not null unique, identity_id text not null, created_at text not null, last_activity_at text not null)',
 ];
@@ -51,13 +51,13 @@ async function openStore() {
     for (const statement of TABLES) await pool.query(statement);
     const text = `with s as (insert into bench_mandated_sessions values ($1, $2, $3, $4, $5, $6, $7) returning id)
       insert into bench_mandated_tokens (${TOKEN_COLUMNS}) select $8, id, $9, $7, $10 from s`;
-    const rotation = `with r as (update bench_mandated_tokens set status = 'rotated' where id = $1 and status = 'active' returning session_id)
+    const rotation = `with r as (update bench_mandated_tokens set status = 'rotated' where token_hash = $1 and status = 'active' returning session_id)
       insert into bench_mandated_tokens (${TOKEN_COLUMNS}) select $2, session_id, $3, $4, $5 from r`;
     return {
       redeem: (session, token) => pool.query({ name: 'bench_mandated_redeem', text, values: [...session, ...token] }),
       startApiSession: (row) => pool.query({ name: 'bench_mandated_api_session', text: API_SESSION_INSERT, values: row }),
       findRefresh: async (hash) => (await pool.query({ name: 'bench_mandated_find_refresh', text: FIND_REFRESH, values: [hash] })).rows[0],
-      rotate: async (id, next) => (await pool.query({ name: 'bench_mandated_rotate', text: rotation, values: [id, ...next] })).rowCount === 1,
+      rotate: async (hash, next) => (await pool.query({ name: 'bench_mandated_rotate', text: rotation, values: [hash, ...next] })).rowCount === 1,
     };
   }
   const db = new Database(store);
@@ -72,9 +72,9 @@ async function openStore() {
   });
   const insertApiSession = db.prepare(API_SESSION_INSERT.replace(/\$\d/g, '?'));
   const findRefresh = db.prepare(FIND_REFRESH.replace('$1', '?'));
-  const rotateToken = db.prepare("update bench_mandated_tokens set status = 'rotated' where id = ? and status = 'active'");
-  const rotate = db.transaction((id, [nextId, hash, createdAt, expiresAt], sessionId) => {
-    if (rotateToken.run(id).changes === 0) return false;
+  const rotateToken = db.prepare("update bench_mandated_tokens set status = 'rotated' where token_hash = ? and status = 'active'");
+  const rotate = db.transaction((presented, [nextId, hash, createdAt, expiresAt], sessionId) => {
+    if (rotateToken.run(presented).changes === 0) return false;
     insertToken.run(nextId, sessionId, hash, createdAt, expiresAt);
     return true;
   });
@@ -82,7 +82,7 @@ async function openStore() {
     redeem: async (session, token) => redeem(session, token),
     startApiSession: async (row) => insertApiSession.run(...row),
     findRefresh: async (hash) => findRefresh.get(hash),
-    rotate: async (id, next, sessionId) => rotate(id, next, sessionId),
+    rotate: async (hash, next, sessionId) => rotate(hash, next, sessionId),
   };
 }
 const { redeem, startApiSession, findRefresh, rotate } = await openStore();
@@ -144,10 +144,11 @@ function newRefreshToken() {
 }
 app.post('/oidc/token', async (request, reply) => {
   if (request.body.grant_type === 'refresh_token') {
-    const stored = await findRefresh(createHash('sha256').update(String(request.body.refresh_token)).digest('hex'));
+    const presented = createHash('sha256').update(String(request.body.refresh_token)).digest('hex');
+    const stored = await findRefresh(presented);
     if (!stored || stored.status !== 'active' || stored.expires_at <= new Date().toISOString()) return reply.code(400).send({ error: 'invalid_grant' });
     const next = newRefreshToken();
-    if (!(await rotate(stored.id, next.row, stored.session_id))) return reply.code(400).send({ error: 'invalid_grant' });
+    if (!(await rotate(presented, next.row, stored.session_id))) return reply.code(400).send({ error: 'invalid_grant' });
     const session = { sid: stored.session_id, sub: stored.identity_id, iss: stored.issuer, scope: stored.scope, amr: JSON.parse(stored.amr), authTimeMs: Date.now(), nonce: undefined };
     return tokenAnswer(reply, session, next.value);
   }

@@ -24,6 +24,7 @@ import { certificateAuthorities } from './migrations/0019-certificate-authoritie
 import { routerAndSessionCertificates } from './migrations/0020-router-and-session-certificates.js';
 import { oidcSessionAuthenticator } from './migrations/0021-oidc-session-authenticator.js';
 import { oidcCodeRefusals } from './migrations/0022-oidc-code-refusals.js';
+import { refreshTokensByHash } from './migrations/0023-refresh-tokens-by-hash.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -47,6 +48,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0020-router-and-session-certificates': routerAndSessionCertificates,
   '0021-oidc-session-authenticator': oidcSessionAuthenticator,
   '0022-oidc-code-refusals': oidcCodeRefusals,
+  '0023-refresh-tokens-by-hash': refreshTokensByHash,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -9,7 +9,7 @@ const ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvw
 /**
  * Random bytes for entity ids, drawn from the CSPRNG a few kilobytes at a time (one system call per ~250 ids rather
  * than one per id: ids are made on every login). Ids name things, they do not guard them, so holding bytes for them
- * in memory costs nothing; secrets below come from a pool of their own that forgets each slice it hands out.
+ * in memory costs nothing; secrets below are drawn afresh each time.
  */
 const idBytes = Buffer.alloc(4096);
 let idBytesUsed = idBytes.length;
@@ -33,33 +33,9 @@ export function newEntityId(): string {
   return id;
 }
 
-/**
- * Secret bytes, drawn from the CSPRNG 4 KiB at a time and handed out once each, as Node's own randomUUID does with its
- * entropy cache. A call into OpenSSL costs the same 2.5-10 µs for 32 bytes as for 4 KiB (measured on the request path
- * of a refresh grant, which draws twice), so drawing per secret cost a refresh grant about 4% of its time (decision
- * 0051). A slice is copied out and zeroed in the pool as it is handed out: no secret stays behind in memory once used.
- */
-const secretBytes = Buffer.alloc(4096);
-let secretBytesUsed = secretBytes.length;
-
-function drawSecretBytes(count: number): Buffer {
-  // Larger draws are rare (none on a request path) and go to the CSPRNG directly.
-  if (count > 256) return randomBytes(count);
-  if (secretBytesUsed + count > secretBytes.length) {
-    randomFillSync(secretBytes);
-    secretBytesUsed = 0;
-  }
-  // Buffer.alloc never hands out a slice of Node's shared pool, so the result owns its ArrayBuffer.
-  const out = Buffer.alloc(count);
-  secretBytes.copy(out, 0, secretBytesUsed, secretBytesUsed + count);
-  secretBytes.fill(0, secretBytesUsed, secretBytesUsed + count);
-  secretBytesUsed += count;
-  return out;
-}
-
 /** A secret token of `bytes` random bytes, base64url without padding (256 bits by default). */
 export function newSecretToken(bytes = 32): string {
-  return drawSecretBytes(bytes).toString('base64url');
+  return randomBytes(bytes).toString('base64url');
 }
 
 /** A random UUID v4 (used where the protocol or the reference API expects one, e.g. enrollment tokens). */
@@ -69,10 +45,10 @@ export function newUuid(): string {
 
 /** A readable password for generated admin accounts: 24 base64url characters (144 bits). */
 export function newPassword(): string {
-  return drawSecretBytes(18).toString('base64url');
+  return randomBytes(18).toString('base64url');
 }
 
-/** `count` random bytes from the OS CSPRNG (for formats that need raw bytes: certificate serials, nonces, seeds). */
+/** `count` random bytes from the OS CSPRNG (for formats that need raw bytes, e.g. certificate serials). */
 export function newRandomBytes(count: number): Buffer {
-  return drawSecretBytes(count);
+  return randomBytes(count);
 }

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import SqliteDriver from 'better-sqlite3';
 import { Kysely, PostgresDialect, SqliteDialect } from 'kysely';
 import pg from 'pg';
-import { openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
+import { databaseTargetFromString, openDatabase, type Database, type DatabaseTarget } from '../../src/persistence/database.js';
+import { migrateToBefore } from '../../src/persistence/migrate.js';
 import { newEntityId } from '../../src/shared/random.js';
 
 export const testDialect: 'sqlite' | 'postgres' = process.env.SVC_TEST_DB === 'postgres' ? 'postgres' : 'sqlite';
@@ -75,3 +76,40 @@ export function openRawDatabase(target: DatabaseTarget): Kysely<any> {
 
 /** Booleans as each dialect stores them, for rows written without the repositories' value plugin. */
 export const storedBool = (value: boolean) => (testDialect === 'sqlite' ? Number(value) : value);
+
+/**
+ * A store as an older release left it, for a migration's test: migrated up to just before `migration`, opened without
+ * the application's plugins. `close` closes and removes it.
+ */
+export async function storeBefore(migration: string): Promise<{ raw: Kysely<any>; close(): Promise<void> }> {
+  const shared = await newSharedDatabase();
+  const raw = openRawDatabase(databaseTargetFromString(shared.db));
+  await migrateToBefore(raw, migration);
+  return {
+    raw,
+    async close() {
+      await raw.destroy();
+      await shared.drop();
+    },
+  };
+}
+
+/** An identity row as the releases before the authorization model (migration 0012) wrote it. */
+export function earlyIdentityRow(id: string, at: string, roleAttributes: string[] = []) {
+  return {
+    id,
+    name: `identity-${id}`,
+    type_id: 'Default',
+    is_admin: storedBool(false),
+    is_default_admin: storedBool(false),
+    auth_policy_id: 'default',
+    external_id: null,
+    role_attributes: JSON.stringify(roleAttributes),
+    tags: '{}',
+    disabled: storedBool(false),
+    disabled_at: null,
+    disabled_until: null,
+    created_at: at,
+    updated_at: at,
+  };
+}

@@ -6,43 +6,22 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Kysely } from 'kysely';
-import { databaseTargetFromString } from '../../src/persistence/database.js';
-import { migrateToBefore, migrateToLatest } from '../../src/persistence/migrate.js';
-import { newSharedDatabase, openRawDatabase, storedBool, testDialect } from '../helpers/database.js';
+import { migrateToLatest } from '../../src/persistence/migrate.js';
+import { earlyIdentityRow, storeBefore, testDialect } from '../helpers/database.js';
 
 const MIGRATION = '0012-authorization';
 const now = new Date().toISOString();
 
 describe(`migration ${MIGRATION} (${testDialect})`, () => {
-  let shared: { db: string; drop(): Promise<void> };
   let raw: Kysely<any>;
+  let close: () => Promise<void>;
   before(async () => {
-    shared = await newSharedDatabase();
-    raw = openRawDatabase(databaseTargetFromString(shared.db));
-    await migrateToBefore(raw, MIGRATION);
-    const identity = (id: string, attributes: string[]) => ({
-      id,
-      name: `identity-${id}`,
-      type_id: 'Default',
-      is_admin: storedBool(false),
-      is_default_admin: storedBool(false),
-      auth_policy_id: 'default',
-      external_id: null,
-      role_attributes: JSON.stringify(attributes),
-      tags: '{}',
-      disabled: storedBool(false),
-      disabled_at: null,
-      disabled_until: null,
-      created_at: now,
-      updated_at: now,
-    });
+    ({ raw, close } = await storeBefore(MIGRATION));
+    const identity = (id: string, attributes: string[]) => earlyIdentityRow(id, now, attributes);
     await raw.insertInto('identities').values([identity('old-1', ['sales', 'emea', 'sales']), identity('old-2', [])]).execute();
     await migrateToLatest(raw);
   });
-  after(async () => {
-    await raw.destroy();
-    await shared.drop();
-  });
+  after(() => close());
 
   it("indexes the role attributes of identities created before it, once each", async () => {
     const rows = await raw.selectFrom('entity_attributes').select(['entity_id', 'attribute']).where('entity_type', '=', 'identity').orderBy('entity_id').orderBy('attribute').execute();

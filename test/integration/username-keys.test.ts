@@ -13,7 +13,7 @@ import { migrateToBefore, migrateToLatest } from '../../src/persistence/migrate.
 import { createCredentialRepository } from '../../src/persistence/repositories/credentials.js';
 import { createEnrollmentRepository } from '../../src/persistence/repositories/enrollments.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
-import { newSharedDatabase, openRawDatabase, storedBool, testDialect } from '../helpers/database.js';
+import { earlyIdentityRow, newSharedDatabase, openRawDatabase, storedBool, testDialect } from '../helpers/database.js';
 
 const MIGRATION = '0011-username-keys';
 const now = new Date().toISOString();
@@ -22,10 +22,7 @@ const bool = storedBool;
 const openRaw = openRawDatabase;
 
 async function addIdentity(db: Kysely<any>, id: string): Promise<void> {
-  await db
-    .insertInto('identities')
-    .values({ id, name: `identity-${id}`, type_id: 'Default', is_admin: bool(false), is_default_admin: bool(false), auth_policy_id: 'default', external_id: null, role_attributes: '[]', tags: '{}', disabled: bool(false), disabled_at: null, disabled_until: null, created_at: now, updated_at: now })
-    .execute();
+  await db.insertInto('identities').values(earlyIdentityRow(id, now)).execute();
 }
 
 async function addPassword(db: Kysely<any>, identityId: string, id: string, username: string): Promise<void> {

@@ -61,8 +61,9 @@ export interface OidcRepository {
   /**
    * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
    * (nothing changed) when the token was no longer active. On PostgreSQL one statement (a round trip, not four).
+   * The token is named by its hash, the table's key (migration 0023).
    */
-  rotateRefreshToken(id: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
+  rotateRefreshToken(tokenHash: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
 }
 
 function authRequestFromRow(row: AuthRequestRow): OidcAuthRequest {
@@ -227,7 +228,7 @@ type RefreshWithSessionRow = OidcRefreshTokensTable & {
 };
 
 interface RotationValues extends Record<string, unknown> {
-  id: string;
+  hash: string;
   rotatedAt: string;
   sealed: string;
 }
@@ -236,7 +237,7 @@ const rotateRefresh = prepareQuery<RotationValues>((db, param) =>
   db
     .updateTable('oidc_refresh_tokens')
     .set({ status: 'rotated', rotated_at: param('rotatedAt'), successor_sealed: param('sealed') })
-    .where('id', '=', param('id'))
+    .where('token_hash', '=', param('hash'))
     .where('status', '=', 'active'),
 );
 /**
@@ -246,7 +247,7 @@ const rotateRefresh = prepareQuery<RotationValues>((db, param) =>
 const rotateRefreshWithSuccessor = prepareQuery<Record<string, unknown>>((store, param) => {
   const rotation = sql`with rotated as (
       update oidc_refresh_tokens set status = 'rotated', rotated_at = ${param('rotatedAt')}, successor_sealed = ${param('sealed')}
-      where id = ${param('id')} and status = 'active' returning id
+      where token_hash = ${param('hash')} and status = 'active' returning id
     )
     insert into oidc_refresh_tokens (${columnList(REFRESH_COLUMNS)}) select ${valueList(param, 'n_', REFRESH_COLUMNS)} from rotated`;
   return { compile: () => rotation.compile(store) };
@@ -403,9 +404,9 @@ export function createOidcRepository(database: Database): OidcRepository {
       };
       return { token: refreshFromRow(row), session: sessionFromRow(session) };
     },
-    async rotateRefreshToken(id, at, successor) {
+    async rotateRefreshToken(tokenHash, at, successor) {
       const next = refreshRow(successor.token, successor.tokenHash);
-      const rotation: RotationValues = { id, rotatedAt: toIso(at), sealed: successor.sealed };
+      const rotation: RotationValues = { hash: tokenHash, rotatedAt: toIso(at), sealed: successor.sealed };
       if (database.dialect === 'postgres' && !db.isTransaction) {
         const result = await rotateRefreshWithSuccessor(db, { ...rotation, ...prefixed('n_', next) });
         return Number(result.numAffectedRows ?? 0n) > 0;

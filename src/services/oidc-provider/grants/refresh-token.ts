@@ -35,7 +35,8 @@ export function createRefreshTokenGrant({ oidc, clock, secrets, tokenSet, newRef
 
   return async function refreshToken(params) {
     if (!params.refresh_token) throw new OAuthError('invalid_request', 'refresh_token is required');
-    const found = await oidc.findRefreshTokenWithSession(hashToken(params.refresh_token));
+    const presentedHash = hashToken(params.refresh_token);
+    const found = await oidc.findRefreshTokenWithSession(presentedHash);
     if (!found) throw new OAuthError('invalid_grant', 'the refresh token is invalid');
     const { token: stored, session } = found;
     const now = clock.now();
@@ -59,9 +60,9 @@ export function createRefreshTokenGrant({ oidc, clock, secrets, tokenSet, newRef
     }
     const next = newRefreshToken(session, now);
     const sealed = secrets.seal(next.value, successorContext(stored));
-    if (!(await oidc.rotateRefreshToken(stored.id, now, { token: next.record, tokenHash: next.hash, sealed }))) {
+    if (!(await oidc.rotateRefreshToken(presentedHash, now, { token: next.record, tokenHash: next.hash, sealed }))) {
       // Another request rotated it first: the same request twice within the grace window gets that one's successor.
-      const rotated = await oidc.findRefreshToken(hashToken(params.refresh_token));
+      const rotated = await oidc.findRefreshToken(presentedHash);
       const successor = rotated ? await graceSuccessor(rotated, now) : undefined;
       if (successor === undefined) throw await reuse();
       return tokenSet(session, null, successor);
