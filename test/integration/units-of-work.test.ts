@@ -173,11 +173,12 @@ describe(`units of work (${testDialect})`, () => {
     const sessionId = newEntityId();
     const session = { id: sessionId, identityId: owner.id, clientId: 'svc', issuer: 'https://127.0.0.1:1280/oidc', scope: 'openid offline_access', amr: ['pwd'], authTime: now, configTypes: [], revokedAt: null, createdAt: now };
     const refresh = (id: string) => ({ record: { id, sessionId, status: 'active' as const, createdAt: now, expiresAt: new Date(now.getTime() + 3_600_000), rotatedAt: null, successorSealed: null }, hash: `hash-${id}` });
-    // The injected failure: a refresh token whose id is already taken fails its insert, the redemption's last step.
+    // The injected failure: a refresh token whose hash is already stored (the table's key) fails its insert, the
+    // redemption's last step.
     const other = await identityService().create(SYSTEM_ACTOR, input('code-other') as any);
     const otherSession = { ...session, id: newEntityId(), identityId: other.id };
     await oidc.insertSession(otherSession);
-    await oidc.insertRefreshToken({ ...refresh('taken-id').record, sessionId: otherSession.id }, 'hash-other');
+    await oidc.insertRefreshToken({ ...refresh('other-id').record, sessionId: otherSession.id }, refresh('taken-id').hash);
     await assert.rejects(oidc.redeemCode(session, refresh('taken-id'), 3));
     assert.equal(await oidc.findSession(sessionId), undefined, 'no session was stored, so the code is still unspent');
     assert.equal(await oidc.redeemCode(session, refresh(newEntityId()), 3), 'redeemed', 'the redemption then succeeds once');
