@@ -2,9 +2,10 @@
  * Compact JWS signing (RFC 7515 section 7.1) with node:crypto directly: the controller signs every access, ID and
  * session token on the request path, and jose signs through WebCrypto, which costs about twice as much per ES256
  * signature on Node 20 (toolchain notes). The signature itself is computed on libuv's thread pool (node:crypto's
- * callback form): the event loop pays about 7 µs to hand it over instead of the 27-40 µs of an ES256 signature, so
- * the requests that sign (refresh grants above all) use the machine's other cores (decision 0051). Verification stays
- * with jose, which checks every header and claim rule.
+ * callback form), so the requests that sign (refresh grants above all) use the machine's other cores: the event loop
+ * spends about 7 µs handing it over instead of 26-40 µs computing it, though under load the woken pool thread can
+ * preempt the event loop for a while (decision 0051). Verification stays with jose, which checks every header and
+ * claim rule.
  *
  * @example
  * const sign = compactSigner(serverKey, 'ES256');

@@ -7,7 +7,6 @@
  * under a key this controller does not have is reported as such rather than as corruption.
  */
 import { createCipheriv, createDecipheriv, createHash, createPrivateKey, hkdfSync, randomBytes } from 'node:crypto';
-import { newRandomBytes } from '../shared/random.js';
 
 export interface SecretBox {
   /** The short id of the key, as written into sealed values. */
@@ -27,7 +26,7 @@ export function createSecretBox(key: Uint8Array): SecretBox {
   return {
     keyId,
     seal(plaintext, context) {
-      const nonce = newRandomBytes(NONCE_BYTES);
+      const nonce = randomBytes(NONCE_BYTES);
       const cipher = createCipheriv('aes-256-gcm', key, nonce);
       cipher.setAAD(Buffer.from(context, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final(), cipher.getAuthTag()]);
