@@ -3,6 +3,7 @@
  * enrollment key set, read, list with filter/sort/paging, replace, patch, re-enroll, delete; role attributes in the
  * policy engine's index; audit entries; every bad input refused naming its field with nothing changed.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
@@ -135,9 +136,13 @@ describe(`edge router management (${testDialect})`, () => {
   });
 
   it('records every change in the audit log, never the enrollment JWT or token', async () => {
+    // Entries are timed to the millisecond and entries of the same millisecond have no order: the steps keep apart.
     const id = await create({ name: 'edge-audited' });
+    await sleep(2);
     await admin.patch(`/edge-routers/${id}`, { cost: 3 });
+    await sleep(2);
     await admin.post(`/edge-routers/${id}/re-enroll`);
+    await sleep(2);
     await admin.del(`/edge-routers/${id}`);
     const res = await admin.get(`/audit-log?filter=${encodeURIComponent(`entityId = "${id}" sort by createdAt asc`)}`);
     const entries = res.json().data;
