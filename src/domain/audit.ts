@@ -21,3 +21,9 @@ export interface AuditEntry {
   details: Record<string, unknown>;
   createdAt: Date;
 }
+
+/** An entry as the trail holds it: with its place, which orders entries of the same instant. */
+export interface RecordedAuditEntry extends AuditEntry {
+  /** Numbered by the store as entries are written: a later entry has a higher number. */
+  sequence: number;
+}

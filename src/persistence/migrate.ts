@@ -25,6 +25,7 @@ import { routerAndSessionCertificates } from './migrations/0020-router-and-sessi
 import { oidcSessionAuthenticator } from './migrations/0021-oidc-session-authenticator.js';
 import { oidcCodeRefusals } from './migrations/0022-oidc-code-refusals.js';
 import { refreshTokensByHash } from './migrations/0023-refresh-tokens-by-hash.js';
+import { auditLogSequence } from './migrations/0024-audit-log-sequence.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -49,6 +50,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0021-oidc-session-authenticator': oidcSessionAuthenticator,
   '0022-oidc-code-refusals': oidcCodeRefusals,
   '0023-refresh-tokens-by-hash': refreshTokensByHash,
+  '0024-audit-log-sequence': auditLogSequence,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

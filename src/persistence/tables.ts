@@ -122,6 +122,8 @@ export interface UsernamesTable {
 }
 
 export interface AuditLogTable {
+  /** The entry's place in the trail, numbered by the store as entries are written (migration 0024). */
+  seq: Generated<number | string>;
   id: string;
   actor_id: string | null;
   actor_name: string;

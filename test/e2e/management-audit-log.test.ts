@@ -11,6 +11,7 @@ import { createIdentity } from '../helpers/fixtures.js';
 import { authPolicyBody, managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
 
 interface Entry {
+  sequence: number;
   actorId: string | null;
   actorName: string;
   action: string;
@@ -69,6 +70,19 @@ describe(`audit log (${testDialect})`, () => {
       ['second-admin', 'patch', 'identity', identity],
       ['admin', 'create', 'identity', identity],
     ]);
+  });
+
+  it('lists mutations of the same instant newest first too, in the order they were made', async () => {
+    step();
+    const ids: string[] = [];
+    for (const name of ['same-instant-1', 'same-instant-2', 'same-instant-3']) ids.push((await admin.post('/identities', { name, type: 'User', isAdmin: false })).json().data.id);
+    const newest = (await entries()).slice(0, 3);
+    assert.deepEqual(newest.map((e) => e.entityId), [...ids].reverse());
+    assert.equal(new Set(newest.map((e) => e.createdAt)).size, 1, 'one instant');
+    const [third, second, first] = newest.map((e) => e.sequence);
+    assert.ok(first! < second! && second! < third!, `sequence ${first}, ${second}, ${third}`);
+    const ascending = (await entries(`entityId in ["${ids.join('", "')}"] sort by sequence asc`)).map((e) => e.entityId);
+    assert.deepEqual(ascending, ids);
   });
 
   it('records the actor id and what changed', async () => {

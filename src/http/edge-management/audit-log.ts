@@ -4,13 +4,14 @@
  * every other entity (an entry never changes, so `updatedAt` is `createdAt`).
  */
 import { Type } from 'typebox';
-import type { AuditEntry } from '../../domain/audit.js';
+import type { RecordedAuditEntry } from '../../domain/audit.js';
 import { ApiErrorBody, DateTime, Links, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { listEnvelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 
 export const AuditEntryView = Type.Object({
   id: Type.String(),
+  sequence: Type.Integer({ description: 'the place in the trail: numbered as entries are written, it orders entries of the same instant' }),
   actorId: Type.Union([Type.String(), Type.Null()], { description: 'null for the controller itself' }),
   actorName: Type.String(),
   action: Type.String(),
@@ -42,10 +43,11 @@ const COLLECTIONS = new Map([
 ]);
 
 /** An audit entry as sent (flat actor fields, named as the filter names them). */
-export function auditEntryView(entry: AuditEntry) {
+export function auditEntryView(entry: RecordedAuditEntry) {
   const collection = COLLECTIONS.get(entry.entityType);
   return {
     id: entry.id,
+    sequence: entry.sequence,
     actorId: entry.actor.id,
     actorName: entry.actor.name,
     action: entry.action,

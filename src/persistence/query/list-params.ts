@@ -33,7 +33,7 @@ export interface ListQuery {
  *
  * @example parseListParams({ filter: 'name contains "web"', limit: '20' }, fields) // limit 20, offset 0
  */
-export function parseListParams(raw: RawListParams, fields: FieldMap, defaultSort?: SortKey): ListQuery {
+export function parseListParams(raw: RawListParams, fields: FieldMap, defaultSort?: SortKey | SortKey[]): ListQuery {
   const parsed = raw.filter === undefined ? {} : parseFilter(raw.filter, fields);
   const limit = parsed.limit ?? (raw.limit === undefined ? DEFAULT_PAGE_SIZE : limitParam(raw.limit));
   const offset = parsed.skip ?? (raw.offset === undefined ? 0 : offsetParam(raw.offset));
@@ -97,11 +97,12 @@ function sortParam(value: string, fields: FieldMap): SortKey[] {
   });
 }
 
-function defaultSortOf(fields: FieldMap, defaultSort: SortKey | undefined): SortKey[] {
+function defaultSortOf(fields: FieldMap, defaultSort: SortKey | SortKey[] | undefined): SortKey[] {
   if (defaultSort) {
+    const keys = Array.isArray(defaultSort) ? defaultSort : [defaultSort];
     // A wrong default is a programming error in the caller, not a client mistake.
-    if (!Object.hasOwn(fields, defaultSort.field)) throw new Error(`default sort field '${defaultSort.field}' is not in the field map`);
-    return [defaultSort];
+    for (const key of keys) if (!Object.hasOwn(fields, key.field)) throw new Error(`default sort field '${key.field}' is not in the field map`);
+    return keys;
   }
   if (Object.hasOwn(fields, 'createdAt')) return [{ field: 'createdAt', direction: 'asc' }];
   return [];

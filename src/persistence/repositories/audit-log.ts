@@ -1,7 +1,8 @@
 /**
  * The audit trail: one row per management mutation, saying who did what to which entity. Append-only.
  */
-import type { AuditEntry } from '../../domain/audit.js';
+import type { Selectable } from 'kysely';
+import type { AuditEntry, RecordedAuditEntry } from '../../domain/audit.js';
 import type { Database } from '../database.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { AuditLogTable } from '../tables.js';
@@ -9,6 +10,7 @@ import { parseJson, toDate, toIso } from './row-values.js';
 
 export const AUDIT_FIELDS: FieldMap = {
   id: { column: 'id', type: 'string' },
+  sequence: { column: 'seq', type: 'number' },
   actorId: { column: 'actor_id', type: 'string' },
   actorName: { column: 'actor_name', type: 'string' },
   action: { column: 'action', type: 'string' },
@@ -19,12 +21,14 @@ export const AUDIT_FIELDS: FieldMap = {
 
 export interface AuditLogRepository {
   append(entry: AuditEntry): Promise<void>;
-  list(query: ListQuery): Promise<{ items: AuditEntry[]; totalCount: number }>;
+  list(query: ListQuery): Promise<{ items: RecordedAuditEntry[]; totalCount: number }>;
 }
 
-function fromRow(row: AuditLogTable): AuditEntry {
+function fromRow(row: Selectable<AuditLogTable>): RecordedAuditEntry {
   return {
     id: row.id,
+    // PostgreSQL's bigint arrives as a string.
+    sequence: Number(row.seq),
     actor: { id: row.actor_id, name: row.actor_name },
     action: row.action,
     entityType: row.entity_type,

@@ -1,7 +1,7 @@
 /**
  * Records management mutations with their actor, and lists the trail (`GET /edge/management/v1/audit-log`).
  */
-import type { Actor, AuditEntry } from '../../domain/audit.js';
+import type { Actor, RecordedAuditEntry } from '../../domain/audit.js';
 import type { RawListParams } from '../../persistence/query/list-query.js';
 import { parseListParams } from '../../persistence/query/list-query.js';
 import { AUDIT_FIELDS, type AuditLogRepository } from '../../persistence/repositories/audit-log.js';
@@ -11,7 +11,7 @@ import type { ListPage } from '../list-page.js';
 
 export interface AuditService {
   record(actor: Actor, action: string, entityType: string, entityId: string, details?: Record<string, unknown>): Promise<void>;
-  list(params: RawListParams): Promise<ListPage<AuditEntry>>;
+  list(params: RawListParams): Promise<ListPage<RecordedAuditEntry>>;
 }
 
 export function createAuditService(deps: { auditLog: AuditLogRepository; clock: Clock }): AuditService {
@@ -20,7 +20,11 @@ export function createAuditService(deps: { auditLog: AuditLogRepository; clock: 
       await deps.auditLog.append({ id: newEntityId(), actor, action, entityType, entityId, details, createdAt: deps.clock.now() });
     },
     async list(params) {
-      const query = parseListParams(params, AUDIT_FIELDS, { field: 'createdAt', direction: 'desc' });
+      // Entries of the same millisecond are told apart by the order they were written in.
+      const query = parseListParams(params, AUDIT_FIELDS, [
+        { field: 'createdAt', direction: 'desc' },
+        { field: 'sequence', direction: 'desc' },
+      ]);
       const { items, totalCount } = await deps.auditLog.list(query);
       return { items, pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields: Object.keys(AUDIT_FIELDS) };
     },
