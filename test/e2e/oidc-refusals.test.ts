@@ -5,7 +5,10 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import * as client from 'openid-client';
+import { createSecretBox, deriveSecretsKey } from '../../src/crypto/secret-box.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { REFRESH_REUSE_GRACE_MS } from '../../src/services/oidc-provider/grants/refresh-token.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -14,6 +17,7 @@ import { createAuthPolicy, createIdentity } from '../helpers/fixtures.js';
 import { discoverClient, followCallback, loginToCallback, postForm, postLogin, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
 
 const MINUTE = 60_000;
+const sha256Hex = (value: string) => createHash('sha256').update(value).digest('hex');
 
 describe(`OIDC provider refusals (${testDialect})`, () => {
   const clock = manualClock(new Date());
@@ -183,6 +187,30 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
       assert.equal((await ctl.fetch('/edge/client/v1/current-identity', { headers: { authorization: `Bearer ${second.json().access_token}` } })).status, 401);
     });
 
+    it('opens a successor an earlier release sealed for the token id, within the window (a rolling upgrade)', async () => {
+      const tokens = await tokensOf();
+      const first = (await refresh(tokens.refresh_token)).json();
+      const box = createSecretBox(deriveSecretsKey(readFileSync(ctl.pki.serverKey, 'utf8')));
+      const presented = ctl.running.database.db.selectFrom('oidc_refresh_tokens').where('token_hash', '=', sha256Hex(tokens.refresh_token));
+      const { id } = await presented.select('id').executeTakeFirstOrThrow();
+      await ctl.running.database.db
+        .updateTable('oidc_refresh_tokens')
+        .set({ successor_sealed: box.seal(first.refresh_token, `oidc-refresh-successor:${id}`) })
+        .where('token_hash', '=', sha256Hex(tokens.refresh_token))
+        .execute();
+      const duplicate = await refresh(tokens.refresh_token);
+      assert.equal(duplicate.status, 200, duplicate.text);
+      assert.equal(duplicate.json().refresh_token, first.refresh_token);
+      // A successor sealed for another token opens under neither binding: reuse, and the family is revoked.
+      await ctl.running.database.db
+        .updateTable('oidc_refresh_tokens')
+        .set({ successor_sealed: box.seal(first.refresh_token, 'oidc-refresh-successor:another-token') })
+        .where('token_hash', '=', sha256Hex(tokens.refresh_token))
+        .execute();
+      assert.equal((await refresh(tokens.refresh_token)).json().error, 'invalid_grant');
+      assert.equal((await refresh(first.refresh_token)).json().error, 'invalid_grant');
+    });
+
     it('stores the successor sealed, never in clear', async () => {
       const tokens = await tokensOf();
       const first = (await refresh(tokens.refresh_token)).json();
@@ -211,6 +239,54 @@ describe(`OIDC provider refusals (${testDialect})`, () => {
     const late = await postLogin(ctl, started.authRequestId, 'bob', 'bob-password');
     assert.equal(late.status, 400);
     assert.equal(late.json().error, 'invalid_request');
+  });
+
+  describe('a refresh token refused', () => {
+    const refresh = (token: string, extra: Record<string, string> = {}) => postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: token, ...extra });
+    async function tokensOf() {
+      const login = await loginToCallback(ctl, config, 'bob', 'bob-password');
+      return (await exchange({ code: login.callback.searchParams.get('code')!, code_verifier: login.verifier })).json();
+    }
+    const stateOf = async (token: string) =>
+      (await ctl.running.database.db.selectFrom('oidc_refresh_tokens').select('status').where('token_hash', '=', sha256Hex(token)).executeTakeFirstOrThrow()).status;
+
+    it('for a wider scope is not spent, and a narrower scope is granted', async () => {
+      const tokens = await tokensOf();
+      const wider = await refresh(tokens.refresh_token, { scope: 'openid offline_access profile' });
+      assert.deepEqual([wider.status, wider.json().error], [400, 'invalid_scope']);
+      assert.equal(await stateOf(tokens.refresh_token), 'active');
+      const narrower = await refresh(tokens.refresh_token, { scope: 'openid' });
+      assert.equal(narrower.status, 200, narrower.text);
+      assert.equal(await stateOf(tokens.refresh_token), 'rotated');
+      assert.equal((await refresh(narrower.json().refresh_token)).status, 200);
+    });
+
+    it('once expired, and nothing is rotated', async () => {
+      const tokens = await tokensOf();
+      const count = async () => Number((await ctl.running.database.db.selectFrom('oidc_refresh_tokens').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+      const before = await count();
+      clock.advance(24 * 60 * MINUTE + 1000);
+      const late = await refresh(tokens.refresh_token);
+      assert.deepEqual([late.status, late.json().error, late.json().error_description], [400, 'invalid_grant', 'the refresh token has expired']);
+      assert.equal(await stateOf(tokens.refresh_token), 'active', 'left as it was');
+      assert.equal(await count(), before, 'no successor stored');
+    });
+
+    it('of a revoked session, and nothing is rotated', async () => {
+      const tokens = await tokensOf();
+      const { session_id } = await ctl.running.database.db.selectFrom('oidc_refresh_tokens').select('session_id').where('token_hash', '=', sha256Hex(tokens.refresh_token)).executeTakeFirstOrThrow();
+      await ctl.running.database.db.updateTable('oidc_sessions').set({ revoked_at: clock.now().toISOString() }).where('id', '=', session_id).execute();
+      const res = await refresh(tokens.refresh_token);
+      assert.deepEqual([res.status, res.json().error_description], [400, 'the refresh token has been revoked']);
+      assert.equal(await stateOf(tokens.refresh_token), 'active');
+    });
+
+    it('when unknown or missing', async () => {
+      assert.deepEqual((await refresh('no-such-token')).json(), { error: 'invalid_grant', error_description: 'the refresh token is invalid' });
+      assert.equal((await refresh('no-such-token', { scope: 'openid' })).json().error, 'invalid_grant');
+      const missing = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc' });
+      assert.deepEqual([missing.status, missing.json().error], [400, 'invalid_request']);
+    });
   });
 
   it('revokes the whole family when a rotated refresh token is presented again', async () => {

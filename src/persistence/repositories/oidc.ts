@@ -15,6 +15,25 @@ import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toDateOrNull, toIso, toIsoOrNull } from './row-values.js';
 import { isForeignKeyViolation } from '../store-errors.js';
 
+/** A rotated refresh token's successor: what the grant drew for it; its session is the rotated token's. */
+export interface RefreshSuccessor {
+  id: string;
+  tokenHash: string;
+  createdAt: Date;
+  expiresAt: Date;
+  /** The successor's value sealed for the grace window (decision 0012). */
+  sealed: string;
+}
+
+/**
+ * Whether a refresh grant may rotate `token` of `session` at `at` for `clientId`: the token active and unexpired, its
+ * session not revoked, and issued to that client. The PostgreSQL statement of redeemRefreshToken checks the same in
+ * SQL; the grant tells the reasons apart when a token was not rotated.
+ */
+export function refreshRotatable(token: OidcRefreshToken, session: OidcSession, at: Date, clientId: string | undefined): boolean {
+  return token.status === 'active' && token.expiresAt.getTime() > at.getTime() && session.revokedAt === null && session.clientId === clientId;
+}
+
 export interface OidcRepository {
   /**
    * Stores a request at its primary login (partially_authenticated or authenticated): before that it lives only in
@@ -59,11 +78,18 @@ export interface OidcRepository {
   /** A refresh token and its session, read together (one statement: the refresh grant's first read). */
   findRefreshTokenWithSession(tokenHash: string): Promise<{ token: OidcRefreshToken; session: OidcSession } | undefined>;
   /**
-   * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
-   * (nothing changed) when the token was no longer active. On PostgreSQL one statement (a round trip, not four).
-   * The token is named by its hash, the table's key (migration 0023).
+   * The refresh grant's read and rotation together (decision 0052): reads the token with its session and, when
+   * `refreshRotatable` holds for them at `at` and `clientId`, rotates the token to `successor`, stored for the same
+   * session. One statement on PostgreSQL, so one round trip; on SQLite the read and then the rotation. `rotated` says
+   * whether this call rotated the token (false also when another request did it first); undefined when no token has
+   * that hash.
    */
-  rotateRefreshToken(tokenHash: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean>;
+  redeemRefreshToken(
+    tokenHash: string,
+    at: Date,
+    clientId: string | undefined,
+    successor: RefreshSuccessor,
+  ): Promise<{ token: OidcRefreshToken; session: OidcSession; rotated: boolean } | undefined>;
 }
 
 function authRequestFromRow(row: AuthRequestRow): OidcAuthRequest {
@@ -223,6 +249,35 @@ const findRefreshWithSession = prepareQuery<{ hash: string }, RefreshWithSession
     ])
     .where('r.token_hash', '=', param('hash')),
 );
+const SESSION_COLUMNS = ['identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
+/**
+ * PostgreSQL: the refresh grant's read and rotation as one statement (decision 0052). `found` reads the token with its
+ * session; `rotated` rotates it only when refreshRotatable holds (the same rules in SQL: times are stored as
+ * fixed-width ISO text, so they compare as text); the successor is inserted for the rotated token's session. Under
+ * READ COMMITTED a concurrent rotation makes the update re-check `status` on the newest row version and skip it.
+ */
+const redeemRefreshInOneStatement = prepareQuery<Record<string, unknown>, RefreshWithSessionRow & { rotated: string | number }>((store, param) => {
+  const foundColumns = sql.join([
+    ...REFRESH_COLUMNS.map((column) => sql.ref(`r.${column}`)),
+    ...SESSION_COLUMNS.map((column) => sql`${sql.ref(`s.${column}`)} as ${sql.ref(`s_${column}`)}`),
+  ]);
+  const statement = sql`with found as (
+      select ${foundColumns} from oidc_refresh_tokens r join oidc_sessions s on s.id = r.session_id where r.token_hash = ${param('hash')}
+    ), rotated as (
+      update oidc_refresh_tokens set status = 'rotated', rotated_at = ${param('rotatedAt')}, successor_sealed = ${param('sealed')}
+      from found
+      where oidc_refresh_tokens.token_hash = ${param('hash')} and oidc_refresh_tokens.status = 'active'
+        and oidc_refresh_tokens.expires_at > ${param('rotatedAt')} and found.s_revoked_at is null and found.s_client_id = ${param('clientId')}
+      returning oidc_refresh_tokens.session_id
+    ), successor as (
+      insert into oidc_refresh_tokens (id, session_id, token_hash, status, created_at, expires_at)
+      select ${param('nextId')}, session_id, ${param('nextHash')}, 'active', ${param('nextCreatedAt')}, ${param('nextExpiresAt')} from rotated
+      returning token_hash
+    )
+    select found.*, (select count(*) from successor) as rotated from found`;
+  return { compile: () => statement.compile(store) };
+});
+
 type RefreshWithSessionRow = OidcRefreshTokensTable & {
   [K in Exclude<keyof OidcSessionsTable, 'id'> as `s_${K}`]: OidcSessionsTable[K];
 };
@@ -240,18 +295,6 @@ const rotateRefresh = prepareQuery<RotationValues>((db, param) =>
     .where('token_hash', '=', param('hash'))
     .where('status', '=', 'active'),
 );
-/**
- * PostgreSQL: the rotation and the successor's insert as one statement, the insert fed by the update, so the successor
- * is written exactly when this request rotated the token.
- */
-const rotateRefreshWithSuccessor = prepareQuery<Record<string, unknown>>((store, param) => {
-  const rotation = sql`with rotated as (
-      update oidc_refresh_tokens set status = 'rotated', rotated_at = ${param('rotatedAt')}, successor_sealed = ${param('sealed')}
-      where token_hash = ${param('hash')} and status = 'active' returning id
-    )
-    insert into oidc_refresh_tokens (${columnList(REFRESH_COLUMNS)}) select ${valueList(param, 'n_', REFRESH_COLUMNS)} from rotated`;
-  return { compile: () => rotation.compile(store) };
-});
 
 export function createOidcRepository(database: Database): OidcRepository {
   const { db } = database;
@@ -387,47 +430,75 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
     async findRefreshTokenWithSession(tokenHash) {
       const [row] = (await findRefreshWithSession(db, { hash: tokenHash })).rows;
-      if (!row) return undefined;
-      const session: OidcSessionsTable = {
-        id: row.session_id,
-        identity_id: row.s_identity_id,
-        client_id: row.s_client_id,
-        issuer: row.s_issuer,
-        scope: row.s_scope,
-        amr: row.s_amr,
-        auth_time: row.s_auth_time,
-        config_types: row.s_config_types,
-        revoked_at: row.s_revoked_at,
-        authenticator_id: row.s_authenticator_id,
-        ip_address: row.s_ip_address,
-        created_at: row.s_created_at,
-      };
-      return { token: refreshFromRow(row), session: sessionFromRow(session) };
+      return row && refreshWithSessionFromRow(row);
     },
-    async rotateRefreshToken(tokenHash, at, successor) {
-      const next = refreshRow(successor.token, successor.tokenHash);
-      const rotation: RotationValues = { hash: tokenHash, rotatedAt: toIso(at), sealed: successor.sealed };
+    async redeemRefreshToken(tokenHash, at, clientId, successor) {
       if (database.dialect === 'postgres' && !db.isTransaction) {
-        const result = await rotateRefreshWithSuccessor(db, { ...rotation, ...prefixed('n_', next) });
-        return Number(result.numAffectedRows ?? 0n) > 0;
+        const values = {
+          hash: tokenHash,
+          rotatedAt: toIso(at),
+          sealed: successor.sealed,
+          clientId: clientId ?? null,
+          nextId: successor.id,
+          nextHash: successor.tokenHash,
+          nextCreatedAt: toIso(successor.createdAt),
+          nextExpiresAt: toIso(successor.expiresAt),
+        };
+        const [row] = (await redeemRefreshInOneStatement(db, values)).rows;
+        // count(*) arrives as a string (bigint).
+        return row && { ...refreshWithSessionFromRow(row), rotated: Number(row.rotated) > 0 };
       }
-      const insertNext = insertRefreshRow.queryFor(next);
-      const nextValues = next as unknown as Record<string, unknown>;
-      // SQLite: both statements at once on the driver (prepared-query.ts), else through a Kysely transaction.
-      return (
-        atomicallyAtOnce(db, (run) => {
-          if (Number(run(rotateRefresh, rotation).numAffectedRows ?? 0n) === 0) return false;
-          run(insertNext, nextValues);
-          return true;
-        }) ??
-        (await atomically(db, async (trx) => {
-          if (Number((await rotateRefresh(trx, rotation)).numAffectedRows ?? 0n) === 0) return false;
-          await insertNext(trx, nextValues);
-          return true;
-        }))
-      );
+      const [row] = (await findRefreshWithSession(db, { hash: tokenHash })).rows;
+      if (!row) return undefined;
+      const found = refreshWithSessionFromRow(row);
+      if (!refreshRotatable(found.token, found.session, at, clientId)) return { ...found, rotated: false };
+      const next: OidcRefreshToken = { id: successor.id, sessionId: found.session.id, status: 'active', createdAt: successor.createdAt, expiresAt: successor.expiresAt, rotatedAt: null, successorSealed: null };
+      return { ...found, rotated: await rotateWithSuccessor(tokenHash, at, { token: next, tokenHash: successor.tokenHash, sealed: successor.sealed }) };
     },
   };
+
+  /**
+   * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
+   * (nothing changed) when the token was no longer active.
+   */
+  async function rotateWithSuccessor(tokenHash: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean> {
+    const next = refreshRow(successor.token, successor.tokenHash);
+    const rotation: RotationValues = { hash: tokenHash, rotatedAt: toIso(at), sealed: successor.sealed };
+    const insertNext = insertRefreshRow.queryFor(next);
+    const nextValues = next as unknown as Record<string, unknown>;
+    // SQLite: both statements at once on the driver (prepared-query.ts), else through a Kysely transaction.
+    return (
+      atomicallyAtOnce(db, (run) => {
+        if (Number(run(rotateRefresh, rotation).numAffectedRows ?? 0n) === 0) return false;
+        run(insertNext, nextValues);
+        return true;
+      }) ??
+      (await atomically(db, async (trx) => {
+        if (Number((await rotateRefresh(trx, rotation)).numAffectedRows ?? 0n) === 0) return false;
+        await insertNext(trx, nextValues);
+        return true;
+      }))
+    );
+  }
+}
+
+/** A refresh token and its session from a row that holds both (the session's columns prefixed `s_`). */
+function refreshWithSessionFromRow(row: RefreshWithSessionRow): { token: OidcRefreshToken; session: OidcSession } {
+  const session: OidcSessionsTable = {
+    id: row.session_id,
+    identity_id: row.s_identity_id,
+    client_id: row.s_client_id,
+    issuer: row.s_issuer,
+    scope: row.s_scope,
+    amr: row.s_amr,
+    auth_time: row.s_auth_time,
+    config_types: row.s_config_types,
+    revoked_at: row.s_revoked_at,
+    authenticator_id: row.s_authenticator_id,
+    ip_address: row.s_ip_address,
+    created_at: row.s_created_at,
+  };
+  return { token: refreshFromRow(row), session: sessionFromRow(session) };
 }
 
 function sessionRow(s: OidcSession): OidcSessionsTable {

@@ -194,19 +194,18 @@ export function createOidcProviderService(deps: {
     return principal.identity;
   }
 
+  /** A new refresh token's value, its SHA-256 and the parts of its record that do not depend on its session. */
+  function newRefreshSecret(now: Date) {
+    const value = newSecretToken();
+    const record = { id: newEntityId(), createdAt: now, expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs) };
+    return { value, record, hash: hashToken(value) };
+  }
+
   /** A new refresh token of `session`: its value for the client and its record (stored by SHA-256 only). */
   function newRefreshToken(session: OidcSession, now: Date) {
-    const value = newSecretToken();
-    const record: OidcRefreshToken = {
-      id: newEntityId(),
-      sessionId: session.id,
-      status: 'active',
-      createdAt: now,
-      expiresAt: new Date(now.getTime() + deps.refreshTokenDurationMs),
-      rotatedAt: null,
-      successorSealed: null,
-    };
-    return { value, record, hash: hashToken(value) };
+    const { value, record, hash } = newRefreshSecret(now);
+    const token: OidcRefreshToken = { ...record, sessionId: session.id, status: 'active', rotatedAt: null, successorSealed: null };
+    return { value, record: token, hash };
   }
 
   /**
@@ -242,7 +241,7 @@ export function createOidcProviderService(deps: {
   }
 
   // The grants' logic (grants/): what a code or a refresh token is worth, checked before tokenSet issues.
-  const grantDeps = { oidc, codes: deps.codes, clock, secrets: deps.secrets, tokenSet, newRefreshToken };
+  const grantDeps = { oidc, codes: deps.codes, clock, secrets: deps.secrets, tokenSet, newRefreshToken, newRefreshSecret };
   const authorizationCode = createAuthorizationCodeGrant(grantDeps);
   const refreshToken = createRefreshTokenGrant(grantDeps);
 

@@ -27,4 +27,6 @@ export interface TokenGrantDeps {
   tokenSet(session: OidcSession, nonce: string | null, refresh?: string): Promise<TokenResponse>;
   /** A new refresh token of `session`: its value for the client and its record (stored by SHA-256 only). */
   newRefreshToken(session: OidcSession, now: Date): { value: string; record: OidcRefreshToken; hash: string };
+  /** A new refresh token's value, its SHA-256 and the parts of its record that do not depend on its session. */
+  newRefreshSecret(now: Date): { value: string; record: Pick<OidcRefreshToken, 'id' | 'createdAt' | 'expiresAt'>; hash: string };
 }
