@@ -81,6 +81,24 @@ export interface OidcRefreshToken {
   successorSealed: string | null;
 }
 
+/**
+ * Why a refresh grant may not rotate `token` of `session` at `at` for `clientId`, in the order a client is told:
+ * already rotated, revoked (the token or its session), expired, issued to another client. Undefined when it may: the
+ * one statement of the PostgreSQL store checks the same in SQL (repositories/oidc.ts, decision 0052).
+ */
+export function refreshRefusal(
+  token: OidcRefreshToken,
+  session: OidcSession,
+  at: Date,
+  clientId: string | undefined,
+): 'rotated' | 'revoked' | 'expired' | 'other-client' | undefined {
+  if (token.status === 'rotated') return 'rotated';
+  if (token.status === 'revoked' || session.revokedAt !== null) return 'revoked';
+  if (token.expiresAt.getTime() <= at.getTime()) return 'expired';
+  if (clientId !== session.clientId) return 'other-client';
+  return undefined;
+}
+
 /** The scope values of a space-separated `scope` parameter (RFC 6749 §3.3). */
 export function scopeList(scope: string): string[] {
   return scope.split(' ').filter(Boolean);

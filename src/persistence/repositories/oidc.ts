@@ -7,7 +7,7 @@
 import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
 import { atomicallyAtOnce, perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
-import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
+import { refreshRefusal, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
 import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
@@ -23,15 +23,6 @@ export interface RefreshSuccessor {
   expiresAt: Date;
   /** The successor's value sealed for the grace window (decision 0012). */
   sealed: string;
-}
-
-/**
- * Whether a refresh grant may rotate `token` of `session` at `at` for `clientId`: the token active and unexpired, its
- * session not revoked, and issued to that client. The PostgreSQL statement of redeemRefreshToken checks the same in
- * SQL; the grant tells the reasons apart when a token was not rotated.
- */
-export function refreshRotatable(token: OidcRefreshToken, session: OidcSession, at: Date, clientId: string | undefined): boolean {
-  return token.status === 'active' && token.expiresAt.getTime() > at.getTime() && session.revokedAt === null && session.clientId === clientId;
 }
 
 export interface OidcRepository {
@@ -79,7 +70,7 @@ export interface OidcRepository {
   findRefreshTokenWithSession(tokenHash: string): Promise<{ token: OidcRefreshToken; session: OidcSession } | undefined>;
   /**
    * The refresh grant's read and rotation together (decision 0052): reads the token with its session and, when
-   * `refreshRotatable` holds for them at `at` and `clientId`, rotates the token to `successor`, stored for the same
+   * `refreshRefusal` (domain/oidc.ts) finds nothing against them at `at` for `clientId`, rotates the token to `successor`, stored for the same
    * session. One statement on PostgreSQL, so one round trip; on SQLite the read and then the rotation. `rotated` says
    * whether this call rotated the token (false also when another request did it first); undefined when no token has
    * that hash.
@@ -252,7 +243,7 @@ const findRefreshWithSession = prepareQuery<{ hash: string }, RefreshWithSession
 const SESSION_COLUMNS = ['identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
 /**
  * PostgreSQL: the refresh grant's read and rotation as one statement (decision 0052). `found` reads the token with its
- * session; `rotated` rotates it only when refreshRotatable holds (the same rules in SQL: times are stored as
+ * session; `rotated` rotates it only when refreshRefusal finds nothing against it (the same rules in SQL: times are stored as
  * fixed-width ISO text, so they compare as text); the successor is inserted for the rotated token's session. Under
  * READ COMMITTED a concurrent rotation makes the update re-check `status` on the newest row version and skip it.
  */
@@ -451,7 +442,7 @@ export function createOidcRepository(database: Database): OidcRepository {
       const [row] = (await findRefreshWithSession(db, { hash: tokenHash })).rows;
       if (!row) return undefined;
       const found = refreshWithSessionFromRow(row);
-      if (!refreshRotatable(found.token, found.session, at, clientId)) return { ...found, rotated: false };
+      if (refreshRefusal(found.token, found.session, at, clientId) !== undefined) return { ...found, rotated: false };
       const next: OidcRefreshToken = { id: successor.id, sessionId: found.session.id, status: 'active', createdAt: successor.createdAt, expiresAt: successor.expiresAt, rotatedAt: null, successorSealed: null };
       return { ...found, rotated: await rotateWithSuccessor(tokenHash, at, { token: next, tokenHash: successor.tokenHash, sealed: successor.sealed }) };
     },

@@ -3,7 +3,7 @@
  * presented again revokes the session (RFC 9700 §4.14.2), except a duplicate within the grace window (decision 0012).
  */
 import { hashToken } from '../../../crypto/secrets.js';
-import type { OidcRefreshToken, OidcSession } from '../../../domain/oidc.js';
+import { refreshRefusal, type OidcRefreshToken, type OidcSession } from '../../../domain/oidc.js';
 import { OAuthError } from '../../../errors/oauth-error.js';
 import type { TokenGrantDeps, TokenGrantHandler } from './grant.js';
 
@@ -44,21 +44,27 @@ export function createRefreshTokenGrant({ oidc, clock, secrets, tokenSet, newRef
   }
 
   /**
-   * What a token this request did not rotate is worth, in the order a client is told: a rotated one is a duplicate
-   * within the grace window or reuse; then revoked, expired, another client's. Undefined when none of these holds: the
-   * token may be rotated (it was not tried yet, or another request rotated it a moment ago).
+   * What a token this request did not rotate is worth (refreshRefusal): a rotated one is a duplicate within the grace
+   * window or reuse; the other refusals are errors. Undefined when there is none: the token may be rotated (it was
+   * not tried yet, or another request rotated it a moment ago).
    */
   async function unrotated(found: { token: OidcRefreshToken; session: OidcSession }, tokenHash: string, clientId: string | undefined, now: Date) {
     const { token: stored, session } = found;
-    if (stored.status === 'rotated') {
-      const successor = await graceSuccessor(stored, tokenHash, now);
-      if (successor === undefined) throw await reuse(session, now);
-      return tokenSet(session, null, successor);
+    switch (refreshRefusal(stored, session, now, clientId)) {
+      case 'rotated': {
+        const successor = await graceSuccessor(stored, tokenHash, now);
+        if (successor === undefined) throw await reuse(session, now);
+        return tokenSet(session, null, successor);
+      }
+      case 'revoked':
+        throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
+      case 'expired':
+        throw new OAuthError('invalid_grant', 'the refresh token has expired');
+      case 'other-client':
+        throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
+      case undefined:
+        return undefined;
     }
-    if (stored.status === 'revoked' || session.revokedAt !== null) throw new OAuthError('invalid_grant', 'the refresh token has been revoked');
-    if (stored.expiresAt.getTime() <= now.getTime()) throw new OAuthError('invalid_grant', 'the refresh token has expired');
-    if (clientId !== session.clientId) throw new OAuthError('invalid_grant', 'the refresh token was issued to another client');
-    return undefined;
   }
 
   /**
