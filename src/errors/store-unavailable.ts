@@ -5,12 +5,13 @@
  *
  * PostgreSQL: SQLSTATE class 08 (connection exception), 57P01-57P03 (the server shutting down or starting), 53300
  * (too many connections); the socket errors of a server that is gone; pg's own words for a connection lost or not
- * made in time. SQLite: SQLITE_BUSY once its busy timeout has passed (another process holds the write lock).
+ * made in time. SQLite: SQLITE_BUSY once its busy timeout has passed (another process holds the write lock), and
+ * SQLITE_WRITER_GONE for a write the writer thread was running when it stopped (sqlite-writer.ts).
  */
 import { ApiError } from './api-error.js';
 
 const SQLSTATES = /^(?:08[0-9A-Z]{3}|57P0[123]|53300)$/;
-const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'SQLITE_BUSY']);
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN', 'SQLITE_BUSY', 'SQLITE_WRITER_GONE']);
 const PG_MESSAGES = /^(?:Connection terminated|timeout exceeded when trying to connect|Client has encountered a connection error|Cannot use a pool after calling end)/;
 
 /** Seconds a client is asked to wait before trying again. */

@@ -8,7 +8,9 @@ import { Kysely, PostgresDialect, SqliteDialect, type LogEvent } from 'kysely';
 import pg from 'pg';
 import { createChangeSignal, type ChangeSignal } from './change-signal.js';
 import { migrateToLatest } from './migrate.js';
-import { startSqliteCheckpointer } from './sqlite-checkpointer.js';
+import { FALLBACK_CHECKPOINT_PAGES, startSqliteCheckpointer } from './sqlite-checkpointer.js';
+import { newWriteLock } from './sqlite-write-lock.js';
+import { lockingWrites, startSqliteWriter } from './sqlite-writer.js';
 import { SqliteValuesPlugin } from './sqlite-values-plugin.js';
 import { withStatementCache } from './sqlite-statement-cache.js';
 import { withNamedStatements } from './prepared-statement-names.js';
@@ -43,10 +45,13 @@ export interface OpenOptions {
 export async function openDatabase(target: DatabaseTarget, options: OpenOptions = {}): Promise<Database> {
   // Kysely times each query only when a log function is given, so none is given without a listener.
   const log = options.onQuery ? queryTimer(options.onQuery) : undefined;
-  const database =
+  const database: Database & { writerStarted?: Promise<boolean> } =
     target.kind === 'sqlite' ? openSqlite(target.path, log, options.onQuery) : openPostgres(target.url, options.onConnectionError ?? (() => {}), log, options.onQuery);
   try {
     await migrateToLatest(database.db);
+    // A store in a file is ready once its writer thread is (or has failed to start, leaving writes here): from then on
+    // writes sent to it are not made on the event loop.
+    await database.writerStarted;
   } catch (error) {
     await database.close();
     throw error;
@@ -59,25 +64,39 @@ function queryTimer(onQuery: (durationMs: number) => void): (event: LogEvent) =>
   return (event) => onQuery(event.queryDurationMillis);
 }
 
-function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database {
+/** How long a SQLite connection waits for another's write before failing with SQLITE_BUSY (503 for a request). */
+const BUSY_TIMEOUT_MS = 5_000;
+
+function openSqlite(path: string, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database & { writerStarted?: Promise<boolean> } {
   const driver = new SqliteDriver(path);
   // WAL lets readers proceed while one writer commits; NORMAL sync is durable across process crashes in WAL mode.
   driver.pragma('journal_mode = WAL');
   driver.pragma('synchronous = NORMAL');
   driver.pragma('foreign_keys = ON');
-  driver.pragma('busy_timeout = 5000');
-  const statements = withStatementCache(driver);
+  driver.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  // A store in a file has a writer thread (sqlite-writer.ts) that takes turns at writing with this connection.
+  const lock = newWriteLock();
+  const thread = startSqliteWriter(path, lock, { busyTimeoutMs: BUSY_TIMEOUT_MS, fallbackCheckpointPages: FALLBACK_CHECKPOINT_PAGES });
+  const cached = withStatementCache(driver);
+  const statements = thread ? lockingWrites(cached, driver, lock, BUSY_TIMEOUT_MS) : cached;
   const db = new Kysely<Tables>({ dialect: new SqliteDialect({ database: statements }), plugins: [new SqliteValuesPlugin()], ...(log ? { log } : {}) });
   // Prepared queries run on the store go straight to the driver, through the same statement cache.
-  registerDirectStore(db, { kind: 'sqlite', driver, prepare: (sql) => statements.prepare(sql) as unknown as SqliteDriver.Statement, ...(onQuery ? { onQuery } : {}) });
-  // Checkpoints run beside the event loop (sqlite-checkpointer.ts); stopped first, so that the controller's connection
-  // is the last one and its close checkpoints what is left and removes the log.
+  registerDirectStore(db, {
+    kind: 'sqlite',
+    driver,
+    prepare: (sql) => statements.prepare(sql) as unknown as SqliteDriver.Statement,
+    ...(onQuery ? { onQuery } : {}),
+    ...(thread ? { writer: { thread, lock, timeoutMs: BUSY_TIMEOUT_MS } } : {}),
+  });
+  // Checkpoints run beside the event loop (sqlite-checkpointer.ts); stopped first with the writer, so that the
+  // controller's connection is the last one and its close checkpoints what is left and removes the log.
   const checkpointer = startSqliteCheckpointer(driver, path);
   const close = async () => {
+    await thread?.stop();
     await checkpointer?.stop();
     await db.destroy();
   };
-  return { db, dialect: 'sqlite', changes: createChangeSignal(), close };
+  return { db, dialect: 'sqlite', changes: createChangeSignal(), close, ...(thread ? { writerStarted: thread.ready } : {}) };
 }
 
 function openPostgres(url: string, onConnectionError: (error: Error) => void, log: ((event: LogEvent) => void) | undefined, onQuery: OpenOptions['onQuery']): Database {

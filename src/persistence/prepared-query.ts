@@ -25,10 +25,21 @@ import type SqliteDriver from 'better-sqlite3';
 import type pg from 'pg';
 import type { Tables } from './tables.js';
 import { nameOfPreparedStatement } from './prepared-statement-names.js';
+import { takeEventLoopTurn, type SqliteWriter } from './sqlite-writer.js';
+import { EVENT_LOOP_WRITES, giveBackWriteLock, type WriteLock } from './sqlite-write-lock.js';
+import { atomically } from './unit-of-work.js';
+import { runWriteSteps, type StepOutcome, type StepStatement, type WriteStep } from './write-steps.js';
 
 /** The driver under a store's Kysely instance, for prepared queries run on the store itself. */
 export type DirectStore =
-  | { kind: 'sqlite'; driver: SqliteDriver.Database; prepare(sql: string): SqliteDriver.Statement; onQuery?(durationMs: number): void }
+  | {
+      kind: 'sqlite';
+      driver: SqliteDriver.Database;
+      prepare(sql: string): SqliteDriver.Statement;
+      onQuery?(durationMs: number): void;
+      /** The writer thread and the lock its connection shares with this one (sqlite-writer.ts), for a store in a file. */
+      writer?: { thread: SqliteWriter; lock: WriteLock; timeoutMs: number };
+    }
   | { kind: 'postgres'; pool: pg.Pool; onQuery?(durationMs: number): void };
 
 const directStores = new WeakMap<Kysely<Tables>, DirectStore>();
@@ -127,23 +138,58 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
   return Object.assign(run, { compiled });
 }
 
-/** Runs one prepared query inside `atomicallyAtOnce`'s transaction: at once, with Kysely's answer. */
-export type RunNow = <Values extends Record<string, unknown>, Row>(query: PreparedQuery<Values, Row>, values: Values) => QueryResult<Row>;
+/** Runs `work` (a transaction better-sqlite3 opens itself, unseen by lockingWrites) in the event loop's turn at writing. */
+function inEventLoopTurn<T>(direct: Extract<DirectStore, { kind: 'sqlite' }>, work: () => T): T {
+  if (!direct.writer) return work();
+  takeEventLoopTurn(direct.writer.lock, direct.writer.timeoutMs);
+  try {
+    return work();
+  } finally {
+    if (!direct.driver.inTransaction) giveBackWriteLock(direct.writer.lock, EVENT_LOOP_WRITES);
+  }
+}
+
+/** A statement of `writeAtomically`: a prepared query with its values; `stopUnlessChanged` as in write-steps.ts. */
+export interface PreparedStep {
+  readonly query: PreparedQuery<any, unknown>;
+  readonly values: Record<string, unknown>;
+  readonly stopUnlessChanged?: boolean;
+}
 
 /**
- * Runs `work`, prepared queries only, synchronously in one SQLite transaction of its own, straight on the driver (a
- * transaction through Kysely costs more than its point statements): nothing else can run between its statements,
- * and a throw rolls everything back. Undefined, having run nothing, where that cannot be done (PostgreSQL, a
- * transaction, another transaction open on the connection): the caller then uses `atomically`.
+ * Runs `steps` (prepared queries) as one transaction, each after the one before unless a `stopUnlessChanged` step
+ * changed no row; the outcomes of the steps that ran. On a SQLite store in a file they run on the writer thread
+ * (sqlite-writer.ts) and the event loop only waits; on one without (`:memory:`, or the thread gone) at once on the
+ * driver; in a transaction, or on PostgreSQL, through Kysely, joining `db`'s transaction or in one of their own.
  */
-export function atomicallyAtOnce<T>(db: Kysely<Tables>, work: (run: RunNow) => T): T | undefined {
+export async function writeAtomically(db: Kysely<Tables>, steps: readonly PreparedStep[]): Promise<StepOutcome[]> {
+  const compiled: WriteStep[] = steps.map(({ query, values, stopUnlessChanged }) => ({ ...query.compiled(db, values), stopUnlessChanged: stopUnlessChanged ?? false }));
   const direct = directStores.get(db);
-  if (direct?.kind !== 'sqlite' || direct.driver.inTransaction) return undefined;
-  const run: RunNow = (query, values) => {
-    const { sql, parameters } = query.compiled(db, values);
-    return runOnSqlite(direct, sql, parameters) as never;
-  };
-  return direct.driver.transaction(() => work(run))();
+  if (direct?.kind === 'sqlite') {
+    const sent = direct.writer?.thread.write(compiled);
+    if (sent) {
+      const outcomes = await sent;
+      for (const outcome of outcomes) direct.onQuery?.(outcome.durationMs);
+      return outcomes;
+    }
+    if (!direct.driver.inTransaction) {
+      const prepare = (sql: string) => direct.prepare(sql) as unknown as StepStatement;
+      const outcomes = inEventLoopTurn(direct, () => direct.driver.transaction(() => runWriteSteps(prepare, compiled))());
+      for (const outcome of outcomes) direct.onQuery?.(outcome.durationMs);
+      return outcomes;
+    }
+  }
+  return atomically(db, async (trx) => {
+    const outcomes: StepOutcome[] = [];
+    for (const step of compiled) {
+      const started = performance.now();
+      const result = await trx.executeQuery(CompiledQuery.raw(step.sql, [...step.parameters]));
+      const changes = result.numAffectedRows !== undefined ? Number(result.numAffectedRows) : result.rows.length;
+      outcomes.push({ rows: result.rows, changes, durationMs: performance.now() - started });
+      if (step.stopUnlessChanged && changes === 0) break;
+    }
+    return outcomes;
+  });
 }
 
 /**
@@ -184,7 +230,7 @@ export function preparedInsert<T extends keyof Tables & string>(
   return Object.assign((db: Kysely<Tables>, row: Insertable<Tables[T]>) => queryFor(row)(db, row as Record<string, unknown>), { queryFor });
 }
 
-/** Inserts a row; `queryFor(row)` is the prepared query it runs for that row's columns (for `atomicallyAtOnce`). */
+/** Inserts a row; `queryFor(row)` is the prepared query it runs for that row's columns (for `writeAtomically`). */
 export type PreparedInsert<T extends keyof Tables & string> = ((db: Kysely<Tables>, row: Insertable<Tables[T]>) => Promise<QueryResult<never>>) & {
   queryFor(row: Insertable<Tables[T]>): PreparedQuery<Record<string, unknown>, never>;
 };

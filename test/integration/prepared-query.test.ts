@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { sql } from 'kysely';
 import { openDatabase, type Database } from '../../src/persistence/database.js';
-import { atomicallyAtOnce, prepareQuery, preparedInsert } from '../../src/persistence/prepared-query.js';
+import { prepareQuery, preparedInsert, writeAtomically } from '../../src/persistence/prepared-query.js';
 import { newEntityId } from '../../src/shared/random.js';
 import { newDatabaseTarget, openTestDatabase, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -123,29 +123,39 @@ describe(`prepared queries (${testDialect})`, () => {
     }
   });
 
-  it('runs work at once in a SQLite transaction of its own, all or nothing, and only where it can', async () => {
-    const [first, second] = [newEntityId(), newEntityId()];
-    const both = atomicallyAtOnce(database.db, (run) => {
-      run(insertSession.queryFor(row(first, `hash-${first}`, false)), row(first, `hash-${first}`, false));
-      return run(findSession, { tokenHash: `hash-${first}` }).rows.length;
-    });
-    if (testDialect === 'postgres') {
-      assert.equal(both, undefined, 'PostgreSQL has no connection to hold at once');
-      assert.equal((await findSession(database.db, { tokenHash: `hash-${first}` })).rows.length, 0, 'and nothing ran');
-      return;
-    }
-    assert.equal(both, 1, 'a run sees what the work wrote before it');
-    assert.throws(() =>
-      atomicallyAtOnce(database.db, (run) => {
-        run(insertSession.queryFor(row(second, `hash-${second}`, false)), row(second, `hash-${second}`, false));
+  it('writes steps as one transaction, all or nothing, stopping after a step that changed nothing', async () => {
+    const [first, second, third] = [newEntityId(), newEntityId(), newEntityId()];
+    const outcomes = await writeAtomically(database.db, [
+      { query: insertSession.queryFor(row(first, `hash-${first}`, false)), values: row(first, `hash-${first}`, false) },
+      { query: findSession, values: { tokenHash: `hash-${first}` } },
+      { query: findSession, values: { tokenHash: 'no such hash' }, stopUnlessChanged: true },
+      { query: insertSession.queryFor(row(second, `hash-${second}`, false)), values: row(second, `hash-${second}`, false) },
+    ]);
+    assert.deepEqual(
+      outcomes.map((outcome) => outcome.changes),
+      [1, 1, 0],
+      'a step sees what the steps before it wrote, and the write ends at the step that found nothing',
+    );
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${second}` })).rows.length, 0, 'the steps after it never ran');
+
+    await assert.rejects(
+      writeAtomically(database.db, [
+        { query: insertSession.queryFor(row(third, `hash-${third}`, false)), values: row(third, `hash-${third}`, false) },
+        { query: insertSession.queryFor(row(first, `hash-${first}`, false)), values: row(first, `hash-${first}`, false) },
+      ]),
+    );
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${third}` })).rows.length, 0, 'a failed step rolls the whole write back');
+
+    // In a transaction it joins it: rolled back with it.
+    await assert.rejects(
+      database.db.transaction().execute(async (trx) => {
+        await writeAtomically(trx, [{ query: insertSession.queryFor(row(third, `hash-${third}`, false)), values: row(third, `hash-${third}`, false) }]);
+        assert.equal((await findSession(trx, { tokenHash: `hash-${third}` })).rows.length, 1);
         throw new Error('roll back');
       }),
-    /roll back/);
-    assert.equal((await findSession(database.db, { tokenHash: `hash-${second}` })).rows.length, 0, 'a throw rolls it all back');
-    await database.db.transaction().execute(async (trx) => {
-      assert.equal(atomicallyAtOnce(database.db, () => 'ran'), undefined, 'not while another transaction is open');
-      assert.equal(atomicallyAtOnce(trx, () => 'ran'), undefined, 'nor inside one');
-    });
+      /roll back/,
+    );
+    assert.equal((await findSession(database.db, { tokenHash: `hash-${third}` })).rows.length, 0);
   });
 
   // PostgreSQL only: named statements are what the server keeps per connection.

@@ -6,8 +6,8 @@
  */
 import { sql } from 'kysely';
 import { atomically } from '../unit-of-work.js';
-import { atomicallyAtOnce, perColumnSet, prepareQuery, preparedInsert } from '../prepared-query.js';
-import { refreshRefusal, type OidcAuthRequest, type OidcRefreshToken, type OidcSession } from '../../domain/oidc.js';
+import { perColumnSet, prepareQuery, preparedInsert, writeAtomically } from '../prepared-query.js';
+import type { OidcAuthRequest, OidcRefreshToken, OidcSession } from '../../domain/oidc.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import type { Database } from '../database.js';
 import type { OidcAuthRequestsTable, OidcRefreshTokensTable, OidcSessionsTable } from '../tables.js';
@@ -273,18 +273,46 @@ type RefreshWithSessionRow = OidcRefreshTokensTable & {
   [K in Exclude<keyof OidcSessionsTable, 'id'> as `s_${K}`]: OidcSessionsTable[K];
 };
 
-interface RotationValues extends Record<string, unknown> {
-  hash: string;
-  rotatedAt: string;
-  sealed: string;
-}
-/** The rotation itself: active -> rotated, with the successor sealed; its row count tells whether this request won. */
-const rotateRefresh = prepareQuery<RotationValues>((db, param) =>
+/**
+ * SQLite (and a transaction on either store): the rotation, made only when refreshRefusal finds nothing against the
+ * token, as the PostgreSQL statement above; its row count tells whether this request won.
+ */
+const rotateRefreshIfRedeemable = prepareQuery<{ hash: string; rotatedAt: string; sealed: string; clientId: string | null }>((db, param) =>
   db
     .updateTable('oidc_refresh_tokens')
     .set({ status: 'rotated', rotated_at: param('rotatedAt'), successor_sealed: param('sealed') })
     .where('token_hash', '=', param('hash'))
-    .where('status', '=', 'active'),
+    .where('status', '=', 'active')
+    .where('expires_at', '>', param('rotatedAt'))
+    .where((eb) =>
+      eb.exists(
+        eb
+          .selectFrom('oidc_sessions as s')
+          .select('s.id')
+          .whereRef('s.id', '=', 'oidc_refresh_tokens.session_id')
+          .where('s.revoked_at', 'is', null)
+          .where('s.client_id', '=', param('clientId') as string),
+      ),
+    ),
+);
+/** The successor of the token rotated by the statement above, for the same session. */
+const insertSuccessorOf = prepareQuery<{ hash: string; nextId: string; nextHash: string; nextCreatedAt: string; nextExpiresAt: string }>((db, param) =>
+  db
+    .insertInto('oidc_refresh_tokens')
+    .columns(['id', 'session_id', 'token_hash', 'status', 'created_at', 'expires_at'])
+    .expression(
+      db
+        .selectFrom('oidc_refresh_tokens')
+        .select([
+          sql<string>`${param('nextId')}`.as('id'),
+          'session_id',
+          sql<string>`${param('nextHash')}`.as('token_hash'),
+          sql<string>`'active'`.as('status'),
+          sql<string>`${param('nextCreatedAt')}`.as('created_at'),
+          sql<string>`${param('nextExpiresAt')}`.as('expires_at'),
+        ])
+        .where('token_hash', '=', param('hash')),
+    ),
 );
 
 export function createOidcRepository(database: Database): OidcRepository {
@@ -301,20 +329,13 @@ export function createOidcRepository(database: Database): OidcRepository {
           const result = await statement(db, { ...prefixed('s_', sessionValues), ...(refreshValues ? prefixed('r_', refreshValues) : {}), max: maxRefusals });
           redeemed = Number(result.numAffectedRows ?? 0n) > 0;
         } else {
+          // SQLite: both inserts in one transaction, on a store in a file off the event loop (sqlite-writer.ts).
           const insertSession = insertSessionOfCode(Object.keys(sessionValues));
-          const sessionParams = { ...prefixed('s_', sessionValues), max: maxRefusals };
-          // SQLite: both inserts at once on the driver (prepared-query.ts), else through a Kysely transaction.
-          redeemed =
-            atomicallyAtOnce(db, (run) => {
-              if (Number(run(insertSession, sessionParams).numAffectedRows ?? 0n) === 0) return false;
-              if (refreshValues) run(insertRefreshRow.queryFor(refreshValues), refreshValues as unknown as Record<string, unknown>);
-              return true;
-            }) ??
-            (await atomically(db, async (trx) => {
-              if (Number((await insertSession(trx, sessionParams)).numAffectedRows ?? 0n) === 0) return false;
-              if (refreshValues) await insertRefreshRow(trx, refreshValues);
-              return true;
-            }));
+          const [session] = await writeAtomically(db, [
+            { query: insertSession, values: { ...prefixed('s_', sessionValues), max: maxRefusals }, stopUnlessChanged: true },
+            ...(refreshValues ? [{ query: insertRefreshRow.queryFor(refreshValues), values: refreshValues as unknown as Record<string, unknown> }] : []),
+          ]);
+          redeemed = (session?.changes ?? 0) > 0;
         }
       } catch (error) {
         // The identity was deleted since the login (its sessions go with it): there is nobody left to open one for.
@@ -439,38 +460,20 @@ export function createOidcRepository(database: Database): OidcRepository {
         // count(*) arrives as a string (bigint).
         return row && { ...refreshWithSessionFromRow(row), rotated: Number(row.rotated) > 0 };
       }
-      const [row] = (await findRefreshWithSession(db, { hash: tokenHash })).rows;
-      if (!row) return undefined;
-      const found = refreshWithSessionFromRow(row);
-      if (refreshRefusal(found.token, found.session, at, clientId) !== undefined) return { ...found, rotated: false };
-      const next: OidcRefreshToken = { id: successor.id, sessionId: found.session.id, status: 'active', createdAt: successor.createdAt, expiresAt: successor.expiresAt, rotatedAt: null, successorSealed: null };
-      return { ...found, rotated: await rotateWithSuccessor(tokenHash, at, { token: next, tokenHash: successor.tokenHash, sealed: successor.sealed }) };
+      // The read and the rotation in one transaction: on SQLite in a file, off the event loop (sqlite-writer.ts).
+      const rotatedAt = toIso(at);
+      const [found, , successorInserted] = await writeAtomically(db, [
+        { query: findRefreshWithSession, values: { hash: tokenHash }, stopUnlessChanged: true },
+        { query: rotateRefreshIfRedeemable, values: { hash: tokenHash, rotatedAt, sealed: successor.sealed, clientId: clientId ?? null }, stopUnlessChanged: true },
+        {
+          query: insertSuccessorOf,
+          values: { hash: tokenHash, nextId: successor.id, nextHash: successor.tokenHash, nextCreatedAt: toIso(successor.createdAt), nextExpiresAt: toIso(successor.expiresAt) },
+        },
+      ]);
+      const row = found?.rows[0] as RefreshWithSessionRow | undefined;
+      return row && { ...refreshWithSessionFromRow(row), rotated: successorInserted !== undefined };
     },
   };
-
-  /**
-   * active -> rotated, recording when and the sealed successor, and stores the successor, in one transaction; false
-   * (nothing changed) when the token was no longer active.
-   */
-  async function rotateWithSuccessor(tokenHash: string, at: Date, successor: { token: OidcRefreshToken; tokenHash: string; sealed: string }): Promise<boolean> {
-    const next = refreshRow(successor.token, successor.tokenHash);
-    const rotation: RotationValues = { hash: tokenHash, rotatedAt: toIso(at), sealed: successor.sealed };
-    const insertNext = insertRefreshRow.queryFor(next);
-    const nextValues = next as unknown as Record<string, unknown>;
-    // SQLite: both statements at once on the driver (prepared-query.ts), else through a Kysely transaction.
-    return (
-      atomicallyAtOnce(db, (run) => {
-        if (Number(run(rotateRefresh, rotation).numAffectedRows ?? 0n) === 0) return false;
-        run(insertNext, nextValues);
-        return true;
-      }) ??
-      (await atomically(db, async (trx) => {
-        if (Number((await rotateRefresh(trx, rotation)).numAffectedRows ?? 0n) === 0) return false;
-        await insertNext(trx, nextValues);
-        return true;
-      }))
-    );
-  }
 }
 
 /** A refresh token and its session from a row that holds both (the session's columns prefixed `s_`). */
