@@ -47,7 +47,12 @@ export interface SqliteWriterOptions {
   busyTimeoutMs: number;
   /** The log size, in pages, past which the thread's connection checkpoints by itself (sqlite-checkpointer.ts). */
   fallbackCheckpointPages: number;
+  /** How long the thread may take to open its connection before it is given up (WRITER_START_TIMEOUT_MS). */
+  startTimeoutMs?: number;
 }
+
+/** How long the writer thread may take to start and open its connection; a loaded machine takes a few hundred ms. */
+export const WRITER_START_TIMEOUT_MS = 10_000;
 
 /** An error as the driver would have thrown it on this thread: its message, and its code for store-errors.ts. */
 function storeError(error: { message: string; code: string | undefined }): Error {
@@ -90,6 +95,8 @@ export function startSqliteWriter(path: string, lock: WriteLock, options: Sqlite
   };
   worker.on('message', (reply: WriterReply | 'ready') => {
     if (reply === 'ready') {
+      if (gone) return;
+      clearTimeout(startTimer);
       ready = true;
       settleReady(true);
       if (pending.size === 0) worker.unref();
@@ -103,6 +110,13 @@ export function startSqliteWriter(path: string, lock: WriteLock, options: Sqlite
     if ('error' in reply) waiting.reject(storeError(reply.error));
     else waiting.resolve(reply.outcomes);
   });
+  // A thread that has not opened its connection in time is given up: the store opens, and writes stay here.
+  const startTimer = setTimeout(() => {
+    if (ready) return;
+    end(Object.assign(new Error('the SQLite writer thread did not start in time'), { code: 'SQLITE_WRITER_GONE' }));
+    void worker.terminate();
+  }, options.startTimeoutMs ?? WRITER_START_TIMEOUT_MS);
+  startTimer.unref();
   worker.on('error', (error) => end(Object.assign(new Error(`the SQLite writer thread failed: ${error.message}`), { code: 'SQLITE_WRITER_GONE' })));
   worker.on('exit', () => end(Object.assign(new Error('the SQLite writer thread has stopped'), { code: 'SQLITE_WRITER_GONE' })));
   return {

@@ -131,6 +131,16 @@ describe('the SQLite writer thread', () => {
     assert.equal(writer.write([insertNote('a', 'nowhere')]), undefined);
   });
 
+  it('gives up a thread that does not start in time', async () => {
+    const { path, driver } = newStoreFile();
+    const writer = startSqliteWriter(path, newWriteLock(), { busyTimeoutMs: 5_000, fallbackCheckpointPages: 10_000, startTimeoutMs: 0 });
+    assert.ok(writer);
+    writers.push(writer);
+    assert.equal(await writer.ready, false);
+    assert.equal(writer.write([insertNote('a', 'nowhere')]), undefined);
+    driver.close();
+  });
+
   it('has no thread for an in-memory store', () => {
     assert.equal(startSqliteWriter(':memory:', newWriteLock(), { busyTimeoutMs: 5_000, fallbackCheckpointPages: 10_000 }), undefined);
   });

@@ -216,7 +216,7 @@ export function createOidcProviderService(deps: {
     const now = clock.now();
     const identity = await activeIdentity(session.identityId);
     const cert = deps.certFlags ? await deps.certFlags(session) : NO_EXTENSION;
-    // Both are signed on the thread pool (crypto/jws.ts), side by side.
+    // Signed in place for an ES256 key, on the thread pool for a slower one, side by side (crypto/jws.ts).
     const [access, idToken] = await Promise.all([
       tokens.signAccess({ issuer: session.issuer, identity, session, cert, now }),
       tokens.signId({ issuer: session.issuer, identity, session, nonce, now }),
