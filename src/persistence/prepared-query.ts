@@ -25,8 +25,8 @@ import type SqliteDriver from 'better-sqlite3';
 import type pg from 'pg';
 import type { Tables } from './tables.js';
 import { nameOfPreparedStatement } from './prepared-statement-names.js';
-import { takeEventLoopTurn, type SqliteWriter } from './sqlite-writer.js';
-import { EVENT_LOOP_WRITES, giveBackWriteLock, type WriteLock } from './sqlite-write-lock.js';
+import { inEventLoopTurn, type SqliteWriter } from './sqlite-writer.js';
+import type { WriteLock } from './sqlite-write-lock.js';
 import { atomically } from './unit-of-work.js';
 import { runWriteSteps, type StepOutcome, type StepStatement, type WriteStep } from './write-steps.js';
 
@@ -139,14 +139,8 @@ export function prepareQuery<Values extends Record<string, unknown>, Row = never
 }
 
 /** Runs `work` (a transaction better-sqlite3 opens itself, unseen by lockingWrites) in the event loop's turn at writing. */
-function inEventLoopTurn<T>(direct: Extract<DirectStore, { kind: 'sqlite' }>, work: () => T): T {
-  if (!direct.writer) return work();
-  takeEventLoopTurn(direct.writer.lock, direct.writer.timeoutMs);
-  try {
-    return work();
-  } finally {
-    if (!direct.driver.inTransaction) giveBackWriteLock(direct.writer.lock, EVENT_LOOP_WRITES);
-  }
+function inEventLoopTurnOf<T>(direct: Extract<DirectStore, { kind: 'sqlite' }>, work: () => T): T {
+  return direct.writer ? inEventLoopTurn(direct.writer.lock, direct.driver, direct.writer.timeoutMs, work) : work();
 }
 
 /** A statement of `writeAtomically`: a prepared query with its values; `stopUnlessChanged` as in write-steps.ts. */
@@ -174,7 +168,7 @@ export async function writeAtomically(db: Kysely<Tables>, steps: readonly Prepar
     }
     if (!direct.driver.inTransaction) {
       const prepare = (sql: string) => direct.prepare(sql) as unknown as StepStatement;
-      const outcomes = inEventLoopTurn(direct, () => direct.driver.transaction(() => runWriteSteps(prepare, compiled))());
+      const outcomes = inEventLoopTurnOf(direct, () => direct.driver.transaction(() => runWriteSteps(prepare, compiled))());
       for (const outcome of outcomes) direct.onQuery?.(outcome.durationMs);
       return outcomes;
     }

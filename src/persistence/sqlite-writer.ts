@@ -146,15 +146,7 @@ export function startSqliteWriter(path: string, lock: WriteLock, options: Sqlite
  */
 export function lockingWrites(database: SqliteDatabase, driver: SqliteDriver.Database, lock: WriteLock, timeoutMs: number): SqliteDatabase & { prepare(sql: string): SqliteStatement } {
   const wrapped = new WeakMap<SqliteStatement, SqliteStatement>();
-  const turn = <T>(writes: boolean, run: () => T): T => {
-    if (writes) takeEventLoopTurn(lock, timeoutMs);
-    try {
-      return run();
-    } finally {
-      // COMMIT and ROLLBACK are read-only statements to SQLite: the turn ends with whatever statement ends the transaction.
-      if (!driver.inTransaction) giveBackWriteLock(lock, EVENT_LOOP_WRITES);
-    }
-  };
+  const turn = <T>(writes: boolean, run: () => T): T => inEventLoopTurn(lock, driver, timeoutMs, run, writes);
   return {
     close: () => database.close(),
     prepare(sql) {
@@ -177,8 +169,19 @@ export function lockingWrites(database: SqliteDatabase, driver: SqliteDriver.Dat
   };
 }
 
-/** Takes the lock for the event loop, or throws SQLITE_BUSY as the driver would after its busy timeout. */
-export function takeEventLoopTurn(lock: WriteLock, timeoutMs: number): void {
-  if (holdsWriteLock(lock, EVENT_LOOP_WRITES)) return;
-  if (!takeWriteLock(lock, EVENT_LOOP_WRITES, timeoutMs)) throw storeError({ message: 'database is locked', code: 'SQLITE_BUSY' });
+/**
+ * Runs `work` on `driver` (the event loop's connection) in the event loop's turn at writing: the lock taken first when
+ * `work` writes (or throws SQLITE_BUSY, as the driver would after its busy timeout), and given back once the
+ * connection is out of any transaction. COMMIT and ROLLBACK are read-only statements to SQLite: the turn ends with
+ * whatever statement ends the transaction.
+ */
+export function inEventLoopTurn<T>(lock: WriteLock, driver: SqliteDriver.Database, timeoutMs: number, work: () => T, writes = true): T {
+  if (writes && !holdsWriteLock(lock, EVENT_LOOP_WRITES) && !takeWriteLock(lock, EVENT_LOOP_WRITES, timeoutMs)) {
+    throw storeError({ message: 'database is locked', code: 'SQLITE_BUSY' });
+  }
+  try {
+    return work();
+  } finally {
+    if (!driver.inTransaction) giveBackWriteLock(lock, EVENT_LOOP_WRITES);
+  }
 }
