@@ -51,13 +51,22 @@ describe(`the OIDC provider as SDKs drive it (${testDialect})`, () => {
       assert.equal(login.status, 302, login.text);
     });
 
-    it('refuses a parameter given in both the query and the body, like a repeated one', async () => {
+    it('refuses a parameter given in both the query and the body with different values, like a repeated one', async () => {
       const res = await ctl.fetch(`/oidc/authorization?${params()}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=other' });
       assert.equal(res.status, 400, res.text);
       assert.equal(res.json().error, 'invalid_request');
-      assert.match(res.json().error_description, /state.*both the query and the body/);
+      assert.match(res.json().error_description, /parameter state is in both the query and the body with different values/);
       const repeated = await ctl.fetch(`/oidc/authorization?${params()}&state=again`);
       assert.equal(repeated.status, 400);
+      assert.match(repeated.json().error_description, /parameter state is given 2 times with different values/);
+    });
+
+    it('reads a parameter repeated with the same value, in the query or in the query and the body, once (decision 0055)', async () => {
+      const inQuery = await ctl.fetch(`/oidc/authorization?${params()}&state=st-1&client_id=svc`);
+      assert.equal(inQuery.status, 302, inQuery.text);
+      assert.equal(new URL(String(inQuery.headers.location), ctl.baseUrl).pathname, '/oidc/login/username');
+      const inBoth = await ctl.fetch(`/oidc/authorization?${params()}`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'state=st-1' });
+      assert.equal(inBoth.status, 302, inBoth.text);
     });
 
     it('answers a wrong method on a provider path with 405 and Allow, not 404', async () => {

@@ -15,10 +15,32 @@ describe('an OIDC form body', () => {
     assert.deepEqual({ ...form }, { grant_type: 'authorization_code', code: 'a+b', redirect_uri: 'http://127.0.0.1:9/cb', scope: 'openid offline_access' });
   });
 
-  it('keeps a repeated name as a list, which readParams refuses', () => {
+  it('keeps a repeated name as a list, which readParams refuses when the values differ, naming the parameter', () => {
     const form = parseForm('code=a&code=b&code=c', FORBIDDEN_KEYS);
     assert.deepEqual(form.code, ['a', 'b', 'c']);
-    assert.throws(() => readParams(form, MAX_TOKEN_PARAM), (error: unknown) => isOAuthError(error) && error.error === 'invalid_request' && /parameter code must be given once/.test(error.message));
+    assert.throws(
+      () => readParams(form, MAX_TOKEN_PARAM),
+      (error: unknown) => isOAuthError(error) && error.error === 'invalid_request' && error.message === 'parameter code is given 3 times with different values; give it once',
+    );
+  });
+
+  it('reads a name repeated with the very same value as that one value (decision 0055)', () => {
+    const form = parseForm('state=S&code=C&state=S&state=S', FORBIDDEN_KEYS);
+    assert.deepEqual({ ...form }, { state: 'S', code: 'C' });
+    // A query string's repeats arrive as a list: the same rule reads it as one value.
+    assert.deepEqual({ ...readParams({ state: ['S', 'S'], code: 'C' }, MAX_TOKEN_PARAM) }, { state: 'S', code: 'C' });
+  });
+
+  it('refuses a value that is no string, and a repeat whose copies are over the size limit', () => {
+    for (const value of [1, true, null, {}, [], ['a', 1]]) {
+      assert.throws(
+        () => readParams({ code: value }, MAX_TOKEN_PARAM),
+        (error: unknown) => isOAuthError(error) && error.error === 'invalid_request' && error.message === 'parameter code must be a string',
+        JSON.stringify(value),
+      );
+    }
+    const long = 'x'.repeat(MAX_TOKEN_PARAM + 1);
+    assert.throws(() => readParams({ code: [long, long] }, MAX_TOKEN_PARAM), (error: unknown) => isOAuthError(error) && /parameter code is longer than/.test(error.message));
   });
 
   for (const name of FORBIDDEN_KEYS) {
