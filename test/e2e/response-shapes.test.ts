@@ -111,7 +111,7 @@ describe(`response shapes of both Edge APIs (${testDialect})`, () => {
     it('documents the new required fields in the served OpenAPI document', async () => {
       const doc = (await get(`${CLIENT}/specs/edge-client/spec`)).json().data;
       const session = doc.paths['/current-api-session'].get.responses['200'].content['application/json'].schema.properties.data;
-      for (const field of ['token', 'authenticatorId', 'configTypes', 'ipAddress', 'isCertExtendable', 'cachedLastActivityAt', 'improperClientCertChain', 'expiresAt']) {
+      for (const field of ['token', 'authenticatorId', 'configTypes', 'ipAddress', 'isCertExtendable', 'cachedLastActivityAt', 'cachedUpdatedAt', 'improperClientCertChain', 'expiresAt']) {
         assert.ok(session.required.includes(field), field);
       }
       const identity = doc.paths['/current-identity'].get.responses['200'].content['application/json'].schema.properties.data;
@@ -132,6 +132,7 @@ describe(`response shapes of both Edge APIs (${testDialect})`, () => {
         assert.deepEqual(data.configTypes, []);
         assert.equal(data.ipAddress, '127.0.0.1');
         assert.equal(data.lastActivityAt, data.cachedLastActivityAt);
+        assert.equal(data.cachedUpdatedAt, data.updatedAt);
         assert.deepEqual(
           [data.isCertExtendable, data.isCertExtendRequested, data.isCertKeyRollRequested, data.improperClientCertChain, data.isMfaRequired, data.isMfaComplete],
           [false, false, false, false, false, false],

@@ -62,7 +62,7 @@ export const LIST_ENVELOPE: Shape = { data: 'array', meta: 'object', 'meta.pagin
 export const CREATE_LOCATION: Shape = { id: 'string', _links: 'object' };
 
 /**
- * apiSessionDetail: the required fields, with the optional ones issue 11 asks for (lastActivityAt,
+ * apiSessionDetail: the required fields (cachedUpdatedAt among them, issue 40), with the optional ones issue 11 asks for (lastActivityAt,
  * cachedLastActivityAt, isCertExtendRequested, isCertKeyRollRequested, improperClientCertChain).
  */
 export const API_SESSION_DETAIL: Shape = {
@@ -81,6 +81,7 @@ export const API_SESSION_DETAIL: Shape = {
   token: 'string',
   lastActivityAt: 'string',
   cachedLastActivityAt: 'string',
+  cachedUpdatedAt: 'string',
   isCertExtendRequested: 'boolean',
   isCertKeyRollRequested: 'boolean',
   improperClientCertChain: 'boolean',

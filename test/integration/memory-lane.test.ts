@@ -21,7 +21,7 @@ import type { TestResponse } from '../helpers/https.js';
 
 const CLIENT = '/edge/client/v1';
 /** Fields of a session's own view that hold the time of the request. */
-const REQUEST_TIMES = ['lastActivityAt', 'updatedAt', 'cachedLastActivityAt', 'expiresAt', 'expirationSeconds'];
+const REQUEST_TIMES = ['lastActivityAt', 'updatedAt', 'cachedLastActivityAt', 'cachedUpdatedAt', 'expiresAt', 'expirationSeconds'];
 /** Headers whose values differ from one request to the next. */
 const PER_REQUEST_HEADERS = ['svc-request-id', 'date', 'expires-at', 'expiration-seconds'];
 

@@ -63,6 +63,9 @@ export function apiSessionFields(session: AuthContext['session'], identity: { id
     lastActivityAt,
     // The reference's heartbeat-cached time; activity here is one value (kept in memory, written in batches).
     cachedLastActivityAt: lastActivityAt,
+    // Required by the reference's apiSessionDetail (listed under `required` without a property of its own): the
+    // cached copy of updatedAt, which here is the same activity time.
+    cachedUpdatedAt: lastActivityAt,
   };
 }
 

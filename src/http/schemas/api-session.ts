@@ -42,6 +42,7 @@ export const CurrentApiSessionDetail = Type.Object({
   improperClientCertChain: Type.Boolean(),
   lastActivityAt: DateTime,
   cachedLastActivityAt: DateTime,
+  cachedUpdatedAt: DateTime,
   expiresAt: DateTime,
   expirationSeconds: Type.Integer(),
 });
