@@ -8,6 +8,7 @@ import { readBuildInfo } from '../app/build-info.js';
 import { COMPLETION_SHELLS, completionScript } from './completion.js';
 import { addEdgeCommands, type EdgeCatalogue } from './edge/edge-command.js';
 import { CliError, usageError } from './cli-error.js';
+import { warnOfSecretsOnArgv } from './secrets-on-argv.js';
 import type { Run } from './edge/resource-tree.js';
 import type { Output } from './output.js';
 
@@ -61,7 +62,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .option('--host <host>', 'the address to listen on and advertise (default 127.0.0.1)')
     .option('--port <port>', 'the port (default 1280)')
     .option('--admin-user <name>', 'the default administrator (default admin)')
-    .option('--admin-password <password>', 'its password on first start (default SVC_ADMIN_PASSWORD, else generated and printed)')
+    .option('--admin-password <password>', 'its password on first start, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD; else generated and printed)')
     .action((options: Record<string, string | undefined>) =>
       run(async () => (await import('./quickstart-command.js')).quickstartCommand({ home: options.home, host: options.host, port: options.port, adminUser: options.adminUser, adminPassword: options.adminPassword }, out)),
     );
@@ -82,7 +83,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .description('Creates the default admin in the configured store (for deployments not made by quickstart); does nothing if one exists')
     .requiredOption('--config <file>', 'the controller config (YAML)')
     .requiredOption('--admin-user <name>', 'the administrator username')
-    .option('--admin-password <password>', 'its password (default SVC_ADMIN_PASSWORD)')
+    .option('--admin-password <password>', 'its password, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD)')
     .action((options: { config: string; adminUser: string; adminPassword?: string }) =>
       run(async () => {
         // An empty variable counts as unset, as everywhere else.
@@ -119,7 +120,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .requiredOption('--signer <id>', 'the external JWT signer id')
     .requiredOption('--token <jwt>', 'the JWT, or - to read it from stdin')
     .option('--username <name>', 'an administrator (default SVC_ADMIN_USER)')
-    .option('--password <password>', "the administrator's password (default SVC_ADMIN_PASSWORD)")
+    .option('--password <password>', "the administrator's password, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD)")
     .option('--ca <file>', "CA bundle (PEM) to trust the controller with (default the quickstart home's when present)")
     .action((options: Record<string, string | undefined>) =>
       run(async () => {
@@ -156,6 +157,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
   addEdgeCommands(program.command('edge'), out, run, catalogue);
 
   forEachCommand(program, (command) => command.addHelpText('after', ENVIRONMENT));
+  warnOfSecretsOnArgv(program, out);
   return program;
 }
 

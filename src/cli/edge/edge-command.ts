@@ -32,7 +32,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .description("Logs in to a controller and remembers it (URL, trusted CAs, session) in $XDG_CONFIG_HOME/svc; the first contact shows the CAs' fingerprints to confirm")
     .argument('<url>', 'the controller, such as https://127.0.0.1:1280')
     .option('-u, --username <user>', 'the username (default SVC_ADMIN_USER, else admin)')
-    .addOption(new Option('-p, --password <password>', 'the password (else --password-stdin, SVC_ADMIN_PASSWORD or a prompt)').conflicts('passwordStdin'))
+    .addOption(new Option('-p, --password <password>', 'the password, readable by other users on the command line (prefer --password-stdin, SVC_ADMIN_PASSWORD or the prompt)').conflicts('passwordStdin'))
     .option('--password-stdin', 'read the password from the first line of stdin')
     .option('--ca <file>', "trust these CA certificates (PEM) instead of confirming the controller's")
     .option('-y, --yes', "trust the controller's CAs without asking")
@@ -69,7 +69,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     )
     .argument('<file.jwt>', 'the enrollment JWT (from svc edge create identity NAME -o FILE.jwt, with --updb USER for updb)')
     .option('-o, --output <file>', 'ott: where to write the identity file (JSON)')
-    .addOption(new Option('-p, --password <password>', 'updb: the password to set (else --password-stdin or a prompt)').conflicts('passwordStdin'))
+    .addOption(new Option('-p, --password <password>', 'updb: the password to set, readable by other users on the command line (prefer --password-stdin or the prompt)').conflicts('passwordStdin'))
     .option('--password-stdin', 'updb: read the password from the first line of stdin')
     .action((file: string, options: Record<string, any>) =>
       run(async () =>
