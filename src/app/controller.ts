@@ -152,7 +152,8 @@ export async function startController(
     };
     const enrollments = buildEnrollmentAdministration(database, enrollmentSettings);
     // Third-party CAs (decision 0037): managed here, trusted for logins and enrollment, followed by the change feed.
-    const cas = buildCaDomain(database, { clock, feed, events, ownCaPems: caPems, jwtSigner: enrollmentSettings.jwt });
+    const ownIssuerPems = [...listenerIdentities.values()].flatMap((one) => splitPemCertificates(one.serverChainPem).slice(1));
+    const cas = buildCaDomain(database, { clock, feed, events, ownCaPems: caPems, ownIssuerPems, jwtSigner: enrollmentSettings.jwt });
     const totp = config.edge?.totp;
     const posture = buildPostureDomain(database, { clock, feed });
     const mfa = buildMfaDomain(database, {
@@ -208,6 +209,7 @@ export async function startController(
       caPems,
       serverCertificates: [...listenerIdentities.values()].map((one) => one.serverLeaf),
       extraHosts: [...(config.edge ? [config.edge.api.address.host] : []), ...config.web.flatMap((l) => l.bindPoints.map((bp) => bp.address.host))],
+      allowRouterLocalNames: config.edge?.enrollment.allowRouterLocalNames ?? false,
     });
     await certificates.enrollmentKeys.publish();
     const requestAuth = buildRequestAuthenticator({ clock, lookups, sessions, sessionTimeoutMs, extJwt: externalJwt.authenticator, tokens: oidc?.tokens });

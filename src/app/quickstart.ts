@@ -78,7 +78,8 @@ function quickstartConfigYaml(host: string, port: number): string {
       enrollment: {
         signingCert: { cert: 'pki/intermediate.cert.pem', key: 'pki/intermediate.key.pem', ca: 'pki/ca-bundle.pem' },
         edgeIdentity: { duration: '180m' },
-        edgeRouter: { duration: '180m' },
+        // A quickstart runs its routers on the controller's machine, naming localhost (decision 0056).
+        edgeRouter: { duration: '180m', allowLocalNames: true },
       },
       oidc: { accessTokenDuration: '30m', idTokenDuration: '30m', refreshTokenDuration: '24h' },
       totp: { encryptionKeyFile: 'pki/totp-secrets.key' },
@@ -91,5 +92,11 @@ function quickstartConfigYaml(host: string, port: number): string {
       },
     ],
   };
-  return `# Written by \`svc quickstart\`; edit freely, then check with \`svc controller check <this file>\`.\n${stringify(config)}`;
+  const header = [
+    '# Written by `svc quickstart`; edit freely, then check with `svc controller check <this file>`.',
+    "# edge.enrollment.edgeRouter.allowLocalNames is true here only: routers on this machine may then hold server",
+    "# certificates naming localhost, loopback addresses and this controller's host names. Set it to false (the",
+    '# default) once routers run elsewhere, so that no router certificate can pose as this controller.',
+  ];
+  return `${header.join('\n')}\n${stringify(config)}`;
 }

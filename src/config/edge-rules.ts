@@ -86,7 +86,8 @@ function enrollmentRules(context: RuleContext, enrollment: EdgeFile['enrollment'
   const edgeIdentityDurationMs = kindDuration('edgeIdentity');
   const edgeRouterDurationMs = kindDuration('edgeRouter');
   if (cert === undefined || key === undefined || edgeIdentityDurationMs === undefined || edgeRouterDurationMs === undefined || !context.clean(path)) return undefined;
-  return { signingCert: { cert, key, ...(ca === undefined ? {} : { ca }) }, edgeIdentityDurationMs, edgeRouterDurationMs };
+  const allowRouterLocalNames = enrollment.edgeRouter?.allowLocalNames ?? DEFAULTS.allowRouterLocalNames;
+  return { signingCert: { cert, key, ...(ca === undefined ? {} : { ca }) }, edgeIdentityDurationMs, edgeRouterDurationMs, allowRouterLocalNames };
 }
 
 /** `edge.totp`: the issuer host name, the key file, and the lock after failed codes (at least 30s). */

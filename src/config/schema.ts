@@ -12,6 +12,7 @@ export const DEFAULTS = {
   sessionTimeout: '30m',
   disableOidcAutoBinding: false,
   enrollmentDuration: '180m',
+  allowRouterLocalNames: false,
   accessTokenDuration: '30m',
   idTokenDuration: '30m',
   refreshTokenDuration: '24h',
@@ -80,7 +81,16 @@ const EdgeSchema = Type.Object(
       {
         signingCert: Type.Object({ cert: FilePath, key: FilePath, ca: Type.Optional(FilePath) }, closed),
         edgeIdentity: section({ duration: Duration(DEFAULTS.enrollmentDuration) }),
-        edgeRouter: section({ duration: Duration(DEFAULTS.enrollmentDuration) }),
+        edgeRouter: section({
+          duration: Duration(DEFAULTS.enrollmentDuration),
+          /** Off except in quickstart's config: a router on the controller's machine (decision 0056). */
+          allowLocalNames: Type.Optional(
+            Type.Boolean({
+              default: DEFAULTS.allowRouterLocalNames,
+              description: "let routers' server certificates name loopback addresses and this controller's own host names",
+            }),
+          ),
+        }),
       },
       closed,
     ),

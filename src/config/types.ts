@@ -98,6 +98,11 @@ export interface EdgeConfig {
     readonly signingCert: { readonly cert: string; readonly key: string; readonly ca?: string };
     readonly edgeIdentityDurationMs: number;
     readonly edgeRouterDurationMs: number;
+    /**
+     * Whether routers' server certificates may name loopback addresses (localhost, 127.0.0.0/8, ::1) and this
+     * controller's own host names; false (the default) refuses them, true is for a router on the controller's machine.
+     */
+    readonly allowRouterLocalNames: boolean;
   };
   readonly oidc: {
     readonly accessTokenDurationMs: number;

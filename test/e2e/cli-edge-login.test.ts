@@ -7,10 +7,14 @@ import { X509Certificate } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { verifiedCa } from '../helpers/cas.js';
 import { runCli, spawnCliInTerminal } from '../helpers/cli.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
+import { makeOpensslPki, type OpensslPki } from '../helpers/openssl-pki.js';
 
 describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () => {
   let ctl: TestController;
@@ -222,4 +226,62 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.match((await svc(['__complete', 'edge', 'create', 'identity', '--rol'])).stdout, /^--role-attributes\n$/);
     assert.match((await svc(['__complete', ''])).stdout, /^completion\ncontroller\nedge\next-jwt\nquickstart\nrouter\nversion\n$/);
   });
+
+  it("refuses a fake controller whose server certificate a verified third-party CA issued, though the user accepted the real controller's CAs", async () => {
+    // A partner's CA, verified for client logins; whoever holds its key issues a server certificate for 127.0.0.1.
+    const partner = makeOpensslPki('Partner');
+    const fake = await fakeController(partner);
+    try {
+      await verifiedCa(ctl, partner, 'partner');
+      const { svc, xdg, loginFile } = user();
+      const login = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password']);
+      assert.equal(login.code, 0, login.stderr);
+      const stored = JSON.parse(readFileSync(loginFile, 'utf8'));
+
+      // The saved CAs given back to login, pointed at the fake controller: the password must not reach it.
+      const caFile = join(xdg, 'accepted-ca.pem');
+      writeFileSync(caFile, stored.ca);
+      const toFake = await svc(['edge', 'login', fake.url, '--ca', caFile, '-p', 'admin-password']);
+      assert.equal(toFake.code, 1, toFake.stderr);
+      assert.match(toFake.stderr, /certificate/i);
+      assert.deepEqual(fake.requests, [], 'the password never reached the fake controller');
+      // The saved login redirected to the fake controller (a DNS answer the attacker controls): the session must not reach it.
+      writeFileSync(loginFile, JSON.stringify({ ...stored, controller: fake.url }), { mode: 0o600 });
+      const whoami = await svc(['edge', 'whoami']);
+      assert.notEqual(whoami.code, 0, whoami.stdout);
+      assert.deepEqual(fake.requests, [], 'the session never reached the fake controller');
+      assert.deepEqual(certificateFingerprints(stored.ca), certificateFingerprints(ctl.ca), "what is stored is the controller's own CAs, nothing more");
+
+      // Positive control: the same saved CAs still reach the real controller.
+      writeFileSync(loginFile, JSON.stringify(stored), { mode: 0o600 });
+      assert.equal((await svc(['edge', 'whoami'])).code, 0);
+    } finally {
+      await fake.close();
+      partner.dispose();
+    }
+  });
 });
+
+/** SHA-256 fingerprints of every certificate of a PEM bundle, sorted. */
+function certificateFingerprints(bundle: string): string[] {
+  return bundle
+    .split(/(?=-----BEGIN CERTIFICATE-----)/)
+    .filter((pem) => pem.includes('BEGIN CERTIFICATE'))
+    .map((pem) => new X509Certificate(pem).fingerprint256)
+    .sort();
+}
+
+/** An HTTPS server on 127.0.0.1 posing as a controller with a server certificate `pki` issued; it records each request. */
+async function fakeController(pki: OpensslPki): Promise<{ url: string; requests: string[]; close(): Promise<void> }> {
+  const server = pki.issue('127.0.0.1', {
+    extensions: ['basicConstraints=critical,CA:FALSE', 'keyUsage=critical,digitalSignature', 'extendedKeyUsage=serverAuth', 'subjectAltName=IP:127.0.0.1,DNS:localhost'],
+  });
+  const requests: string[] = [];
+  const https = createServer({ key: server.keyPem, cert: server.certPem + pki.intermediate.certPem }, (req, res) => {
+    requests.push(`${req.method} ${req.url} session=${String(req.headers['svc-session'] ?? '')}`);
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ data: { token: 'fake', identity: { id: 'x', name: 'admin' } } }));
+  });
+  await new Promise<void>((resolve) => https.listen(0, '127.0.0.1', resolve));
+  const { port } = https.address() as AddressInfo;
+  return { url: `https://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => https.close(() => resolve())) };
+}

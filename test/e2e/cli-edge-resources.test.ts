@@ -4,14 +4,18 @@
  * real `svc` processes against a real controller on loopback over TLS.
  */
 import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { splitPemCertificates } from '../../src/pki/index.js';
+import { verifiedCa } from '../helpers/cas.js';
 import { cliUser } from '../helpers/cli.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { request } from '../helpers/https.js';
+import { makeOpensslPki } from '../helpers/openssl-pki.js';
 
 describe(`svc edge resource commands (${testDialect})`, () => {
   let ctl: TestController;
@@ -136,5 +140,22 @@ describe(`svc edge resource commands (${testDialect})`, () => {
     const version = JSON.parse(await ok('edge', 'version'));
     assert.equal(typeof version.version, 'string');
     assert.ok(version.apiVersions['edge-management']);
+  });
+
+  it("writes the controller's own CAs as the identity file's id.ca, never a verified third-party CA", async () => {
+    const partner = makeOpensslPki('Partner');
+    try {
+      await verifiedCa(ctl, partner, 'partner');
+      const jwtFile = join(work, 'dana.jwt');
+      await ok('edge', 'create', 'identity', 'dana', '-o', jwtFile);
+      const identityFile = join(work, 'dana.json');
+      await ok('edge', 'enroll', jwtFile, '-o', identityFile);
+      const ca = JSON.parse(readFileSync(identityFile, 'utf8')).id.ca.slice('pem:'.length) as string;
+      const fingerprints = (bundle: string) => splitPemCertificates(bundle).map((pem) => new X509Certificate(pem).fingerprint256).sort();
+      assert.equal(fingerprints(ca).includes(new X509Certificate(partner.root.certPem).fingerprint256), false, 'the partner CA is not trusted for the controller');
+      assert.deepEqual(fingerprints(ca), fingerprints(ctl.ca));
+    } finally {
+      partner.dispose();
+    }
   });
 });

@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
+import { loadControllerConfig } from '../../src/config/load.js';
 import { runCli, spawnCli } from '../helpers/cli.js';
 import { request } from '../helpers/https.js';
 import { freePort } from '../helpers/ports.js';
@@ -100,6 +101,17 @@ describe('svc quickstart', () => {
 });
 
 describe('svc controller', () => {
+  it("lets routers name local addresses only in the quickstart's config, and says so in it", async () => {
+    const home = join(temp, 'home');
+    const quick = await loadControllerConfig(join(home, 'config.yml'), { env: {} });
+    assert.equal(quick.config?.edge?.enrollment.allowRouterLocalNames, true, JSON.stringify(quick.diagnostics));
+    assert.match(readFileSync(join(home, 'config.yml'), 'utf8'), /^# edge\.enrollment\.edgeRouter\.allowLocalNames is true here only/m);
+    const withoutIt = join(home, 'without-local-names.yml');
+    writeFileSync(withoutIt, readFileSync(join(home, 'config.yml'), 'utf8').replace(/\n\s*allowLocalNames: true/, ''));
+    const strict = await loadControllerConfig(withoutIt, { env: {} });
+    assert.equal(strict.config?.edge?.enrollment.allowRouterLocalNames, false, JSON.stringify(strict.diagnostics));
+  });
+
   it('check exits 0 for a valid file and 1 with FILE:LINE:COLUMN diagnostics for a bad one', async () => {
     const home = join(temp, 'home');
     const ok = await runCli(['controller', 'check', join(home, 'config.yml')]);

@@ -5,13 +5,14 @@
  * an ottca enrollment; and the bad inputs, each a 4xx naming the problem that changes nothing.
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { X509Certificate } from 'node:crypto';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
 import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
-import { x509 } from '../../src/pki/index.js';
+import { splitPemCertificates, x509 } from '../../src/pki/index.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { authenticatorsOf, isPending } from '../helpers/enrollment.js';
@@ -79,6 +80,28 @@ describe(`third-party CAs (${testDialect})`, () => {
     assert.equal(await casCount(), 0);
   });
 
+  it("refuses the controller's own root, intermediate, or a copy of one under another name, naming certPem, and stores nothing", async () => {
+    const lookalike = execFileSync('openssl', ['req', '-x509', '-key', ctl.pki.intermediateKey, '-subj', '/CN=Not Our Intermediate', '-days', '30', '-addext', 'basicConstraints=critical,CA:TRUE'], { encoding: 'utf8' });
+    const cases: Array<[string, string]> = [
+      ['root', readFileSync(ctl.pki.rootCert, 'utf8')],
+      ['intermediate', readFileSync(ctl.pki.intermediateCert, 'utf8')],
+      ['same key, another name', lookalike],
+    ];
+    for (const [what, certPem] of cases) {
+      const res = await admin.post('/cas', caBody(certPem, `own-${what.replace(/[ ,]+/g, '-')}`));
+      assert.equal(res.status, 400, `${what}: ${res.text}`);
+      assert.equal(res.json().error.code, 'COULD_NOT_VALIDATE', what);
+      assert.equal(res.json().error.cause.field, 'certPem', what);
+      assert.match(res.json().error.cause.reason, /one of this controller's own CAs/, what);
+    }
+    assert.equal(await casCount(), 0);
+    // Positive control: another organisation's CA is accepted by the same call (and removed again for what follows).
+    const accepted = await admin.post('/cas', caBody(other.root.certPem, 'other-org'));
+    assert.equal(accepted.status, 201, accepted.text);
+    assert.equal((await admin.del(`/cas/${accepted.json().data.id}`)).status, 200);
+    assert.equal(await casCount(), 0);
+  });
+
   it('registers a CA unverified with a verification token, and refuses the same certificate a second time', async () => {
     const created = await admin.post('/cas', caBody(acme.root.certPem));
     assert.equal(created.status, 201, created.text);
@@ -128,10 +151,11 @@ describe(`third-party CAs (${testDialect})`, () => {
     assert.equal(twice.json().error.code, 'CA_ALREADY_VERIFIED');
   });
 
-  it('lists the verified CA in the well-known CA bundle', async () => {
+  it("keeps the verified CA out of the well-known CA bundle, which serves the controller's own CAs only", async () => {
     const bundle = new x509.X509Certificates(Buffer.from((await ctl.fetch('/.well-known/est/cacerts')).text, 'base64'));
-    const fingerprints = await Promise.all([...bundle].map(async (cert) => Buffer.from(await cert.getThumbprint('SHA-1')).toString('hex')));
-    assert.ok(fingerprints.includes(fingerprintOf(acme.root.certPem)));
+    const served = [...bundle].map((cert) => fingerprintOf(cert.toString('pem'))).sort();
+    assert.equal(served.includes(fingerprintOf(acme.root.certPem)), false, 'the third-party CA is not served');
+    assert.deepEqual(served, splitPemCertificates(ctl.ca).map(fingerprintOf).sort(), "exactly the controller's CA bundle");
   });
 
   it('names the verified CA among the acceptable CAs of the TLS certificate request, so that Go clients send its certificates', async () => {

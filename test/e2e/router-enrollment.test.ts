@@ -151,6 +151,36 @@ describe(`edge router enrollment and extension (${testDialect})`, () => {
     assert.equal((await enroll(router.token, good)).status, 200, 'the token still works');
   });
 
+  it("refuses a server certificate naming loopback or the controller's host by default, and nothing is enrolled", async () => {
+    const router = await newRouter('router-local-names');
+    const key = opensslKey();
+    for (const names of [['DNS:localhost'], ['IP:127.0.0.1'], ['IP:::1'], ['DNS:router-a.example.test', 'IP:127.0.0.2']]) {
+      const res = await enroll(router.token, routerCsrs(router.id, names, key).body);
+      assert.equal(res.status, 400, `${names.join(',')}: ${res.text}`);
+      assert.equal(res.json().error.code, 'MISSING_OR_INVALID_CSR');
+      assert.equal(res.json().error.cause.field, 'serverCertCsr');
+      assert.match(res.json().error.cause.reason, /a router cannot hold it unless edge\.enrollment\.edgeRouter\.allowLocalNames is true/);
+    }
+    assert.equal(await unchanged(router.id), true, 'nothing enrolled');
+    assert.equal((await enroll(router.token, routerCsrs(router.id, SERVER_NAMES, key).body)).status, 200, 'other names enroll');
+  });
+
+  it('issues loopback and controller host names to a router when edge.enrollment.edgeRouter.allowLocalNames is true', async () => {
+    const local = await startTestController({ modify: (config) => (config.edge.enrollment.edgeRouter = { allowLocalNames: true }) });
+    try {
+      const localAdmin = managementClient(local, await local.adminToken());
+      const id = await createdId(localAdmin, '/edge-routers', { name: 'router-on-this-machine' });
+      const token = (await localAdmin.get(`/edge-routers/${id}`)).json().data.enrollmentToken as string;
+      const res = await local.fetch(`${CLIENT}/enroll?method=erott&token=${token}`, { method: 'POST', body: routerCsrs(id, ['DNS:localhost', 'IP:127.0.0.1']).body });
+      assert.equal(res.status, 200, res.text);
+      const server = new X509Certificate(splitPemCertificates(res.json().data.serverCert)[0]!);
+      assert.match(server.subjectAltName ?? '', /DNS:localhost/);
+      assert.match(server.subjectAltName ?? '', /IP Address:127\.0\.0\.1/);
+    } finally {
+      await local.close();
+    }
+  });
+
   it('extends over mutual TLS with the current certificate; the previous one is then refused though unexpired', async () => {
     const router = await enrolled('router-extend');
     const oldCert = { cert: router.certs.cert, key: router.keyPem };

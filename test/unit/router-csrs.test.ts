@@ -1,6 +1,7 @@
 /**
  * The checks of an edge router's two CSRs (services/routers/router-csrs.ts) with CSRs made by `openssl`: the
- * controller's own host names are refused however they are spelled, other names pass as the CSR gives them.
+ * controller's own host names and loopback names are refused however they are spelled unless the operator allows
+ * local names, other names pass as the CSR gives them.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
@@ -9,12 +10,13 @@ import { checkRouterCsrs, hostKey } from '../../src/services/routers/router-csrs
 import { opensslCsr, opensslKey } from '../helpers/openssl.js';
 
 const ROUTER = 'router-id-1';
-const reserved = new Set(['ctrl.example.test', '192.0.2.10', '2001:db8::1'].map(hostKey));
+const controllerHosts = new Set(['ctrl.example.test', '192.0.2.10', '2001:db8::1'].map(hostKey));
+const strict = { controllerHosts, allowLocalNames: false };
 
-async function refusal(names: string[]) {
+async function refusal(names: string[], policy = strict) {
   const key = opensslKey();
   try {
-    await checkRouterCsrs({ certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, names) }, ROUTER, reserved);
+    await checkRouterCsrs({ certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, names) }, ROUTER, policy);
     return undefined;
   } catch (error) {
     if (!isApiError(error)) throw error;
@@ -29,17 +31,31 @@ describe('router CSR checks', () => {
       assert.equal(error?.code, 'MISSING_OR_INVALID_CSR', name);
       assert.equal(error?.cause?.field, 'serverCertCsr');
       assert.match(String(error?.cause?.reason), /a name of the controller/, name);
+      assert.match(String(error?.cause?.reason), /edge\.enrollment\.edgeRouter\.allowLocalNames/, name);
+    }
+  });
+
+  it('refuses loopback names, however spelled, unless local names are allowed', async () => {
+    const loopback = ['DNS:localhost', 'DNS:LocalHost.', 'DNS:router.localhost', 'IP:127.0.0.1', 'IP:127.8.9.10', 'IP:::1', 'IP:0:0:0:0:0:0:0:1', 'IP:::ffff:127.0.0.1'];
+    for (const name of loopback) {
+      const error = await refusal(['DNS:router.example.test', name]);
+      assert.equal(error?.code, 'MISSING_OR_INVALID_CSR', name);
+      assert.equal(error?.cause?.field, 'serverCertCsr', name);
+      assert.match(String(error?.cause?.reason), /loopback name .*allowLocalNames is true/, name);
+    }
+    for (const name of [...loopback, 'DNS:ctrl.example.test', 'IP:192.0.2.10']) {
+      assert.equal(await refusal(['DNS:router.example.test', name], { controllerHosts, allowLocalNames: true }), undefined, `${name} allowed`);
     }
   });
 
   it('passes DNS names and addresses that are not the controller\'s, and returns them sorted by kind', async () => {
     const key = opensslKey();
     const checked = await checkRouterCsrs(
-      { certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, ['DNS:edge.example.test', 'IP:198.51.100.7', 'DNS:localhost']) },
+      { certCsr: opensslCsr(key, ROUTER), serverCertCsr: opensslCsr(key, ROUTER, ['DNS:edge.example.test', 'IP:198.51.100.7', 'DNS:edge-2.example.test']) },
       ROUTER,
-      reserved,
+      strict,
     );
-    assert.deepEqual(checked.serverNames, { dns: ['edge.example.test', 'localhost'], ip: ['198.51.100.7'] });
+    assert.deepEqual(checked.serverNames, { dns: ['edge.example.test', 'edge-2.example.test'], ip: ['198.51.100.7'] });
   });
 
   it('refuses more than 16 names and email names', async () => {

@@ -1,8 +1,9 @@
 /**
  * `svc edge login URL`, `logout`, `whoami`. The first contact trusts nothing: it reads the controller's well-known
- * CA bundle (RFC 7030 §4.1) without verifying the server, shows each CA's SHA-256 fingerprint and asks the user to
- * confirm them (unless `--ca FILE` names the CAs or `--yes` accepts them), then logs in trusting only those CAs and
- * stores the URL, the CAs, the session and the controller's Management API document (config-store.ts). A session
+ * CA bundle (RFC 7030 §4.1; the controller's own CAs only, never a third-party CA: decision 0056) without verifying
+ * the server, shows each CA's SHA-256 fingerprint and asks the user to confirm them (unless `--ca FILE` names the CAs
+ * or `--yes` accepts them), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
+ * controller's Management API document (config-store.ts). A session
  * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
  * saved: the code comes from `--totp` or a terminal prompt.
  */

@@ -1,7 +1,8 @@
 /**
- * `GET /.well-known/est/cacerts` (RFC 7030 §4.1): the base64 certs-only PKCS#7 of every CA the controller
- * trusts, its own and the verified third-party CAs (decision 0037), served without authentication so a client can
- * bootstrap trust before it enrolls.
+ * `GET /.well-known/est/cacerts` (RFC 7030 §4.1): the base64 certs-only PKCS#7 of the controller's own CAs (its
+ * identity's CA bundle and the enrollment signing chain, as the reference serves), served without authentication so
+ * a client can bootstrap trust before it enrolls. Clients store it as the CAs that may sign the controller's server
+ * certificate, so third-party CAs, which are trusted only for client logins, are never in it (decision 0056).
  */
 import { Type } from 'typebox';
 import { defineRoute } from '../kit/route.js';
@@ -17,7 +18,7 @@ export const wellKnownCaCertsRoute = defineRoute({
   produces: ['application/pkcs7-mime'],
   schema: { response: { 200: Type.String() } },
   handler: async ({ domains, reply }) => {
-    const bundle = await domains.caTrust.bundlePkcs7();
+    const bundle = domains.caTrust.serverTrustPkcs7();
     reply.code(200).header('content-type', 'application/pkcs7-mime').header('content-transfer-encoding', 'base64').send(bundle);
     return undefined;
   },

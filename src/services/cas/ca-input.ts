@@ -1,8 +1,9 @@
 /**
  * What CA management accepts and how it becomes CA fields: the inputs of create, replace (PUT) and patch, their
  * defaults, and the checks JSON Schema cannot make, each a 400 naming its field: the certificate is one PEM
- * certificate of a CA (basicConstraints cA), within its validity window; role attributes follow the role rules; the
- * name format uses only the reference's placeholders; an externalIdClaim is complete.
+ * certificate of a CA (basicConstraints cA), within its validity window, and (judged by the service) none of the
+ * controller's own CAs; role attributes follow the role rules; the name format uses only the reference's
+ * placeholders; an externalIdClaim is complete.
  */
 import { X509Certificate } from 'node:crypto';
 import {
@@ -78,6 +79,15 @@ export function caCertificate(pem: string, now: Date): X509Certificate {
   if (new Date(certificate.validTo).getTime() < now.getTime()) throw invalid('certPem', `has expired (not after ${new Date(certificate.validTo).toISOString()})`);
   if (new Date(certificate.validFrom).getTime() > now.getTime()) throw invalid('certPem', `is not valid yet (not before ${new Date(certificate.validFrom).toISOString()})`);
   return certificate;
+}
+
+/**
+ * The refusal of one of the controller's own CAs as a third-party CA: it would apply a third-party CA's settings
+ * (auto-enrollment, externalIdClaim, identity roles) to every certificate the controller issues, routers' included
+ * (decision 0056). The caller compares by key, so a re-issued or cross-signed copy of an own CA is refused too.
+ */
+export function ownCaRefused(): ApiError {
+  return invalid('certPem', "is one of this controller's own CAs (its CA bundle, enrollment signing chain or a server certificate's issuer); register only the CAs of another PKI");
 }
 
 /** Throws 400 COULD_NOT_VALIDATE naming the field when `fields` cannot make a CA (the certificate is checked apart). */

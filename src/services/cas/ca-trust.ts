@@ -1,13 +1,17 @@
 /**
- * Which third-party CAs this controller trusts right now (decision 0037): the verified CAs, read from the store and
- * kept in memory while the change feed is fresh, dropped the moment any CA changes here or on another controller
- * sharing the store. Certificate logins accept a chain that leads to one of the controller's own CAs or to a verified
- * CA with `isAuthEnabled`; the well-known bundle (`/.well-known/est/cacerts`) and the CAs the TLS listeners name to
- * clients in the handshake are the controller's own CAs and every verified CA. A login verdict that reaches a
- * third-party CA with an `externalIdClaim` also tells what the claim reads from the leaf: with no certificate
- * authenticator for the leaf, that value names the identity (login by externalId, decision 0037).
+ * Which CAs this controller trusts right now, kept as two trusts that never mix (decision 0056):
+ * - server trust: the controller's own CAs alone. The well-known bundle (`/.well-known/est/cacerts`) serves them, and
+ *   clients store them as the CAs that may sign the controller's (and routers') server certificates.
+ * - client trust (decision 0037): the own CAs plus the verified third-party CAs, read from the store and kept in
+ *   memory while the change feed is fresh, dropped the moment any CA changes here or on another controller sharing
+ *   the store. Certificate logins accept a chain that leads to an own CA or to a verified CA with `isAuthEnabled`; the
+ *   TLS listeners name own and verified CAs to clients in the handshake (which CAs may log in, nothing more).
+ * A CA row holding the key of an own CA is never a third-party CA: CA management refuses it (`isOwnCa`), and a row
+ * stored before that refusal is left out of the verified set. A login verdict that reaches a third-party CA with an
+ * `externalIdClaim` also tells what the claim reads from the leaf: with no certificate authenticator for the leaf,
+ * that value names the identity (login by externalId, decision 0037).
  */
-import { X509Certificate } from 'node:crypto';
+import { createHash, X509Certificate } from 'node:crypto';
 import type { CertificateAuthority } from '../../domain/ca.js';
 import type { CaRepository } from '../../persistence/repositories/cas.js';
 import { pkcs7CertsOnlyBase64 } from '../../pki/index.js';
@@ -43,8 +47,13 @@ export interface CaTrust {
    * The verdict's code is CERT_HAS_EXPIRED for an expired certificate on a trusted path.
    */
   loginVerdict(chain: ReadonlyArray<string | Buffer>): Promise<LoginVerdict>;
-  /** The certs-only PKCS#7 (base64) of the controller's own CAs and every verified CA. */
-  bundlePkcs7(): Promise<string>;
+  /**
+   * The certs-only PKCS#7 (base64) of the controller's own CAs only: what a client may trust for the controller's
+   * server certificate. Third-party CAs are never in it (decision 0056).
+   */
+  serverTrustPkcs7(): string;
+  /** Whether `certificate` holds the key of one of the controller's own CAs (its CA bundle, signing chain, server chains' issuers). */
+  isOwnCa(certificate: X509Certificate): boolean;
   /**
    * Calls `apply` with the PEM of every CA the listeners name to clients (own, then verified) now and after every CA
    * change, one call at a time; a failed read goes to `onError` and the last set stays. Returns the way to stop.
@@ -61,22 +70,34 @@ function claimedValue(leaf: X509Certificate, claim: NonNullable<CertificateAutho
   }
 }
 
-/** @example const trust = createCaTrust({ cas, feed, clock, ownCaPems }); await trust.loginVerdict(chainPems); */
-export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; feed: ChangeFeed; ownCaPems: readonly string[] }): CaTrust {
+/** SHA-256 of a certificate's SubjectPublicKeyInfo: the same key under another name or validity is the same CA. */
+function keyDigest(certificate: X509Certificate): string {
+  return createHash('sha256').update(certificate.publicKey.export({ type: 'spki', format: 'der' })).digest('hex');
+}
+
+/**
+ * `ownCaPems`: the controller's own CAs (trusted for logins, served as the server trust). `ownIssuerPems`: further
+ * certificates of the controller's own PKI that only count as "own" (the issuers in its listeners' server chains).
+ *
+ * @example const trust = createCaTrust({ cas, feed, ownCaPems, ownIssuerPems }); await trust.loginVerdict(chainPems);
+ */
+export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; feed: ChangeFeed; ownCaPems: readonly string[]; ownIssuerPems?: readonly string[] }): CaTrust {
   const { cas, ownCaPems } = deps;
   const cache = createFeedCache<TrustedCa[]>({ feed: deps.feed, entity: 'ca', clearOn: ['ca'], capacity: 1 });
+  const ownCertificates = ownCaPems.map((pem) => new X509Certificate(pem));
+  const ownKeys = new Set([...ownCertificates, ...(deps.ownIssuerPems ?? []).map((pem) => new X509Certificate(pem))].map(keyDigest));
+  const isOwnCa = (certificate: X509Certificate) => ownKeys.has(keyDigest(certificate));
+  const serverTrust = pkcs7CertsOnlyBase64([...ownCaPems]);
 
   async function verified(): Promise<TrustedCa[]> {
     const found = await cache.get('verified', async () => {
       const rows = await cas.listVerified();
-      return rows.map((ca) => ({ ca, certificate: new X509Certificate(ca.certPem) }));
+      return rows.map((ca) => ({ ca, certificate: new X509Certificate(ca.certPem) })).filter((trusted) => !isOwnCa(trusted.certificate));
     });
     return found ?? [];
   }
 
-  const ownCertificates = ownCaPems.map((pem) => new X509Certificate(pem));
-  const own = new Set(ownCertificates.map((certificate) => certificate.fingerprint));
-  const listenerCaPems = async () => [...ownCaPems, ...(await verified()).filter((trusted) => !own.has(trusted.certificate.fingerprint)).map((trusted) => trusted.ca.certPem)];
+  const listenerCaPems = async () => [...ownCaPems, ...(await verified()).map((trusted) => trusted.ca.certPem)];
 
   return {
     verified,
@@ -92,7 +113,8 @@ export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; f
       if (!ca?.externalIdClaim) return verdict;
       return { ...verdict, claimed: { caId: ca.id, caName: ca.name, externalId: claimedValue(certificates[0] as X509Certificate, ca.externalIdClaim) } };
     },
-    bundlePkcs7: async () => pkcs7CertsOnlyBase64(await listenerCaPems()),
+    serverTrustPkcs7: () => serverTrust,
+    isOwnCa,
     watch(apply, onError) {
       let queue = Promise.resolve();
       const refresh = () => {

@@ -17,7 +17,7 @@ import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 import { resourceService, type ResourceScope, type ResourceService } from '../resource-service.js';
 import { ENROLLMENT_AUDIENCE } from '../enrollment/enrollment-jwt.js';
-import { caAuditDetails, caCertificate, caFields, checkCaFields, patchedCaFields, type CaFields, type CaInput, type CaPatch } from './ca-input.js';
+import { caAuditDetails, caCertificate, caFields, checkCaFields, ownCaRefused, patchedCaFields, type CaFields, type CaInput, type CaPatch } from './ca-input.js';
 
 export type { CaInput, CaPatch } from './ca-input.js';
 
@@ -45,6 +45,8 @@ export interface CaServiceDeps {
   clock: Clock;
   /** Undefined without an `edge` section: the CA JWT is then unavailable. */
   jwtSigner: CaJwtSigner | undefined;
+  /** Whether a certificate holds the key of one of the controller's own CAs (ca-trust.ts), which is never a third-party CA. */
+  isOwnCa(certificate: X509Certificate): boolean;
 }
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
@@ -75,7 +77,8 @@ export function createCaService(deps: CaServiceDeps): CaService {
       async check(fields, current) {
         checkCaFields(fields);
         if (current) return;
-        caCertificate(fields.certPem, clock.now());
+        const certificate = caCertificate(fields.certPem, clock.now());
+        if (deps.isOwnCa(certificate)) throw ownCaRefused();
         const fingerprint = certificateFingerprint(fields.certPem);
         const registered = await cas.findByFingerprint(fingerprint);
         if (registered) {

@@ -25,14 +25,22 @@ export interface CaDomain {
 
 export function buildCaDomain(
   database: Database,
-  deps: { clock: Clock; feed: ChangeFeed; events: Pick<SecurityEvents, 'trustChanged'>; ownCaPems: readonly string[]; jwtSigner: CaJwtSigner | undefined },
+  deps: {
+    clock: Clock;
+    feed: ChangeFeed;
+    events: Pick<SecurityEvents, 'trustChanged'>;
+    ownCaPems: readonly string[];
+    /** The CA certificates of the listeners' server chains (past each leaf): own CAs too, never registrable. */
+    ownIssuerPems: readonly string[];
+    jwtSigner: CaJwtSigner | undefined;
+  },
 ): CaDomain {
   const { clock } = deps;
   const cas = createCaRepository(database);
   const changes = auditedChanges(database, clock, createCaRepository);
-  const trust = createCaTrust({ cas, feed: deps.feed, ownCaPems: deps.ownCaPems });
+  const trust = createCaTrust({ cas, feed: deps.feed, ownCaPems: deps.ownCaPems, ownIssuerPems: deps.ownIssuerPems });
   return {
-    service: createCaService({ cas, changes, events: deps.events, clock, jwtSigner: deps.jwtSigner }),
+    service: createCaService({ cas, changes, events: deps.events, clock, jwtSigner: deps.jwtSigner, isOwnCa: trust.isOwnCa }),
     trust,
     enroll: {
       findById: (id) => cas.findById(id),

@@ -41,11 +41,13 @@ export function buildCertificatesDomain(
     /** The controller's own server certificates and advertised hosts, whose names no router may hold. */
     serverCertificates: readonly x509.X509Certificate[];
     extraHosts: readonly string[];
+    /** `edge.enrollment.edgeRouter.allowLocalNames`: routers may name loopback and the controller's hosts. */
+    allowRouterLocalNames: boolean;
   },
 ): CertificatesDomain {
   const { clock, signer, signingCa, caPems } = settings;
   return {
-    routers: buildRouterEnrollment(database, settings),
+    routers: buildRouterEnrollment(database, { ...settings, allowLocalNames: settings.allowRouterLocalNames }),
     enrollmentKeys: createEnrollmentKeySet({ signer, keys: createEnrollmentSigningKeyRepository(database), clock }),
     challenge: createEnrollmentChallenge({ signer, caPems }),
     sessionCertificates: createSessionCertificateService({ certificates: createSessionCertificateRepository(database), signingCa, caPems, clock }),

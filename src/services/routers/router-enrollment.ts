@@ -16,7 +16,7 @@ import { certificateFingerprint, issueCertificate, type LoadedCertificateAuthori
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { PresentedClientCertificate } from '../authentication/authentication.js';
-import { checkRouterCsrs, type RouterCsrInput } from './router-csrs.js';
+import { checkRouterCsrs, type RouterCsrInput, type ServerNamePolicy } from './router-csrs.js';
 
 /** Lifetime of a router's certificates (the reference issues one year). */
 export const ROUTER_CERT_VALIDITY_MS = 365 * 24 * 60 * 60 * 1000;
@@ -40,8 +40,8 @@ export interface RouterEnrollmentDeps {
   /** Undefined without an edge section: router enrollment is then unavailable. */
   signingCa: LoadedCertificateAuthority | undefined;
   caPems: readonly string[];
-  /** The controller's own host names (`hostKey` form), which no router may hold. */
-  reservedHosts: ReadonlySet<string>;
+  /** Which server names the controller keeps from routers (router-csrs.ts). */
+  serverNames: ServerNamePolicy;
   clock: Clock;
 }
 
@@ -67,7 +67,7 @@ export function createRouterEnrollmentService(deps: RouterEnrollmentDeps): Route
   /** Both certificates for router `routerId` from checked CSRs (only keys and server names are taken from them). */
   async function issue(router: RouterCertificateHolder, input: RouterCsrInput) {
     const issuer = signingCa();
-    const { client, server, serverNames } = await checkRouterCsrs(input, router.id, deps.reservedHosts);
+    const { client, server, serverNames } = await checkRouterCsrs(input, router.id, deps.serverNames);
     const common = { subject: { commonName: router.id }, validityMs: ROUTER_CERT_VALIDITY_MS, issuer, clock };
     const clientCert = pem(await issueCertificate({ ...common, profile: 'client', publicKey: client.publicKey }));
     const serverCert = pem(await issueCertificate({ ...common, profile: 'server', publicKey: server.publicKey, subjectAltNames: serverNames }));
