@@ -4,7 +4,15 @@
  */
 export interface AuthPolicyBody {
   primary: {
-    cert: { allowed: boolean; allowExpiredCerts: boolean };
+    cert: {
+      allowed: boolean;
+      allowExpiredCerts: boolean;
+      /**
+       * Third-party CAs (ids) whose externalIdClaim may log in identities of this policy, beside those enrolled through
+       * the CA; the only way a claim reaches an administrator (decision 0057). Absent in policies stored before it: none.
+       */
+      allowedCas?: string[];
+    };
     updb: {
       allowed: boolean;
       minPasswordLength: number;

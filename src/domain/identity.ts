@@ -87,6 +87,11 @@ export interface ApiSession {
   authMethod: string;
   /** The authenticator that proved the primary credential (`extJwtId:<signer id>` for an external JWT). */
   authenticatorId: string;
+  /**
+   * The third-party CA the login chain reached (decision 0057): withdrawing it ends the session. Written at login only;
+   * absent on sessions read back.
+   */
+  caId?: string | null;
   ipAddress: string | null;
   /** Config types the login asked for, as ids (or `all`); names are resolved at login (services/sessions/config-types.ts). */
   configTypes: string[];

@@ -45,6 +45,8 @@ export interface OidcAuthRequest {
   /** What the primary login used and where it came from (absent or null before it): copied to the session. */
   authenticatorId?: string | null;
   ipAddress?: string | null;
+  /** The third-party CA the login chain reached (decision 0057); its withdrawal ends the session. */
+  caId?: string | null;
   createdAt: Date;
   expiresAt: Date;
 }
@@ -66,6 +68,8 @@ export interface OidcSession {
    */
   authenticatorId?: string | null;
   ipAddress?: string | null;
+  /** The third-party CA the login chain reached (decision 0057); null for the controller's own CAs and other methods. */
+  caId?: string | null;
   createdAt: Date;
 }
 

@@ -70,6 +70,8 @@ export interface AuthenticatorsTable {
   extend_requested_at: Generated<string | null>;
   /** Whether the last verified extension changed the public key (migration 0021). */
   last_extend_rolled_keys: Generated<boolean | number>;
+  /** The third-party CA the certificate was enrolled through (ottca, CA auto-enrollment; migration 0026). */
+  ca_id: Generated<string | null>;
   created_at: string;
   updated_at: string;
 }
@@ -151,6 +153,8 @@ export interface ApiSessionsTable {
   config_types: Generated<string>;
   /** The authenticator that proved the login (migration 0007; '' for sessions older than it). */
   authenticator_id: Generated<string>;
+  /** The third-party CA the login chain reached (migration 0026); null for the controller's own CAs and other methods. */
+  ca_id: Generated<string | null>;
 }
 
 export interface MfaEnrollmentsTable {
@@ -243,6 +247,8 @@ export interface OidcAuthRequestsTable {
   /** The authenticator the primary login used and where it came from (migration 0021); copied to the session. */
   authenticator_id: string | null;
   ip_address: string | null;
+  /** The third-party CA the login chain reached (migration 0026); copied to the session. */
+  ca_id: string | null;
   created_at: string;
   expires_at: string;
 }
@@ -270,6 +276,8 @@ export interface OidcSessionsTable {
   /** The authenticator the login used and where it came from (migration 0021); null when unknown. */
   authenticator_id: string | null;
   ip_address: string | null;
+  /** The third-party CA the login chain reached (migration 0026); its withdrawal revokes the session. */
+  ca_id: string | null;
   created_at: string;
 }
 

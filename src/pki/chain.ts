@@ -12,7 +12,9 @@
  * certificate on the path, anchor included, must be within its validity window; an expired one is reported as
  * CERT_HAS_EXPIRED so that the auth policy's allowExpiredCerts can judge it as it judges OpenSSL's verdict, and so it
  * is judged last, after every check no policy may waive. A leaf with an extended key usage must allow client
- * authentication.
+ * authentication, and the leaf must be a leaf (decision 0057): not a CA (basicConstraints CA:TRUE), and, when it has a
+ * keyUsage extension, one allowing digitalSignature or keyAgreement (what a TLS client key does). A leaf with no
+ * keyUsage at all passes: RFC 5280 section 4.2.1.3 reads an absent extension as no restriction.
  */
 import { X509Certificate } from 'node:crypto';
 import { extensionsOf } from './general-names.js';
@@ -37,7 +39,7 @@ export type ChainVerdict<A> =
   | { ok: true; anchor: A }
   | {
       ok: false;
-      code: 'CERT_HAS_EXPIRED' | 'CERT_NOT_YET_VALID' | 'UNTRUSTED' | 'NOT_CLIENT_AUTH' | 'UNREADABLE' | 'NAME_CONSTRAINTS_VIOLATION' | 'UNHANDLED_CRITICAL_EXTENSION';
+      code: 'CERT_HAS_EXPIRED' | 'CERT_NOT_YET_VALID' | 'UNTRUSTED' | 'NOT_CLIENT_AUTH' | 'NOT_A_LEAF' | 'UNREADABLE' | 'NAME_CONSTRAINTS_VIOLATION' | 'UNHANDLED_CRITICAL_EXTENSION';
       reason: string;
       anchor?: A;
     };
@@ -69,6 +71,23 @@ function mayIssue(cert: X509Certificate): boolean {
   }
   issuers.set(cert, allowed);
   return allowed;
+}
+
+/**
+ * Why `leaf` cannot be a client certificate, or undefined when it can: a CA certificate signs, it does not log in, and a
+ * key whose keyUsage allows neither digitalSignature nor keyAgreement cannot make a TLS client's proof.
+ */
+export function leafProblem(leaf: X509Certificate): string | undefined {
+  if (leaf.ca) return 'the certificate is a CA certificate (basicConstraints CA:TRUE), not a client certificate';
+  let usage: InstanceType<typeof x509.KeyUsagesExtension> | null;
+  try {
+    usage = new x509.X509Certificate(leaf.raw).getExtension(x509.KeyUsagesExtension);
+  } catch {
+    return 'the extensions of the certificate could not be read';
+  }
+  const { digitalSignature, keyAgreement } = x509.KeyUsageFlags;
+  if (usage && (usage.usages & (digitalSignature | keyAgreement)) === 0) return 'the certificate keyUsage lacks digitalSignature and keyAgreement';
+  return undefined;
 }
 
 /** The pathLenConstraint of a CA certificate, if it states one. */
@@ -144,6 +163,8 @@ export function verifyChain<A>(chain: readonly X509Certificate[], anchors: reado
   if (eku && eku.length > 0 && !eku.includes(CLIENT_AUTH) && !eku.includes(ANY_EKU)) {
     return { ok: false, code: 'NOT_CLIENT_AUTH', reason: 'the certificate does not allow client authentication (extended key usage)' };
   }
+  const notLeaf = leafProblem(leaf);
+  if (notLeaf) return { ok: false, code: 'NOT_A_LEAF', reason: notLeaf };
   const path: X509Certificate[] = [leaf];
   let current = leaf;
   for (let depth = 0; depth < MAX_DEPTH; depth++) {

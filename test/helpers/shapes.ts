@@ -130,6 +130,7 @@ export const AUTH_POLICY_DETAIL: Shape = {
   name: 'string',
   'primary.cert.allowed': 'boolean',
   'primary.cert.allowExpiredCerts': 'boolean',
+  'primary.cert.allowedCas': 'array',
   'primary.extJwt.allowed': 'boolean',
   'primary.extJwt.allowedSigners': 'array',
   'primary.updb.allowed': 'boolean',

@@ -75,6 +75,19 @@ describe(`third-party chain checks (${testDialect})`, () => {
     assert.equal(!before_.ok && before_.code, 'CERT_NOT_YET_VALID');
   });
 
+  it('refuses a CA certificate or a key that can neither sign nor agree as the leaf, and takes a leaf without keyUsage', () => {
+    const asCa = pki.issue('leaf-as-ca', { extensions: ['basicConstraints=critical,CA:TRUE', 'keyUsage=critical,keyCertSign,digitalSignature', 'extendedKeyUsage=clientAuth'] });
+    const caVerdict = verdictOf([asCa, pki.intermediate], [pki.root]);
+    assert.equal(!caVerdict.ok && caVerdict.code, 'NOT_A_LEAF');
+    assert.match(!caVerdict.ok ? caVerdict.reason : '', /basicConstraints CA:TRUE/);
+    const encipher = pki.issue('encipher-only', { extensions: [...CLIENT, 'keyUsage=critical,keyEncipherment'] });
+    const encipherVerdict = verdictOf([encipher, pki.intermediate], [pki.root]);
+    assert.equal(!encipherVerdict.ok && encipherVerdict.code, 'NOT_A_LEAF');
+    assert.match(!encipherVerdict.ok ? encipherVerdict.reason : '', /keyUsage lacks digitalSignature and keyAgreement/);
+    assert.equal(verdictOf([pki.issue('agree', { extensions: [...CLIENT, 'keyUsage=critical,keyAgreement'] }), pki.intermediate], [pki.root]).ok, true);
+    assert.equal(verdictOf([pki.issue('no-usage', { extensions: CLIENT }), pki.intermediate], [pki.root]).ok, true);
+  });
+
   it('refuses a chain of another PKI, and a CA certificate presented as its own leaf', () => {
     const other = makeOpensslPki('Elsewhere');
     try {

@@ -2,7 +2,9 @@
  * Certificate login by a third-party CA's externalIdClaim (issue 16; decision 0037): a certificate that no
  * authenticator holds logs in, legacy and OIDC, as the identity whose externalId the verified, auth-enabled CA's claim
  * reads from it, under the same checks as any certificate login (identity enabled, auth policy allowing certificate
- * logins and judging expired certificates). Everything else is the one 401, its reason in the security log.
+ * logins and judging expired certificates). The identities here were not enrolled through the CA, so their auth
+ * policies list it in `primary.cert.allowedCas` (decision 0057; test/e2e/ca-trust-boundaries.test.ts covers the rest).
+ * Everything else is the one 401, its reason in the security log.
  * Certificates are made by the `openssl` command.
  */
 import assert from 'node:assert/strict';
@@ -25,6 +27,8 @@ describe(`certificate login by a CA's externalIdClaim (${testDialect})`, () => {
   let acme: OpensslPki;
   let caId: string;
   let badgeHolderId: string;
+  /** A policy listing the CA, so its claim may log in the identities that use it. */
+  let listingPolicyId: string;
 
   /** A certificate of the Acme intermediate for client authentication, with `email` as its email SAN if given. */
   const badge = (name: string, email?: string, days?: number) =>
@@ -40,7 +44,7 @@ describe(`certificate login by a CA's externalIdClaim (${testDialect})`, () => {
     return String(refused.at(-1)?.reason ?? '');
   };
   const newIdentity = async (name: string, externalId: string, extra: object = {}) => {
-    const res = await admin.post('/identities', { name, type: 'Device', isAdmin: false, externalId, ...extra });
+    const res = await admin.post('/identities', { name, type: 'Device', isAdmin: false, externalId, authPolicyId: listingPolicyId, ...extra });
     assert.equal(res.status, 201, res.text);
     return res.json().data.id as string;
   };
@@ -64,6 +68,9 @@ describe(`certificate login by a CA's externalIdClaim (${testDialect})`, () => {
     const verification = acme.issue(token, { signer: acme.root, extensions: ['basicConstraints=CA:FALSE'] }).certPem;
     const verified = await ctl.fetch(`/edge/management/v1/cas/${caId}/verify`, { method: 'POST', headers: { 'svc-session': await ctl.adminToken(), 'content-type': 'text/plain' }, body: verification });
     assert.equal(verified.status, 200, verified.text);
+    const listing = await admin.post('/auth-policies', { ...authPolicyBody('lists-acme'), primary: { ...authPolicyBody('lists-acme').primary, cert: { allowed: true, allowExpiredCerts: true, allowedCas: [caId] } } });
+    assert.equal(listing.status, 201, listing.text);
+    listingPolicyId = listing.json().data.id;
     badgeHolderId = await newIdentity('badge-holder', 'badge-1@acme.example');
   });
   after(async () => {
@@ -128,7 +135,7 @@ describe(`certificate login by a CA's externalIdClaim (${testDialect})`, () => {
     const policy = await admin.post('/auth-policies', authPolicyBody('no-certs'));
     assert.equal(policy.status, 201, policy.text);
     const policyId = policy.json().data.id;
-    assert.equal((await admin.patch(`/auth-policies/${policyId}`, { primary: { cert: { allowed: false, allowExpiredCerts: false } } })).status, 200);
+    assert.equal((await admin.patch(`/auth-policies/${policyId}`, { primary: { cert: { allowed: false, allowExpiredCerts: false, allowedCas: [caId] } } })).status, 200);
     await newIdentity('badge-3', 'badge-3@acme.example', { authPolicyId: policyId });
     const leaf = badge('badge-3', 'badge-3@acme.example');
     assert.equal((await legacyLogin(leaf)).status, 401);

@@ -1,6 +1,7 @@
 /**
  * A third-party CA registered, verified, disabled or deleted at one controller is trusted (or no longer) at another
- * sharing the store (decision 0037): the trusted set follows the change feed, so no restart is needed. Two
+ * sharing the store (decision 0037): the trusted set follows the change feed, so no restart is needed; the sessions a
+ * CA let in end at every controller when its logins are turned off (decision 0057). Two
  * controllers in this process on one PostgreSQL; PostgreSQL only (SQLite is one controller's store): on the SQLite
  * run nothing is registered, so nothing is reported skipped.
  */
@@ -67,11 +68,18 @@ if (testDialect === 'postgres') {
       assert.equal((await certLoginAt(a)).status, 200);
     });
 
-    it('refuses the certificate at the second controller once the first disables the CA for logins', async () => {
+    it('refuses the certificate at the second controller once the first disables the CA for logins, and ends the session it opened there', async () => {
       const adminA = managementClient(a, await a.adminToken());
+      const login = await certLoginAt(b);
+      assert.equal(login.status, 200, login.text);
+      const sessionAtB = () => b.fetch('/edge/client/v1/current-api-session', { headers: { 'svc-session': login.headers['svc-session'] as string } });
+      assert.equal((await sessionAtB()).status, 200, 'the second controller now keeps the session in memory');
       assert.equal((await adminA.patch(`/cas/${caId}`, { isAuthEnabled: false })).status, 200);
       const refused = await untilDone(() => certLoginAt(b), (res) => res.status === 401);
       assert.equal(refused.status, 401);
+      // Decision 0057: the session the CA let in ends everywhere, through the change feed.
+      const ended = await untilDone(sessionAtB, (res) => res.status === 401);
+      assert.equal(ended.status, 401);
     });
   });
 }

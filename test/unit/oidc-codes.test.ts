@@ -43,6 +43,7 @@ describe('sealed authorization codes', () => {
           configTypes: request.configTypes,
           authenticatorId: request.authenticatorId,
           ipAddress: request.ipAddress,
+          caId: request.caId ?? null,
           expiresAt: new Date(now.getTime() + CODE_TTL_MS),
         },
       );

@@ -52,7 +52,7 @@ export function authPolicyView(policy: AuthPolicy) {
   return {
     id: policy.id,
     name: policy.name,
-    primary: policy.primary,
+    primary: { ...policy.primary, cert: { ...policy.primary.cert, allowedCas: policy.primary.cert.allowedCas ?? [] } },
     secondary: { requireTotp: policy.secondary.requireTotp, requireExtJwt: policy.secondary.requireExtJwt, requireExtJwtSigner: policy.secondary.requireExtJwt },
     tags: policy.tags,
     createdAt: policy.createdAt.toISOString(),

@@ -12,7 +12,14 @@ const closed = { additionalProperties: false } as const;
 const count = (description: string) => Type.Integer({ minimum: 0, maximum: 2_147_483_647, description });
 const signerId = (description?: string) => Type.Union([Type.String({ minLength: 1, maxLength: 255 }), Type.Null()], description ? { description } : {});
 
-const certFields = { allowed: Type.Boolean(), allowExpiredCerts: Type.Boolean() };
+const certFields = {
+  allowed: Type.Boolean(),
+  allowExpiredCerts: Type.Boolean(),
+  // Optional so that bodies of the reference shape stay valid (decision 0057); a PUT without it names no CA.
+  allowedCas: Type.Optional(
+    Type.Array(Type.String({ minLength: 1, maxLength: 255 }), { maxItems: 256, description: "third-party CA ids whose externalIdClaim may log in this policy's identities (administrators included)" }),
+  ),
+};
 const updbFields = {
   allowed: Type.Boolean(),
   minPasswordLength: Type.Integer({ minimum: 5, maximum: 100 }),

@@ -76,6 +76,7 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
         token_hash: tokenHash,
         auth_method: session.authMethod,
         authenticator_id: session.authenticatorId,
+        ca_id: session.caId ?? null,
         ip_address: session.ipAddress,
         config_types: JSON.stringify(session.configTypes),
         created_at: toIso(session.createdAt),

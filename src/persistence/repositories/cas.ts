@@ -38,6 +38,8 @@ export interface CaCertAuthenticator {
   identityId: string;
   certFingerprint: string;
   certPem: string;
+  /** The CA it was enrolled through (migration 0026): the identity is then one the CA's externalIdClaim may log in. */
+  caId: string;
   createdAt: Date;
 }
 

@@ -33,8 +33,11 @@ export interface CredentialRepository {
    */
   updatePassword(authenticatorId: string, change: { username: string; passwordHash: string; at: Date }): Promise<boolean>;
   findCert(fingerprint: string): Promise<CertCredential | undefined>;
-  /** The identity whose externalId is exactly `externalId` (unique, indexed): a third-party CA's claim names it. */
-  findExternalIdHolder(externalId: string): Promise<{ identityId: string } | undefined>;
+  /**
+   * The identity whose externalId is exactly `externalId` (unique, indexed): a third-party CA's claim names it; with
+   * whether it holds a certificate authenticator enrolled through the CA `caId` (migration 0026).
+   */
+  findExternalIdHolder(externalId: string, caId: string): Promise<{ identityId: string; enrolledThroughCa: boolean } | undefined>;
 }
 
 export function createCredentialRepository(database: Database): CredentialRepository {
@@ -82,9 +85,18 @@ export function createCredentialRepository(database: Database): CredentialReposi
         .executeTakeFirst();
       return row && { authenticatorId: row.id, identityId: row.identity_id };
     },
-    async findExternalIdHolder(externalId) {
-      const row = await db.selectFrom('identities').select('id').where('external_id', '=', externalId).executeTakeFirst();
-      return row && { identityId: row.id };
+    async findExternalIdHolder(externalId, caId) {
+      const row = await db
+        .selectFrom('identities')
+        .select((eb) => [
+          'identities.id',
+          eb
+            .exists(eb.selectFrom('authenticators').select('authenticators.id').whereRef('authenticators.identity_id', '=', 'identities.id').where('authenticators.ca_id', '=', caId))
+            .as('enrolled'),
+        ])
+        .where('external_id', '=', externalId)
+        .executeTakeFirst();
+      return row && { identityId: row.id, enrolledThroughCa: Boolean(row.enrolled) };
     },
   };
 }

@@ -27,7 +27,7 @@ export const ENROLLMENT_FIELDS: FieldMap = {
 
 /** The credential an enrollment turns into (a row of `authenticators`). */
 export type NewAuthenticator =
-  | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date; /** False for a third-party CA's certificate (ottca); default true. */ issuedByNetwork?: boolean }
+  | { id: string; identityId: string; method: 'cert'; certFingerprint: string; certPem: string; createdAt: Date; /** False for a third-party CA's certificate (ottca); default true. */ issuedByNetwork?: boolean; /** The third-party CA it was enrolled through (migration 0026). */ caId?: string }
   | { id: string; identityId: string; method: 'updb'; username: string; passwordHash: string; createdAt: Date };
 
 /** The `authenticators` row of a new credential (the columns of the other method null). */
@@ -43,6 +43,7 @@ export function newAuthenticatorRow(a: NewAuthenticator) {
     cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
     cert_pem: a.method === 'cert' ? a.certPem : null,
     is_issued_by_network: a.method === 'cert' && a.issuedByNetwork !== false,
+    ca_id: a.method === 'cert' ? (a.caId ?? null) : null,
     created_at: at,
     updated_at: at,
   };

@@ -105,6 +105,7 @@ function authRequestFromRow(row: AuthRequestRow): OidcAuthRequest {
     configTypes: parseJson<string[]>(row.config_types),
     authenticatorId: row.authenticator_id,
     ipAddress: row.ip_address,
+    caId: row.ca_id,
     createdAt: toDate(row.created_at),
     expiresAt: toDate(row.expires_at),
   };
@@ -123,6 +124,7 @@ function sessionFromRow(row: OidcSessionsTable): OidcSession {
     revokedAt: toDateOrNull(row.revoked_at),
     authenticatorId: row.authenticator_id,
     ipAddress: row.ip_address,
+    caId: row.ca_id,
     createdAt: toDate(row.created_at),
   };
 }
@@ -163,6 +165,7 @@ const AUTH_REQUEST_COLUMNS = [
   'code_attempts',
   'authenticator_id',
   'ip_address',
+  'ca_id',
   'created_at',
   'expires_at',
 ] as const satisfies readonly (keyof OidcAuthRequestsTable)[];
@@ -236,11 +239,12 @@ const findRefreshWithSession = prepareQuery<{ hash: string }, RefreshWithSession
       's.revoked_at as s_revoked_at',
       's.authenticator_id as s_authenticator_id',
       's.ip_address as s_ip_address',
+      's.ca_id as s_ca_id',
       's.created_at as s_created_at',
     ])
     .where('r.token_hash', '=', param('hash')),
 );
-const SESSION_COLUMNS = ['identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
+const SESSION_COLUMNS = ['identity_id', 'client_id', 'issuer', 'scope', 'amr', 'auth_time', 'config_types', 'revoked_at', 'authenticator_id', 'ip_address', 'ca_id', 'created_at'] as const satisfies readonly (keyof OidcSessionsTable)[];
 /**
  * PostgreSQL: the refresh grant's read and rotation as one statement (decision 0052). `found` reads the token with its
  * session; `rotated` rotates it only when refreshRefusal finds nothing against it (the same rules in SQL: times are stored as
@@ -380,6 +384,7 @@ export function createOidcRepository(database: Database): OidcRepository {
         code_attempts: 0,
         authenticator_id: r.authenticatorId ?? null,
         ip_address: r.ipAddress ?? null,
+        ca_id: r.caId ?? null,
         created_at: toIso(r.createdAt),
         expires_at: toIso(r.expiresAt),
       });
@@ -490,6 +495,7 @@ function refreshWithSessionFromRow(row: RefreshWithSessionRow): { token: OidcRef
     revoked_at: row.s_revoked_at,
     authenticator_id: row.s_authenticator_id,
     ip_address: row.s_ip_address,
+    ca_id: row.s_ca_id,
     created_at: row.s_created_at,
   };
   return { token: refreshFromRow(row), session: sessionFromRow(session) };
@@ -508,6 +514,7 @@ function sessionRow(s: OidcSession): OidcSessionsTable {
     revoked_at: toIsoOrNull(s.revokedAt),
     authenticator_id: s.authenticatorId ?? null,
     ip_address: s.ipAddress ?? null,
+    ca_id: s.caId ?? null,
     created_at: toIso(s.createdAt),
   };
 }

@@ -140,7 +140,7 @@ export function createAuthPolicyService(deps: {
 function body(input: AuthPolicyBody): AuthPolicyBody {
   const { cert, updb, extJwt } = input.primary;
   return {
-    primary: { cert: { ...cert }, updb: { ...updb }, extJwt: { allowed: extJwt.allowed, allowedSigners: [...extJwt.allowedSigners] } },
+    primary: { cert: { allowed: cert.allowed, allowExpiredCerts: cert.allowExpiredCerts, allowedCas: [...(cert.allowedCas ?? [])] }, updb: { ...updb }, extJwt: { allowed: extJwt.allowed, allowedSigners: [...extJwt.allowedSigners] } },
     secondary: { requireTotp: input.secondary.requireTotp, requireExtJwt: input.secondary.requireExtJwt },
   };
 }

@@ -177,12 +177,12 @@ export function createAuthenticationService(deps: AuthenticationDeps): Authentic
     policyOf,
     secondaryFactors,
     async authenticate(request) {
-      const { identity, authenticatorId } = await primary(request);
+      const { identity, authenticatorId, caId } = await primary(request);
       // Legacy sessions answer TOTP once, through auth queries; a required external JWT is checked on every
       // request instead (spec: Authentication Policy settings), so it is never outstanding here.
       const outstanding = (await secondaryFactors(identity)).filter((factor) => factor.kind === 'totp');
       const factors = { outstanding, mfaRequired: outstanding.length > 0 };
-      const origin = { authenticatorId, configTypes: request.configTypes ?? [] };
+      const origin = { authenticatorId, configTypes: request.configTypes ?? [], ...(caId ? { caId } : {}) };
       const { session, token } = await deps.apiSessions.start(identity.id, request.method, request.ipAddress, factors, origin);
       return { session, token, identity, expiresAt: new Date(session.lastActivityAt.getTime() + deps.sessionTimeoutMs) };
     },

@@ -35,8 +35,11 @@ export interface ClaimedExternalId {
   externalId: string | undefined;
 }
 
-/** A chain's verdict; `claimed` when the CA it reached (trusted or not yet judged valid) has an externalIdClaim. */
-export type LoginVerdict = ChainVerdict<X509Certificate> & { claimed?: ClaimedExternalId };
+/**
+ * A chain's verdict; `caId` names the third-party CA it reached (sessions record it: decision 0057), `claimed` is set
+ * when that CA (trusted or not yet judged valid) has an externalIdClaim.
+ */
+export type LoginVerdict = ChainVerdict<X509Certificate> & { caId?: string; claimed?: ClaimedExternalId };
 
 export interface CaTrust {
   /** Every verified CA (from memory while the feed is fresh). */
@@ -110,8 +113,9 @@ export function createCaTrust(deps: { cas: Pick<CaRepository, 'listVerified'>; f
       const verdict = verifyChain(certificates, [...ownCertificates, ...enabled.map((trusted) => trusted.certificate)], (certificate) => certificate, systemClock.now());
       // The anchor is one of the objects passed in, so identity finds its CA; an own CA reached first has no claim.
       const ca = verdict.anchor && enabled.find((trusted) => trusted.certificate === verdict.anchor)?.ca;
-      if (!ca?.externalIdClaim) return verdict;
-      return { ...verdict, claimed: { caId: ca.id, caName: ca.name, externalId: claimedValue(certificates[0] as X509Certificate, ca.externalIdClaim) } };
+      if (!ca) return verdict;
+      if (!ca.externalIdClaim) return { ...verdict, caId: ca.id };
+      return { ...verdict, caId: ca.id, claimed: { caId: ca.id, caName: ca.name, externalId: claimedValue(certificates[0] as X509Certificate, ca.externalIdClaim) } };
     },
     serverTrustPkcs7: () => serverTrust,
     isOwnCa,

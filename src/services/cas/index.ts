@@ -1,7 +1,8 @@
 /**
  * The third-party CA domain's builder (issue 16; decision 0037): CA management, the trusted set every certificate
  * login and the well-known bundle read (kept current by the change feed), and what the ottca and ca enrollment
- * methods need of CAs. Every change commits with its audit entry in one transaction.
+ * methods need of CAs. Every change commits with its audit entry in one transaction, and so does the end of the
+ * sessions a CA's withdrawn trust let in (decision 0057).
  */
 import { ApiError } from '../../errors/api-error.js';
 import type { Database } from '../../persistence/database.js';
@@ -11,7 +12,9 @@ import { auditedChanges } from '../audit/audited-changes.js';
 import type { SecurityEvents } from '../audit/security-events.js';
 import type { ChangeFeed } from '../change-feed/index.js';
 import type { EnrollCas } from '../enrollment/methods/enroll-method.js';
+import { endSessionsReachingCa } from '../../persistence/repositories/ca-sessions.js';
 import { createCaTrust, type CaTrust } from './ca-trust.js';
+import { withdrawingTrust } from './ca-withdrawal.js';
 import { createCaService, type CaJwtSigner, type CaService } from './cas.js';
 
 export type { CaService } from './cas.js';
@@ -37,7 +40,8 @@ export function buildCaDomain(
 ): CaDomain {
   const { clock } = deps;
   const cas = createCaRepository(database);
-  const changes = auditedChanges(database, clock, createCaRepository);
+  // A CA's change and the end of the sessions its withdrawn trust let in commit together (ca-withdrawal.ts).
+  const changes = auditedChanges(database, clock, (store) => withdrawingTrust(createCaRepository(store), (caId) => endSessionsReachingCa(store, caId, clock.now())));
   const trust = createCaTrust({ cas, feed: deps.feed, ownCaPems: deps.ownCaPems, ownIssuerPems: deps.ownIssuerPems });
   return {
     service: createCaService({ cas, changes, events: deps.events, clock, jwtSigner: deps.jwtSigner, isOwnCa: trust.isOwnCa }),

@@ -33,6 +33,8 @@ export type AuthorizationCode = Readonly<
     configTypes: readonly string[];
     authenticatorId: string | null;
     ipAddress: string | null;
+    /** The third-party CA the login chain reached (decision 0057). */
+    caId: string | null;
     expiresAt: Date;
   }
 >;
@@ -50,6 +52,8 @@ interface SealedCode extends SealedRequestFields {
   au: string | null;
   ip: string | null;
   e: number;
+  /** the third-party CA the login chain reached; absent in codes minted before it was sealed */
+  ca?: string | null;
 }
 
 export interface AuthorizationCodes {
@@ -76,6 +80,7 @@ function codeOf(value: string, f: SealedCode): AuthorizationCode {
     configTypes: Object.freeze([...f.ct]),
     authenticatorId: f.au,
     ipAddress: f.ip,
+    caId: f.ca ?? null,
     expiresAt: new Date(f.e),
   });
 }
@@ -84,7 +89,7 @@ function codeOf(value: string, f: SealedCode): AuthorizationCode {
 function accept(f: Partial<SealedCode>): SealedCode | undefined {
   const valid =
     hasRequestFields(f) && text(f.a) && text(f.u) && texts(f.m) &&
-    typeof f.t === 'number' && texts(f.ct) && textOrNull(f.au) && textOrNull(f.ip) && typeof f.e === 'number';
+    typeof f.t === 'number' && texts(f.ct) && textOrNull(f.au) && textOrNull(f.ip) && typeof f.e === 'number' && (f.ca === undefined || textOrNull(f.ca));
   return valid ? (f as SealedCode) : undefined;
 }
 
@@ -103,6 +108,7 @@ export function createAuthorizationCodes(box: SecretBox, openedCacheSize?: numbe
         au: request.authenticatorId ?? null,
         ip: request.ipAddress ?? null,
         e: now.getTime() + CODE_TTL_MS,
+        ca: request.caId ?? null,
       });
     },
     open: (value) => sealed.open(value),

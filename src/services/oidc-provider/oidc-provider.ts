@@ -307,7 +307,7 @@ export function createOidcProviderService(deps: {
 
     async login(request, credentials) {
       // Refused credentials throw INVALID_AUTH here and leave the request as it was, so the user may retry.
-      const { identity, authenticatorId } = await authentication.verifyPrimary(credentials);
+      const { identity, authenticatorId, caId } = await authentication.verifyPrimary(credentials);
       if (request.status === 'partially_authenticated') return primaryOnPartial(request, identity.id);
       const now = clock.now();
       const outstanding = await authentication.secondaryFactors(identity);
@@ -320,6 +320,8 @@ export function createOidcProviderService(deps: {
         // Kept on the session as a legacy session keeps them: its view, its certificate extension flags (decision 0038).
         authenticatorId,
         ipAddress: credentials.ipAddress,
+        // The third-party CA the login chain reached: withdrawing it revokes the session (decision 0057).
+        caId: caId ?? null,
         // Spec: started -> partially authenticated while a factor is outstanding (no code exists, so the token
         // endpoint cannot be reached), else on to the callback.
         status: outstanding.length > 0 ? 'partially_authenticated' : 'authenticated',

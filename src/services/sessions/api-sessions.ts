@@ -20,6 +20,8 @@ export interface SessionFactors {
 export interface SessionOrigin {
   authenticatorId: string;
   configTypes: readonly string[];
+  /** The third-party CA a certificate login's chain reached (decision 0057). */
+  caId?: string;
 }
 
 export interface ApiSessionService {
@@ -55,6 +57,7 @@ export function createApiSessionService(deps: {
         identityId,
         authMethod,
         authenticatorId: origin.authenticatorId,
+        caId: origin.caId ?? null,
         ipAddress,
         configTypes,
         createdAt: now,

@@ -15,6 +15,8 @@ import type { PasswordGuard } from '../password-guard.js';
 export interface PrimaryOutcome {
   identity: Identity;
   authenticatorId: string;
+  /** The third-party CA a certificate login's chain reached (decision 0057); absent otherwise. */
+  caId?: string;
 }
 
 /** A primary login method: the `method` name a client asks for, and the check of the credential it presented. */
@@ -47,6 +49,8 @@ export interface PrimaryMethodDeps {
  * read from the leaf (undefined when nothing), which names the identity of a leaf no authenticator holds.
  */
 export type ClientChainVerdict = ({ ok: true } | { ok: false; code: string; reason: string }) & {
+  /** The verified third-party CA the chain reached; absent for the controller's own CAs. */
+  caId?: string;
   claimed?: { caId: string; caName: string; externalId: string | undefined };
 };
 

@@ -65,7 +65,7 @@ export const caEnrollment: EnrollMethod<CaAutoInput, CaEnrollResult> = {
         { id: identityId, name, typeId: 'Default', isAdmin: false, roleAttributes: [...ca.identityRoles], authPolicyId: DEFAULT_AUTH_POLICY_ID, externalId: externalId ?? null, tags: {} },
         now,
       );
-      const authenticator = { id: newEntityId(), identityId, certFingerprint: fingerprint, certPem: leafPem, createdAt: now };
+      const authenticator = { id: newEntityId(), identityId, certFingerprint: fingerprint, certPem: leafPem, caId: ca.id, createdAt: now };
       const outcome = await cas.enrollIdentity(identity, authenticator, { fingerprint, caId: ca.id, name });
       if (outcome === 'enrolled') return { identityId };
     }

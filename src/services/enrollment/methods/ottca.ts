@@ -43,7 +43,7 @@ export const ottcaEnrollment: EnrollMethod<PresentedChainInput, CaEnrollResult> 
     const { identity } = pending;
     await context.consume(
       pending,
-      { id: newEntityId(), identityId: identity.id, method: 'cert', certFingerprint: fingerprint, certPem: leafPem, issuedByNetwork: false, createdAt: clock.now() },
+      { id: newEntityId(), identityId: identity.id, method: 'cert', certFingerprint: fingerprint, certPem: leafPem, issuedByNetwork: false, caId: ca.id, createdAt: clock.now() },
       { fingerprint, caId: ca.id },
     );
     return { identityId: identity.id };

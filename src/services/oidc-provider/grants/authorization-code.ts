@@ -57,6 +57,7 @@ export function createAuthorizationCodeGrant({ oidc, codes, clock, tokenSet, new
       configTypes: [...code.configTypes],
       authenticatorId: code.authenticatorId,
       ipAddress: code.ipAddress,
+      caId: code.caId,
       revokedAt: null,
       createdAt: now,
     };
