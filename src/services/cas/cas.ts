@@ -73,7 +73,7 @@ export function createCaService(deps: CaServiceDeps): CaService {
         updatedAt: now,
       }),
       async check(fields, current) {
-        checkCaFields(fields);
+        checkCaFields(fields, current);
         if (current) return;
         caCertificate(fields.certPem, clock.now());
         const fingerprint = certificateFingerprint(fields.certPem);
