@@ -6,7 +6,8 @@
  * preempts the event loop or the store, and with the store's writes off the event loop (decision 0053) signing in
  * place answered 8-15% more refresh grants on PostgreSQL and no fewer on SQLite or in PKCE logins. The slower keys
  * (RSA, P-384, P-521: hundreds of µs a signature) still sign on the pool. Verification stays with jose, which checks
- * every header and claim rule.
+ * every header and claim rule; `isCanonicalSignature` adds the one rule it leaves out: an ECDSA signature (r, s) is
+ * also valid as (r, n − s), so each signature is emitted, and accepted, only in its low-S form (decision 0060).
  *
  * @example
  * const sign = compactSigner(serverKey, 'ES256');
@@ -43,11 +44,60 @@ export function compactSigner(
     if (header.alg !== alg) throw new Error(`the header's alg ${header.alg} is not the key's ${alg}`);
     const input = Buffer.from(`${part(header)}.${part(claims)}`);
     const signature = algorithm.inPlace ? signBytes(algorithm.hash, input, signingKey) : await signOnThreadPool(algorithm.hash, input, signingKey);
-    return `${input.toString()}.${signature.toString('base64url')}`;
+    return `${input.toString()}.${canonicalSignature(alg, signature).toString('base64url')}`;
   };
 }
 
 /** The signature computed on libuv's thread pool: for the keys whose signatures cost the event loop too much (RSA, P-384, P-521). */
 function signOnThreadPool(hash: string | null, input: Buffer, key: Parameters<typeof signBytes>[2]): Promise<Buffer> {
   return new Promise((resolve, reject) => signBytes(hash, input, key, (error, signature) => (error ? reject(error) : resolve(signature))));
+}
+
+/**
+ * The order n of each ECDSA curve the controller's keys may be on (SEC 2 version 2, sections 2.4.2, 2.5.1 and 2.6.1),
+ * by JWS algorithm, with n / 2, the largest S of a low-S signature, as the fixed-width big-endian bytes a JWS carries.
+ */
+const CURVE_ORDERS: Record<string, { n: bigint; halfBytes: Buffer; width: number }> = Object.fromEntries(
+  (
+    [
+      ['ES256', 32, 'ffffffff00000000ffffffffffffffffbce6faada7179e84f3b9cac2fc632551'],
+      ['ES384', 48, 'ffffffffffffffffffffffffffffffffffffffffffffffffc7634d81f4372ddf581a0db248b0a77aecec196accc52973'],
+      ['ES512', 66, '01fffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffa51868783bf2f966b7fcc0148f709a5d03bb5c9b8899c47aebb6fb71e91386409'],
+    ] as const
+  ).map(([alg, width, hex]) => {
+    const n = BigInt(`0x${hex}`);
+    return [alg, { n, width, halfBytes: Buffer.from((n >> 1n).toString(16).padStart(width * 2, '0'), 'hex') }];
+  }),
+);
+
+/** The S half of an R || S signature (RFC 7518 section 3.4), when `alg` is ECDSA and the length is right. */
+function sHalf(alg: string, signature: Buffer): { s: Buffer; curve: (typeof CURVE_ORDERS)[string] } | undefined {
+  const curve = CURVE_ORDERS[alg];
+  if (!curve || signature.length !== curve.width * 2) return undefined;
+  return { s: signature.subarray(curve.width), curve };
+}
+
+/**
+ * `signature` (R || S, as JWS and WebCrypto's ECDSA give it) with S replaced by n − S when S > n / 2: the same
+ * signature in its one canonical form. Any other algorithm's signature as it is.
+ */
+export function canonicalSignature(alg: string, signature: Buffer): Buffer {
+  const half = sHalf(alg, signature);
+  if (!half || Buffer.compare(half.s, half.curve.halfBytes) <= 0) return signature;
+  const { curve } = half;
+  const low = (curve.n - BigInt(`0x${half.s.toString('hex')}`)).toString(16).padStart(curve.width * 2, '0');
+  return Buffer.concat([signature.subarray(0, curve.width), Buffer.from(low, 'hex')]);
+}
+
+/**
+ * Whether the signature of compact JWS `token` is in the form the controller signs: for ES256, ES384 and ES512 an S
+ * of at most n / 2 (a fixed-width byte compare, no arithmetic); for any other algorithm always (RSA signatures have
+ * one form, and Node's Ed25519 verify already refuses an S of L or more, RFC 8032 section 5.1.7). A token of the
+ * wrong shape passes here and is refused by the verifier.
+ *
+ * @example if (!isCanonicalSignature(token, 'ES256')) throw new TokenRejected('invalid', 'token is invalid');
+ */
+export function isCanonicalSignature(token: string, alg: string): boolean {
+  const half = sHalf(alg, Buffer.from(token.slice(token.lastIndexOf('.') + 1), 'base64url'));
+  return !half || Buffer.compare(half.s, half.curve.halfBytes) <= 0;
 }

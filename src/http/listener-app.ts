@@ -13,7 +13,7 @@ import { errorHandler, notFoundHandler } from './kit/errors.js';
 import { registerJsonBodyParser } from './kit/json-body.js';
 import { rememberClientChain } from './kit/client-chain.js';
 import { checkRequestHead, clientErrorHandler, expectationHandler, SOCKET_MAX_HEADER_BYTES } from './kit/server-errors.js';
-import { deadlineServerOptions, limitConnections } from './connection-limits.js';
+import { closeEndedConnections, deadlineServerOptions, limitConnections } from './connection-limits.js';
 import { registerApi } from './kit/register-api.js';
 import type { SpecRegistry } from './kit/specs.js';
 import { edgeClientAliases, edgeClientRoutes, EDGE_CLIENT_PREFIX } from './edge-client/routes.js';
@@ -112,6 +112,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
   }) as unknown as FastifyInstance;
 
   if (tls) limitConnections(app.server, listener.options);
+  if (tls) closeEndedConnections(app.server);
   // The client's chain is read as the handshake completes, before anything else reads the peer (client-chain.ts).
   if (tls) app.server.on('secureConnection', rememberClientChain);
   // One hook each way, not one per concern, each in callback form: a hook that returns a promise costs the request a

@@ -8,6 +8,7 @@
  * This is the one definition of a match. The policy engine's store queries select candidates with indexes and
  * then decide with `matchesRoles`, and the tests' brute-force evaluation uses it on every pair.
  */
+import { unambiguousTextProblem } from './names.js';
 
 export const SEMANTICS = ['AllOf', 'AnyOf'] as const;
 export type Semantic = (typeof SEMANTICS)[number];
@@ -34,23 +35,27 @@ export function roleProblem(role: unknown): string | undefined {
   if (role.length < 2) return "must be '#' or '@' followed by at least one character";
   if (role.length > MAX_ROLE_LENGTH) return `must be at most ${MAX_ROLE_LENGTH} characters`;
   if (role[0] !== '#' && role[0] !== '@') return "must start with '#' (a role attribute) or '@' (an entity id)";
+  // The attribute a `#` role names follows the attributes' own rules, or it could never match one (decision 0059).
+  if (role[0] === '#') return unambiguousTextProblem(role.slice(1), 1);
   if (/\s/.test(role[1] as string) || /\s$/.test(role)) return 'must not start or end with white space after its prefix';
   return undefined;
 }
 
 /**
  * The problem with a role list as a whole, with the index of the offending entry, or undefined.
- * `#all` must be the only entry; entries must not repeat.
+ * `#all` must be the only entry; entries must not repeat. Roles in `kept` (what a policy already holds) are not judged
+ * again: stored before the rules of decision 0059, they stay valid while they stay.
  */
-export function roleListProblem(roles: readonly unknown[]): { index: number; reason: string } | undefined {
+export function roleListProblem(roles: readonly unknown[], kept: readonly string[] = []): { index: number; reason: string } | undefined {
   if (roles.length > MAX_ROLES) return { index: MAX_ROLES, reason: `must hold at most ${MAX_ROLES} roles` };
-  const seen = new Set<string>();
+  const seen = new Map<string, number>();
   for (const [index, role] of roles.entries()) {
-    const problem = roleProblem(role);
+    const problem = kept.includes(role as string) ? undefined : roleProblem(role);
     if (problem) return { index, reason: problem };
     if (role === '#all' && roles.length > 1) return { index, reason: "'#all' must be the only role when given" };
-    if (seen.has(role as string)) return { index, reason: 'repeats an earlier role' };
-    seen.add(role as string);
+    const earlier = seen.get(role as string);
+    if (earlier !== undefined) return { index, reason: `repeats the role at index ${earlier}` };
+    seen.set(role as string, index);
   }
   return undefined;
 }
@@ -62,6 +67,23 @@ export function roleAttributeProblem(attribute: string): string | undefined {
   if (attribute[0] === '#' || attribute[0] === '@') return "must not start with '#' or '@' (those mark roles in policies, not attributes)";
   // `#all` in a policy means every entity; an attribute of that name could never be told apart from it.
   if (attribute === 'all') return "must not be 'all' (policies use '#all' for every entity)";
+  return unambiguousTextProblem(attribute);
+}
+
+/**
+ * The first problem of an entity's role attribute list, with its index, or undefined: an attribute `roleAttributeProblem`
+ * refuses, or one given twice. Attributes in `kept` (what the entity already holds) are not judged again: stored before
+ * these rules, they stay valid while they stay (decision 0059).
+ */
+export function roleAttributeListProblem(attributes: readonly string[], kept: readonly string[] = []): { index: number; reason: string } | undefined {
+  const seen = new Map<string, number>();
+  for (const [index, attribute] of attributes.entries()) {
+    const reason = kept.includes(attribute) ? undefined : roleAttributeProblem(attribute);
+    if (reason) return { index, reason };
+    const earlier = seen.get(attribute);
+    if (earlier !== undefined) return { index, reason: `repeats the attribute at index ${earlier}` };
+    seen.set(attribute, index);
+  }
   return undefined;
 }
 

@@ -93,6 +93,37 @@ describe(`slow clients (${testDialect})`, () => {
     assert.match(answer, /^HTTP\/1\.1 408/);
   });
 
+  /**
+   * A client that writes forever and never reads: the TLS socket is paused, so it takes nothing from the server, and
+   * it drips a header line every 100 ms. Resolves when the socket closes (the test's own timeout bounds the wait).
+   */
+  const deafDripper = async (head: string, drip: string) => {
+    const socket = await secure();
+    socket.pause();
+    socket.removeAllListeners('error');
+    socket.on('error', () => {});
+    socket.write(head);
+    const timer = setInterval(() => socket.writable && socket.write(drip), 100);
+    await new Promise((resolve) => socket.once('close', resolve));
+    clearInterval(timer);
+  };
+
+  it('closes the connection of a client that never reads and keeps writing after its 408', { timeout: 30_000 }, async () => {
+    await deafDripper('GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\n', 'X-Slow: 1\r\n');
+  });
+
+  it('closes the connection of a client that never reads and keeps writing after a 400 that closes it', { timeout: 30_000 }, async () => {
+    // A space inside a header name is malformed framing: Node's parser refuses it, the answer is 400 with `connection: close`.
+    await deafDripper('GET /edge/client/v1/version HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n', 'X-Slow: 1\r\n');
+  });
+
+  it('closes the connection of a client that never reads and keeps sending a body after a 413 that closes it', { timeout: 30_000 }, async () => {
+    await deafDripper(
+      'POST /edge/client/v1/authenticate?method=password HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 99999999\r\n\r\n{',
+      ' '.repeat(1024),
+    );
+  });
+
   it('closes connections past the per-client cap at once, and serves ordinary requests meanwhile', async () => {
     const held = await Promise.all(Array.from({ length: PER_CLIENT }, () => secure()));
     const extra = raw();

@@ -66,10 +66,10 @@ describe(`edge router management (${testDialect})`, () => {
     assert.equal(row.enrollment_token_hash, createHash('sha256').update(router.enrollmentToken).digest('hex'), 'only the token hash is stored');
   });
 
-  it('stores every setting given and indexes the role attributes, repeats dropped', async () => {
+  it('stores every setting given and indexes the role attributes', async () => {
     const id = await create({
       name: 'edge-full',
-      roleAttributes: ['east', 'public', 'east'],
+      roleAttributes: ['east', 'public'],
       isTunnelerEnabled: true,
       cost: 65535,
       noTraversal: true,

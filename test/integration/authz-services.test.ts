@@ -155,7 +155,7 @@ describe(`service management (${testDialect})`, () => {
       await refused(() => admin.post('/services', { name: 'x', maxIdleTimeMillis: -1 }), 400, 'COULD_NOT_VALIDATE', 'maxIdleTimeMillis');
       await refused(() => admin.patch(`/services/${id}`, { maxIdleTimeMillis: -5 }), 400, 'COULD_NOT_VALIDATE', 'maxIdleTimeMillis', id);
       for (const attribute of ['#web', '@id', 'all', '']) {
-        await refused(() => admin.patch(`/services/${id}`, { roleAttributes: [attribute] }), 400, 'COULD_NOT_VALIDATE', 'roleAttributes', id);
+        await refused(() => admin.patch(`/services/${id}`, { roleAttributes: [attribute] }), 400, 'COULD_NOT_VALIDATE', 'roleAttributes[0]', id);
       }
       assert.deepEqual(await indexed(id), ['keep']);
       assert.equal((await admin.get(`/services?filter=${encodeURIComponent('name = "x"')}`)).json().data.length, 0);

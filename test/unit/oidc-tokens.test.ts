@@ -9,6 +9,7 @@ import { exportJWK, generateKeyPair, SignJWT } from 'jose';
 import type { Identity } from '../../src/domain/identity.js';
 import type { OidcSession } from '../../src/domain/oidc.js';
 import { keySetOf } from '../helpers/signing-keys.js';
+import { ecdsaTwin } from '../helpers/ecdsa-twin.js';
 import { createOidcTokenSigner, isAccessTokenClaims, TokenRejected } from '../../src/services/oidc-provider/oidc-tokens.js';
 import { createLru } from '../../src/shared/lru.js';
 
@@ -60,6 +61,19 @@ describe('OIDC access token verification', () => {
     const [h, , s] = access.split('.');
     const forged = `${h}.${b64({ ...JSON.parse(Buffer.from(access.split('.')[1]!, 'base64url').toString()), z_ia: false })}.${s}`;
     await rejects(signer.verify(forged, now), 'invalid');
+  });
+
+  it('refuses the high-S twin of its own access token, ID token and other token, and accepts the originals', async () => {
+    const { signer, identity, session, access } = await setup();
+    const id = await signer.signId({ issuer: ISSUER, identity, session, nonce: null, now });
+    const other = await signer.signOther({ iss: ISSUER, aud: 'routers', exp: Math.floor(now.getTime() / 1000) + 60 }, 'x+jwt');
+    const expected = { typ: 'x+jwt', issuer: ISSUER, audience: 'routers' };
+    await signer.verify(access, now);
+    await signer.verify(id, now, { allowExpired: true });
+    await signer.verifyOther(other, now, expected);
+    await rejects(signer.verify(ecdsaTwin(access), now), 'invalid');
+    await rejects(signer.verify(ecdsaTwin(id), now, { allowExpired: true }), 'invalid');
+    await rejects(signer.verifyOther(ecdsaTwin(other), now, expected), 'invalid');
   });
 
   it('refuses alg none and HS256 keyed with the public key', async () => {

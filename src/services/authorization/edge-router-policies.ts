@@ -66,7 +66,7 @@ export function createEdgeRouterPolicyService(deps: {
             cause: { field: 'id', value: current.id },
           });
         }
-        checkRoleLists(policy, EDGE_ROUTER_POLICY_ROLES);
+        checkRoleLists(policy, EDGE_ROUTER_POLICY_ROLES, current);
         await requireKnownIds(store, policy, EDGE_ROUTER_POLICY_ROLES, current);
       },
       checkDelete(policy) {

@@ -11,7 +11,7 @@ import { EDGE_ROUTER_TABLE, type EdgeRouterRepository } from '../../persistence/
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges, AuditedScope } from '../audit/audited-changes.js';
 import { resourceService, type ResourceService } from '../resource-service.js';
-import { checkedRoleAttributes } from './role-attribute-input.js';
+import { checkRoleAttributes } from '../role-attribute-input.js';
 import type { RouterEnrollmentIssuer } from './router-enrollment.js';
 
 /** What an administrator sets on a router, as stored. */
@@ -47,7 +47,7 @@ function checkedCost(cost: number): number {
 function fields(input: EdgeRouterInput): EdgeRouterFields {
   return {
     name: input.name,
-    roleAttributes: checkedRoleAttributes(input.roleAttributes ?? []),
+    roleAttributes: input.roleAttributes ?? [],
     isTunnelerEnabled: input.isTunnelerEnabled ?? false,
     cost: checkedCost(input.cost ?? 0),
     noTraversal: input.noTraversal ?? false,
@@ -100,7 +100,8 @@ export function createEdgeRouterService(deps: {
         createdAt: now,
         updatedAt: now,
       }),
-      check: (_router, current) => {
+      check: (router, current) => {
+        checkRoleAttributes(router.roleAttributes, { kept: current?.roleAttributes });
         if (!current) enrollment.require();
       },
       async alsoOnCreate(scope, router) {

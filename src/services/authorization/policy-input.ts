@@ -43,11 +43,14 @@ const rolesIn = (policy: object, key: string): string[] => (policy as Record<str
 /** The semantic of an input: `AllOf` unless given (reference facts A1). */
 export const semanticOf = (semantic: Semantic | undefined): Semantic => semantic ?? 'AllOf';
 
-/** 400 COULD_NOT_VALIDATE naming `<field>[<index>]` for the first malformed role of any list (policy/roles.ts). */
-export function checkRoleLists(policy: object, fields: readonly RoleField[]): void {
+/**
+ * 400 COULD_NOT_VALIDATE naming `<field>[<index>]` for the first malformed role of any list (policy/roles.ts); the
+ * roles `current` already holds in that list are not judged again.
+ */
+export function checkRoleLists(policy: object, fields: readonly RoleField[], current?: object): void {
   for (const { key } of fields) {
     const roles = rolesIn(policy, key) as readonly unknown[];
-    const problem = roleListProblem(roles);
+    const problem = roleListProblem(roles, current ? rolesIn(current, key) : []);
     if (!problem) continue;
     const field = `${key}[${problem.index}]`;
     throw new ApiError('COULD_NOT_VALIDATE', {

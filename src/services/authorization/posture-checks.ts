@@ -19,7 +19,7 @@ import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { ListPage } from '../list-page.js';
 import { resourceService, type ResourceScope, type ResourceService } from '../resource-service.js';
 import { patchedTypeFields, postureCheckBody, type PostureTypeFieldsInput } from './posture-check-input.js';
-import { checkedRoleAttributes } from './role-attribute-input.js';
+import { checkRoleAttributes } from '../role-attribute-input.js';
 
 type Tags = PostureCheck['tags'];
 
@@ -41,7 +41,7 @@ export interface PostureCheckService extends ResourceService<PostureCheck, Postu
 
 function fields(input: PostureCheckInput): PostureCheckFields {
   const { name, typeId, roleAttributes, tags, ...typeFields } = input;
-  return { ...postureCheckBody(typeId, typeFields), name, roleAttributes: checkedRoleAttributes(roleAttributes ?? []), tags: tags ?? {} };
+  return { ...postureCheckBody(typeId, typeFields), name, roleAttributes: roleAttributes ?? [], tags: tags ?? {} };
 }
 
 /** The stored type fields of a check. */
@@ -78,6 +78,7 @@ export function createPostureCheckService(deps: {
       fields,
       patched,
       created: (check, id, now) => ({ ...check, id, version: 1, createdAt: now, updatedAt: now }) as PostureCheck,
+      check: (check, current) => checkRoleAttributes(check.roleAttributes, { kept: current?.roleAttributes }),
       auditDetails: (check) => ({ name: check.name, roleAttributes: check.roleAttributes, ...typeFieldsOf(check), typeId: check.typeId }),
     },
   );

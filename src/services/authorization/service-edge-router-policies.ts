@@ -57,7 +57,7 @@ export function createServiceEdgeRouterPolicyService(deps: {
       fields,
       patched: (current, patch) => fields({ ...current, ...definedOf(patch) }),
       async check(policy, current) {
-        checkRoleLists(policy, SERVICE_EDGE_ROUTER_POLICY_ROLES);
+        checkRoleLists(policy, SERVICE_EDGE_ROUTER_POLICY_ROLES, current);
         await requireKnownIds(store, policy, SERVICE_EDGE_ROUTER_POLICY_ROLES, current);
       },
       auditDetails: (policy) => ({ name: policy.name, semantic: policy.semantic, serviceRoles: policy.serviceRoles, edgeRouterRoles: policy.edgeRouterRoles }),

@@ -64,7 +64,7 @@ export function createServicePolicyService(deps: {
       fields,
       patched: (current, patch) => fields({ ...current, ...definedOf(patch) }),
       async check(policy, current) {
-        checkRoleLists(policy, SERVICE_POLICY_ROLES);
+        checkRoleLists(policy, SERVICE_POLICY_ROLES, current);
         await requireKnownIds(store, policy, SERVICE_POLICY_ROLES, current);
       },
       auditDetails: (policy) => ({

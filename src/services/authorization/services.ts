@@ -10,7 +10,7 @@ import type { Tags } from '../../domain/config.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ConfigRepository } from '../../persistence/repositories/configs.js';
 import { SERVICE_TABLE, type ServiceRepository } from '../../persistence/repositories/services.js';
-import { roleAttributeProblem } from '../../policy/roles.js';
+import { checkRoleAttributes } from '../role-attribute-input.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { ListPage, RawListParams } from '../list-page.js';
@@ -54,7 +54,7 @@ export function createServiceService(deps: {
     name: input.name,
     ...(input.encryptionRequired === undefined ? {} : { encryptionRequired: input.encryptionRequired }),
     configs: [...new Set(input.configs ?? [])].sort(),
-    roleAttributes: [...new Set(input.roleAttributes ?? [])],
+    roleAttributes: input.roleAttributes ?? [],
     terminatorStrategy: input.terminatorStrategy ?? DEFAULT_TERMINATOR_STRATEGY,
     maxIdleTimeMillis: input.maxIdleTimeMillis ?? 0,
     tags: input.tags ?? {},
@@ -89,10 +89,7 @@ export function createServiceService(deps: {
     if (!Number.isSafeInteger(service.maxIdleTimeMillis) || service.maxIdleTimeMillis < 0) {
       throw invalid('maxIdleTimeMillis', 'must be a whole number of milliseconds, 0 or more (0 = never idle out)', service.maxIdleTimeMillis);
     }
-    for (const attribute of service.roleAttributes) {
-      const problem = roleAttributeProblem(attribute);
-      if (problem) throw invalid('roleAttributes', problem, attribute);
-    }
+    checkRoleAttributes(service.roleAttributes, { kept: current?.roleAttributes });
     await requireConfigs(service.configs);
   }
 

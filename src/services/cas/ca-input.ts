@@ -14,7 +14,7 @@ import {
 } from '../../domain/ca.js';
 import { ApiError } from '../../errors/api-error.js';
 import { pemBlocks } from '../../pki/pem.js';
-import { roleAttributeProblem } from '../../policy/roles.js';
+import { checkRoleAttributes } from '../role-attribute-input.js';
 
 /** A whole CA (create, and PUT without certPem); absent optional fields take their defaults. */
 export interface CaInput {
@@ -48,7 +48,7 @@ export function caFields(input: CaInput): CaFields {
     isAuthEnabled: input.isAuthEnabled,
     isAutoCaEnrollmentEnabled: input.isAutoCaEnrollmentEnabled,
     isOttCaEnrollmentEnabled: input.isOttCaEnrollmentEnabled,
-    identityRoles: [...new Set(input.identityRoles)],
+    identityRoles: input.identityRoles,
     identityNameFormat: input.identityNameFormat ?? DEFAULT_IDENTITY_NAME_FORMAT,
     externalIdClaim: input.externalIdClaim ?? null,
     tags: input.tags ?? {},
@@ -91,11 +91,8 @@ export function ownCaRefused(): ApiError {
 }
 
 /** Throws 400 COULD_NOT_VALIDATE naming the field when `fields` cannot make a CA (the certificate is checked apart). */
-export function checkCaFields(fields: CaFields): void {
-  fields.identityRoles.forEach((role, index) => {
-    const problem = roleAttributeProblem(role);
-    if (problem) throw invalid(`identityRoles[${index}]`, problem, role);
-  });
+export function checkCaFields(fields: CaFields, current?: Pick<CaFields, 'identityRoles'>): void {
+  checkRoleAttributes(fields.identityRoles, { field: 'identityRoles', kept: current?.identityRoles });
   const format = fields.identityNameFormat;
   if (format.trim() === '') throw invalid('identityNameFormat', 'must not be empty');
   const unknown = [...format.matchAll(/\[[^\]]*\]/g)].map((match) => match[0]).find((symbol) => !(IDENTITY_NAME_PLACEHOLDERS as readonly string[]).includes(symbol));

@@ -75,7 +75,7 @@ export function createCaService(deps: CaServiceDeps): CaService {
         updatedAt: now,
       }),
       async check(fields, current) {
-        checkCaFields(fields);
+        checkCaFields(fields, current);
         if (current) return;
         const certificate = caCertificate(fields.certPem, clock.now());
         if (deps.isOwnCa(certificate)) throw ownCaRefused();

@@ -4,7 +4,8 @@
  * server certificate, so a client that trusts the server certificate can also trust the JWT (reference facts §9).
  */
 import { X509Certificate } from 'node:crypto';
-import { SignJWT, type JWK } from 'jose';
+import type { JWK } from 'jose';
+import { canonicalSignature, compactSigner } from '../../crypto/jws.js';
 import type { Enrollment } from '../../domain/enrollment.js';
 import { certificateFingerprint, type LoadedIdentity } from '../../pki/index.js';
 import { webcrypto } from '../../pki/x509.js';
@@ -89,39 +90,30 @@ export function createEnrollmentJwtSigner(options: { identity: Pick<LoadedIdenti
   const { identity, issuer } = options;
   const { alg, kid, publicJwk } = serverSigningKey(identity);
   const keys: JWK[] = [publicJwk];
+  // The signer every token of the controller goes through, so that these too carry only low-S signatures (decision 0060).
+  const signJwt = compactSigner(identity.serverKey, alg);
+  const seconds = (at: Date) => Math.floor(at.getTime() / 1000);
 
   return {
     issuer,
     async sign(enrollment, now) {
-      return new SignJWT({ em: enrollment.method })
-        .setProtectedHeader({ alg, kid, typ: 'JWT' })
-        .setIssuer(issuer)
-        .setSubject(enrollment.identityId)
-        .setJti(enrollment.token)
-        .setAudience(ENROLLMENT_AUDIENCE)
-        .setIssuedAt(Math.floor(now.getTime() / 1000))
-        .setExpirationTime(Math.floor(enrollment.expiresAt.getTime() / 1000))
-        .sign(identity.serverKey);
+      return signJwt(
+        { alg, kid, typ: 'JWT' },
+        { em: enrollment.method, iss: issuer, sub: enrollment.identityId, jti: enrollment.token, aud: ENROLLMENT_AUDIENCE, iat: seconds(now), exp: seconds(enrollment.expiresAt) },
+      );
     },
     jwks: () => ({ keys: keys.map((key) => ({ ...key })) }),
     kid,
     publicJwk,
     async signNetwork(now) {
       const iss = `${issuer}/`;
-      return new SignJWT({ em: 'network' })
-        .setProtectedHeader({ alg, kid, typ: 'JWT' })
-        .setIssuer(iss)
-        .setSubject(iss)
-        .setJti(newUuid())
-        .setAudience(ENROLLMENT_AUDIENCE)
-        .setIssuedAt(Math.floor(now.getTime() / 1000))
-        .sign(identity.serverKey);
+      return signJwt({ alg, kid, typ: 'JWT' }, { em: 'network', iss, sub: iss, jti: newUuid(), aud: ENROLLMENT_AUDIENCE, iat: seconds(now) });
     },
     async signBytes(data) {
       const algorithm = identity.serverKey.algorithm as { name: string };
       // ECDSA takes its hash with each call; RSA and Ed25519 carry theirs in the imported key.
       const params = algorithm.name === 'ECDSA' ? { name: 'ECDSA', hash: `SHA-${alg.slice(2)}` } : { name: algorithm.name };
-      const signature = Buffer.from(await webcrypto.subtle.sign(params, identity.serverKey, data));
+      const signature = canonicalSignature(alg, Buffer.from(await webcrypto.subtle.sign(params, identity.serverKey, data)));
       return { algorithm: alg, kid, signature };
     },
   };

@@ -20,7 +20,7 @@ import type { AuthPolicyRepository } from '../../persistence/repositories/auth-p
 import type { AuthenticatorRepository } from '../../persistence/repositories/authenticators.js';
 import { IDENTITY_TABLE, type IdentityRepository } from '../../persistence/repositories/identities.js';
 import { usernameProblem } from '../../policy/names.js';
-import { roleAttributeProblem } from '../../policy/roles.js';
+import { checkRoleAttributes } from '../role-attribute-input.js';
 import type { MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { SessionPresenceRepository } from '../../persistence/repositories/session-presence.js';
 import type { Clock } from '../../shared/clock.js';
@@ -133,10 +133,7 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
         if (current?.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
         // Attributes are matched by policies' roles: one that looks like a role could never be told apart from it.
         // Attributes stored before this rule are not judged again while they stay.
-        for (const [index, attribute] of fields.roleAttributes.entries()) {
-          const problem = current?.roleAttributes.includes(attribute) ? undefined : roleAttributeProblem(attribute);
-          if (problem) throw invalid(`roleAttributes[${index}]`, problem, attribute);
-        }
+        checkRoleAttributes(fields.roleAttributes, { kept: current?.roleAttributes });
         if (fields.externalId !== null) {
           const other = await identities.findByExternalId(fields.externalId);
           if (other && other.id !== current?.id) throw inUse('externalId', fields.externalId);

@@ -71,7 +71,7 @@ export function identityFields(input: IdentityFieldsInput): IdentityFields {
     name: input.name,
     typeId: identityTypeId(input.type),
     isAdmin: input.isAdmin,
-    roleAttributes: [...new Set(input.roleAttributes ?? [])],
+    roleAttributes: input.roleAttributes ?? [],
     authPolicyId: input.authPolicyId ?? DEFAULT_AUTH_POLICY_ID,
     externalId: input.externalId ?? null,
     tags: input.tags ?? {},

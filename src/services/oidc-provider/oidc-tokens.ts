@@ -3,7 +3,7 @@
  * token (a JWT, RFC 9068 shape plus the `z_` claims), the ID token (OpenID Connect Core 1.0 §2), and verification
  * of access tokens presented back to the controller.
  */
-import { compactSigner } from '../../crypto/jws.js';
+import { compactSigner, isCanonicalSignature } from '../../crypto/jws.js';
 import { decodeJwt, decodeProtectedHeader, errors, importJWK, jwtVerify, type JWK, type JWTPayload, type JWTVerifyOptions, type KeyObject, type CryptoKey as JoseKey } from 'jose';
 import { OIDC_CLIENT_ID, type OidcSession } from '../../domain/oidc.js';
 import type { Identity } from '../../domain/identity.js';
@@ -123,6 +123,9 @@ export function createOidcTokenSigner(options: {
     const jwk = found.key.publicJwk;
     if (header.alg !== jwk.alg) throw new TokenRejected('invalid', 'algorithm does not match the key');
     if (!issuerAccepted(iss, found.issuerKnown)) throw new TokenRejected('invalid', 'token is invalid');
+    // Our signers emit low-S ECDSA signatures only; the high-S twin of one is another token string for the same claims,
+    // which would slip past anything keyed by the string (the verified-token cache, a deny list). Decision 0060.
+    if (!isCanonicalSignature(token, header.alg)) throw new TokenRejected('invalid', 'token is invalid');
     try {
       // The algorithm list pins the key's own algorithm: `none` and HS256-with-the-public-key are refused.
       const { payload } = await jwtVerify(token, await importOnce(jwk), { ...options, algorithms: [jwk.alg as string], currentDate: now });
