@@ -26,6 +26,7 @@ import { oidcSessionAuthenticator } from './migrations/0021-oidc-session-authent
 import { oidcCodeRefusals } from './migrations/0022-oidc-code-refusals.js';
 import { refreshTokensByHash } from './migrations/0023-refresh-tokens-by-hash.js';
 import { auditLogSequence } from './migrations/0024-audit-log-sequence.js';
+import { sweepIndexes } from './migrations/0027-sweep-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -51,6 +52,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0022-oidc-code-refusals': oidcCodeRefusals,
   '0023-refresh-tokens-by-hash': refreshTokensByHash,
   '0024-audit-log-sequence': auditLogSequence,
+  '0027-sweep-indexes': sweepIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
