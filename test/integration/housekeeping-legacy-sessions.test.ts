@@ -1,6 +1,7 @@
 /**
  * The housekeeping sweep of dead legacy client state (issue 40, must-have 4; decision 0058): legacy API sessions past
- * their inactivity timeout (and a grace for other controllers' late activity writes) go with their client sessions,
+ * their inactivity timeout (and a grace for other controllers' late activity writes; this controller's own activity is
+ * written first) go with their client sessions,
  * ephemeral certificates and posture reports, each logged as a change; live ones stay; expired ephemeral certificates
  * go even while their session lives; several sweepers at once remove each row once and fail nothing. Real store,
  * rows written through the repositories, a manual clock started from now.
@@ -14,6 +15,7 @@ import { createApiSessionRepository } from '../../src/persistence/repositories/a
 import { createEdgeSessionRepository } from '../../src/persistence/repositories/edge-sessions.js';
 import { createPostureResponseRepository } from '../../src/persistence/repositories/posture-responses.js';
 import { buildHousekeeping, LEGACY_SWEEP_GRACE_MS } from '../../src/services/housekeeping/index.js';
+import { createSessionActivity } from '../../src/services/sessions/session-activity.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { newEntityId, newUuid } from '../../src/shared/random.js';
 import { openTestDatabase, testDialect } from '../helpers/database.js';
@@ -109,6 +111,18 @@ describe(`housekeeping sweep of legacy API sessions (${testDialect})`, () => {
     await createApiSessionRepository(database).touchMany([{ id: revived, at: clock.now() }]);
     await sweeper().sweep();
     assert.equal(await count('api_sessions', 'id', revived), 1);
+  });
+
+  it('keeps a session in use here whose activity this controller has not written yet: the sweep writes it first', async () => {
+    const inUse = await legacySession(TIMEOUT_MS + LEGACY_SWEEP_GRACE_MS + 1_000, false);
+    const activity = createSessionActivity({ apiSessions: createApiSessionRepository(database), flushIntervalMs: HOUR, onError: () => {} });
+    activity.seen(inUse, clock.now());
+    try {
+      await buildHousekeeping(database, { clock, accessTokenLifetimeMs: ACCESS_MS, sessionTimeoutMs: TIMEOUT_MS, activity }).sweep();
+    } finally {
+      await activity.close();
+    }
+    assert.equal(await count('api_sessions', 'id', inUse), 1);
   });
 
   it('clears a backlog larger than one batch in one sweep, and several sweepers at once remove each session once', async () => {

@@ -8,7 +8,9 @@
  * - legacy API sessions past their inactivity timeout (decision 0058), with their client sessions, ephemeral
  *   certificates and posture reports. A request presenting one deletes it too; one never presented again stayed;
  * - ephemeral certificates past their validity, which nothing accepts any more.
- * Each sweep does a bounded amount of work in short transactions; what is left goes at the next one.
+ * Each sweep does a bounded amount of work in short transactions; what is left goes at the next one. Another
+ * controller's activity reaches the store at most ten seconds late, which the grace below covers; this controller's
+ * own is written first.
  */
 import type { Database } from '../../persistence/database.js';
 import { createSessionCertificateRepository, type SessionCertificateRepository } from '../../persistence/repositories/api-session-certificates.js';
@@ -16,6 +18,7 @@ import { createApiSessionRepository, type ApiSessionRepository } from '../../per
 import { createEdgeSessionRepository, type EdgeSessionRepository } from '../../persistence/repositories/edge-sessions.js';
 import { createOidcRepository, type OidcRepository } from '../../persistence/repositories/oidc.js';
 import type { Clock } from '../../shared/clock.js';
+import type { SessionActivity } from '../sessions/session-activity.js';
 
 /** How often each controller sweeps. */
 export const SWEEP_INTERVAL_MS = 30_000;
@@ -68,6 +71,8 @@ export function createHousekeeping(deps: {
   edgeSessions: Pick<EdgeSessionRepository, 'deleteOfEndedOidcSessions'>;
   apiSessions: Pick<ApiSessionRepository, 'deleteInactiveBefore'>;
   certificates: Pick<SessionCertificateRepository, 'deleteExpired'>;
+  /** This controller's legacy session activity, written before the sweep judges what is stale. */
+  activity?: Pick<SessionActivity, 'flush'>;
   clock: Clock;
   /** How long an access token lives: a session's last one may be used that long after its last refresh token. */
   accessTokenLifetimeMs: number;
@@ -76,6 +81,8 @@ export function createHousekeeping(deps: {
 }): Housekeeping {
   return {
     async sweep() {
+      // The activity this controller remembers goes to the store first: the sweep judges the stored times only.
+      await deps.activity?.flush();
       const now = deps.clock.now();
       await deps.oidc.deleteExpiredAuthRequests(now);
       const cutoff = new Date(now.getTime() - deps.accessTokenLifetimeMs);
@@ -88,7 +95,10 @@ export function createHousekeeping(deps: {
   };
 }
 
-export function buildHousekeeping(database: Database, deps: { clock: Clock; accessTokenLifetimeMs: number; sessionTimeoutMs: number }): Housekeeping {
+export function buildHousekeeping(
+  database: Database,
+  deps: { clock: Clock; accessTokenLifetimeMs: number; sessionTimeoutMs: number; activity?: Pick<SessionActivity, 'flush'> },
+): Housekeeping {
   return createHousekeeping({
     oidc: createOidcRepository(database),
     edgeSessions: createEdgeSessionRepository(database),
