@@ -315,7 +315,7 @@ export async function startController(
     );
     // Started once every listener is up, so that a start that fails leaves no timer writing to a closed store.
     const heartbeat = controllersDomain.startHeartbeat(controllerId, (error) => logger.warn({ err: error }, 'the controller heartbeat could not be written; retrying at the next one'));
-    const housekeeping = buildHousekeeping(database, { clock, accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0 });
+    const housekeeping = buildHousekeeping(database, { clock, accessTokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0, sessionTimeoutMs, activity: sessions.activity });
     const sweeps = startPeriodic(() => housekeeping.sweep(), {
       intervalMs: SWEEP_INTERVAL_MS,
       onError: (error) => logger.warn({ err: error }, 'the housekeeping sweep failed; retrying at the next one'),

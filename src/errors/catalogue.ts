@@ -76,6 +76,9 @@ export const ERROR_CATALOGUE = {
   // A session needs a router both the identity's and the service's policies name (reference code; its message says
   // "online", which it never checks, so ours does not).
   NO_EDGE_ROUTERS_AVAILABLE: { status: 400, message: 'No edge router is assigned to both the identity and the service' },
+  // What one API session may hold (issue 40; decision 0058). The reference has no such bound; 409 because the
+  // request is well-formed and the session's state refuses it until the client deletes something of its own.
+  API_SESSION_LIMIT_REACHED: { status: 409, message: 'The API session already holds as many of these as it may, see cause' },
 } as const satisfies Record<string, { status: number; message: string }>;
 
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;

@@ -27,6 +27,7 @@ import { oidcCodeRefusals } from './migrations/0022-oidc-code-refusals.js';
 import { refreshTokensByHash } from './migrations/0023-refresh-tokens-by-hash.js';
 import { auditLogSequence } from './migrations/0024-audit-log-sequence.js';
 import { caReach } from './migrations/0026-ca-reach.js';
+import { sweepIndexes } from './migrations/0027-sweep-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -53,6 +54,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0023-refresh-tokens-by-hash': refreshTokensByHash,
   '0024-audit-log-sequence': auditLogSequence,
   '0026-ca-reach': caReach,
+  '0027-sweep-indexes': sweepIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

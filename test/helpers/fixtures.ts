@@ -12,6 +12,7 @@ import { recordChange } from '../../src/persistence/repositories/authorization-c
 import type { IdentitiesTable } from '../../src/persistence/tables.js';
 import { createAuthPolicyRepository } from '../../src/persistence/repositories/auth-policies.js';
 import { createIdentityRepository } from '../../src/persistence/repositories/identities.js';
+import { createServiceRepository } from '../../src/persistence/repositories/services.js';
 import { certificateFingerprint, generateKeyPair, issueCertificate, loadCertificateAuthority, privateKeyToPem, type PkiPaths } from '../../src/pki/index.js';
 import type { Clock } from '../../src/shared/clock.js';
 import { newEntityId } from '../../src/shared/random.js';
@@ -103,5 +104,23 @@ export async function createAuthPolicy(database: Database, change: (body: any) =
   const id = newEntityId();
   const now = new Date();
   await policies.insert({ id, name: `policy-${id}`, isSystem: false, ...body, tags: {}, createdAt: now, updatedAt: now });
+  return id;
+}
+
+/** Creates a service with no attributes or configs through the service repository; its id. */
+export async function createServiceRow(database: Database, name: string, at: Date): Promise<string> {
+  const id = newEntityId();
+  await createServiceRepository(database).insert({
+    id,
+    name,
+    roleAttributes: [],
+    configs: [],
+    encryptionRequired: true,
+    maxIdleTimeMillis: 0,
+    terminatorStrategy: 'smartrouting',
+    tags: {},
+    createdAt: at,
+    updatedAt: at,
+  });
   return id;
 }

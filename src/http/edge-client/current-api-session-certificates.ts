@@ -77,7 +77,7 @@ export const currentApiSessionCertificateRoutes = [
     access: 'session',
     uses: ['certificates'],
     status: 201,
-    schema: { body: CreateBody, response: { 201: Envelope(Created), 400: ApiErrorBody, ...denied, 404: ApiErrorBody } },
+    schema: { body: CreateBody, response: { 201: Envelope(Created), 400: ApiErrorBody, ...denied, 404: ApiErrorBody, 409: ApiErrorBody } },
     handler: async ({ domains, auth, body }) => {
       const created = await domains.certificates.sessionCertificates.create(auth!, body.csr);
       return envelope({ ...created, _links: links(created.id) });

@@ -10,7 +10,7 @@ import { envelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
 
 const tags = ['Posture Checks'];
-const response = { 201: PostureResponseEnvelope, 400: ApiErrorBody, 401: ApiErrorBody };
+const response = { 201: PostureResponseEnvelope, 400: ApiErrorBody, 401: ApiErrorBody, 409: ApiErrorBody };
 
 export const postureResponseRoutes = [
   defineRoute({

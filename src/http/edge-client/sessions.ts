@@ -61,7 +61,7 @@ export const sessionRoutes = [
     access: 'session',
     uses: ['edgeSessions'],
     status: 201,
-    schema: { body: SessionCreateBody, response: { 201: Envelope(SessionView), ...errors } },
+    schema: { body: SessionCreateBody, response: { 201: Envelope(SessionView), ...errors, 409: ApiErrorBody } },
     handler: async ({ domains, auth, body }) =>
       envelope(sessionView(await domains.edgeSessions.create(auth!, { serviceId: body.serviceId, type: body.type ?? 'Dial', tags: body.tags ?? null }))),
   }),

@@ -42,6 +42,10 @@ export interface SessionCertificateRepository {
   /** The session token hash another certificate of legacy session `apiSessionId` recorded, if any. */
   tokenHashOfSession(apiSessionId: string): Promise<string | undefined>;
   delete(apiSessionId: string, id: string): Promise<boolean>;
+  /** How many certificates of session `apiSessionId` are valid after `now`. */
+  countUnexpired(apiSessionId: string, now: Date): Promise<number>;
+  /** Deletes up to `limit` certificates (of any session) that expired before `cutoff`; how many went. */
+  deleteExpired(cutoff: Date, limit: number): Promise<number>;
 }
 
 function fromRow(row: ApiSessionCertificatesTable): SessionCertificate {
@@ -106,6 +110,21 @@ export function createSessionCertificateRepository(database: Database): SessionC
         .where('session_token_hash', 'is not', null)
         .executeTakeFirst();
       return row?.session_token_hash ?? undefined;
+    },
+    async countUnexpired(apiSessionId, now) {
+      const row = await db
+        .selectFrom('api_session_certificates')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .where('api_session_id', '=', apiSessionId)
+        .where('valid_to', '>', toIso(now))
+        .executeTakeFirstOrThrow();
+      return Number(row.n);
+    },
+    async deleteExpired(cutoff, limit) {
+      // By ids first: a bounded delete is not portable SQL (SQLite builds without DELETE ... LIMIT).
+      const expired = db.selectFrom('api_session_certificates').select('id').where('valid_to', '<', toIso(cutoff)).limit(limit);
+      const result = await db.deleteFrom('api_session_certificates').where('id', 'in', expired).executeTakeFirst();
+      return Number(result.numDeletedRows);
     },
     async delete(apiSessionId, id) {
       const result = await db.deleteFrom('api_session_certificates').where('id', '=', id).where('api_session_id', '=', apiSessionId).executeTakeFirst();

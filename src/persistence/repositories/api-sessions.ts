@@ -21,6 +21,13 @@ export interface ApiSessionRepository {
   touchMany(entries: { id: string; at: Date }[]): Promise<void>;
   delete(id: string): Promise<boolean>;
   /**
+   * Deletes up to `limit` sessions whose last recorded activity is before `cutoff`, oldest first, with what hangs on
+   * them (client sessions, ephemeral certificates and posture reports go by the foreign keys' cascades), in one
+   * transaction, each logged as a change so controllers keeping a copy drop it. The condition is checked again by the
+   * delete itself, so a session touched meanwhile (by another controller's flush) stays. How many went.
+   */
+  deleteInactiveBefore(cutoff: Date, limit: number): Promise<number>;
+  /**
    * Replaces the outstanding factors if they are still `expected` (a factor was answered). False when another
    * request changed them first.
    */
@@ -131,6 +138,21 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
       if (ids.length === 0) return new Map();
       const rows = await db.selectFrom('identities').select(['id', 'name']).where('id', 'in', [...ids]).execute();
       return new Map(rows.map((row) => [row.id, row.name]));
+    },
+    async deleteInactiveBefore(cutoff, limit) {
+      const before = toIso(cutoff);
+      const stale = await db.selectFrom('api_sessions').select('id').where('last_activity_at', '<', before).orderBy('last_activity_at').limit(limit).execute();
+      if (stale.length === 0) return 0;
+      return atomically(db, async (trx) => {
+        const gone = await trx
+          .deleteFrom('api_sessions')
+          .where('id', 'in', stale.map((row) => row.id))
+          .where('last_activity_at', '<', before)
+          .returning('id')
+          .execute();
+        for (const { id } of gone) await recordChange({ ...database, db: trx }, 'api-session', id);
+        return gone.length;
+      });
     },
     async delete(id) {
       return atomically(db, async (trx) => {

@@ -38,6 +38,11 @@ export interface EdgeSessionRepository {
   /** Deletes those of `ids` that belong to `apiSessionId`; how many went. */
   delete(apiSessionId: string, ids: readonly string[]): Promise<number>;
   /**
+   * How many sessions `apiSessionId` holds, and whether one of them is for `serviceId` and `type` (then opening it
+   * again adds nothing). One read.
+   */
+  heldBy(apiSessionId: string, serviceId: string, type: ServicePolicyType): Promise<{ count: number; holdsThis: boolean }>;
+  /**
    * Deletes the sessions, and the posture reports, of up to `limit` OIDC sessions that have ended: revoked, or
    * started before `cutoff` with no refresh token that expires after it (an OIDC session row outlives its tokens,
    * so nothing else removes these). How many sessions went.
@@ -139,6 +144,17 @@ export function createEdgeSessionRepository(database: Database): EdgeSessionRepo
       if (ids.length === 0) return 0;
       const result = await db.deleteFrom('edge_sessions').where('api_session_id', '=', apiSessionId).where('id', 'in', [...ids]).executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+    async heldBy(apiSessionId, serviceId, type) {
+      const row = await db
+        .selectFrom('edge_sessions')
+        .select((eb) => [
+          eb.fn.countAll().as('count'),
+          eb.fn.sum<number | string | null>(eb.case().when(eb.and([eb('service_id', '=', serviceId), eb('type', '=', type)])).then(1).else(0).end()).as('matching'),
+        ])
+        .where('api_session_id', '=', apiSessionId)
+        .executeTakeFirstOrThrow();
+      return { count: Number(row.count), holdsThis: Number(row.matching ?? 0) > 0 };
     },
     async deleteOfEndedOidcSessions(cutoff, limit) {
       const before = toIso(cutoff);

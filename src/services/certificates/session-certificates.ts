@@ -16,6 +16,7 @@ import { newEntityId } from '../../shared/random.js';
 import type { PresentedClientCertificate } from '../authentication/authentication.js';
 import type { AuthContext } from '../authentication/request-auth.js';
 import { parseCsr } from '../enrollment/csr.js';
+import { isLimited, limitReached, MAX_CERTIFICATES_PER_API_SESSION } from '../client-limits.js';
 import type { ListPage } from '../list-page.js';
 
 export type { SessionCertificate } from '../../persistence/repositories/api-session-certificates.js';
@@ -26,7 +27,10 @@ export const SESSION_CERT_VALIDITY_MS = 12 * 60 * 60 * 1000;
 type SessionCaller = Pick<AuthContext, 'kind' | 'token' | 'session' | 'identity'>;
 
 export interface SessionCertificateService {
-  /** Issues a certificate for the CSR's key; `certificate` is the leaf then the CA chain, `cas` every trusted CA. */
+  /**
+   * Issues a certificate for the CSR's key; `certificate` is the leaf then the CA chain, `cas` every trusted CA. A
+   * non-administrator's API session holds at most MAX_CERTIFICATES_PER_API_SESSION unexpired ones (409 beyond).
+   */
   create(caller: SessionCaller, csrPem: unknown): Promise<{ id: string; certificate: string; cas: string }>;
   list(caller: SessionCaller, params: RawListParams): Promise<ListPage<SessionCertificate>>;
   get(caller: SessionCaller, id: string): Promise<SessionCertificate>;
@@ -69,6 +73,13 @@ export function createSessionCertificateService(deps: {
     async create(caller, csrPem) {
       const issuer = deps.signingCa;
       if (!issuer) throw new ApiError('NOT_FOUND', { message: 'Ephemeral certificates are not enabled: the controller configuration has no edge section' });
+      // Counted before the CSR is read or anything signed: a refused request costs one read (decision 0058).
+      if (isLimited(caller)) {
+        const held = await certificates.countUnexpired(caller.session.id, clock.now());
+        if (held >= MAX_CERTIFICATES_PER_API_SESSION) {
+          throw limitReached('certificates', held, MAX_CERTIFICATES_PER_API_SESSION, 'delete those no longer used (DELETE /current-api-session/certificates/{id})');
+        }
+      }
       const csr = await parseCsr(typeof csrPem === 'string' ? csrPem : undefined);
       const id = newEntityId();
       const { identity, session } = caller;

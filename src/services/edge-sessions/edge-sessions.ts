@@ -21,6 +21,7 @@ import { EDGE_SESSION_FIELDS, type EdgeSessionRepository } from '../../persisten
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
 import type { TerminatorService } from '../authorization/terminators.js';
+import { checkClientTags, isLimited, limitReached, MAX_SESSIONS_PER_API_SESSION } from '../client-limits.js';
 import type { ListPage } from '../list-page.js';
 import { TokenRejected } from '../oidc-provider/oidc-tokens.js';
 import type { PostureService } from '../posture/index.js';
@@ -49,7 +50,8 @@ export interface EdgeSessionService {
    * Opens a session of `type` for the service, or answers the API session's open one for the same service and type
    * (created once, as the reference does). 404 when the caller may not see the service, 403 when no policy of the
    * type grants it or the posture of every granting policy fails, 400 NO_EDGE_ROUTERS_AVAILABLE when no edge router
-   * serves both the identity and the service.
+   * serves both the identity and the service. A non-administrator's `tags` and session count are bounded
+   * (services/client-limits.ts): 400 naming `tags`, 409 API_SESSION_LIMIT_REACHED.
    */
   create(caller: Caller, input: EdgeSessionInput): Promise<EdgeSessionView>;
   /** One page of the caller's API session's sessions; those whose right is gone are ended, not shown. */
@@ -125,6 +127,7 @@ export function createEdgeSessionService(deps: {
 
   return {
     async create(caller, input) {
+      if (isLimited(caller)) checkClientTags(input.tags);
       // A granted right implies the service is visible, so visibility is only asked to word a refusal: 404 for a
       // service the caller may not see, 403 for one it sees but may not open this way.
       const service = await access.service(caller, input.serviceId);
@@ -140,6 +143,7 @@ export function createEdgeSessionService(deps: {
           cause: { field: 'serviceId', reason: 'no edge router policy and service edge router policy share a router', value: service.id },
         });
       }
+      if (isLimited(caller)) await checkRoomForSession(caller, service.id, input.type);
       const now = clock.now();
       const session = await sessions.open({
         id: newEntityId(),
@@ -195,6 +199,18 @@ export function createEdgeSessionService(deps: {
       return deps.terminators.listOfService(serviceId, params);
     },
   };
+
+  /**
+   * Refuses a new session when the caller's API session holds the most it may (decision 0058); opening one it holds
+   * already adds nothing and passes. Concurrent opens may each see room: the overshoot is bounded by the requests
+   * one client has in flight.
+   */
+  async function checkRoomForSession(caller: Caller, serviceId: string, type: ServicePolicyType): Promise<void> {
+    const { count, holdsThis } = await sessions.heldBy(caller.session.id, serviceId, type);
+    if (!holdsThis && count >= MAX_SESSIONS_PER_API_SESSION) {
+      throw limitReached('sessions', count, MAX_SESSIONS_PER_API_SESSION, 'delete sessions it no longer uses (DELETE /sessions/{id})');
+    }
+  }
 
   /**
    * The `session-token` header of `GET /services/{id}/edge-routers`: a session token this controller signed, unexpired,

@@ -14,6 +14,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { AuthContext } from '../authentication/request-auth.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
 import { createFeedCache } from '../change-feed/feed-cache.js';
+import { isLimited, limitReached, MAX_POSTURE_SLOTS_PER_API_SESSION } from '../client-limits.js';
 import { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, type CheckOutcome } from './evaluate.js';
 import { namedCheckIds, slotsOf, type PostureResponseInput } from './response-input.js';
 
@@ -53,7 +54,8 @@ export interface PolicyPostureQueries {
 export interface PostureService {
   /**
    * Stores responses for the caller's API session, all or none; 400 naming the field for the first one refused.
-   * `bulk` names fields by their index (`2.id`).
+   * `bulk` names fields by their index (`2.id`). A non-administrator's session holds at most
+   * MAX_POSTURE_SLOTS_PER_API_SESSION facts (409 API_SESSION_LIMIT_REACHED beyond).
    */
   submit(auth: AuthContext, responses: readonly PostureResponseInput[], options: { bulk: boolean }): Promise<{ services: PostureTimerService[] }>;
   /** Records that the caller's API session answered TOTP now (it restarts MFA checks' timers). */
@@ -150,6 +152,15 @@ export function createPostureService(deps: {
     return list.map((check) => postureQueryOf(check, evaluateCheck(check, state, now)));
   }
 
+  /** Refuses slots that would take the session past the most it may hold; replacing a held slot adds nothing. */
+  async function checkRoomForSlots(sessionId: string, slots: readonly PostureSlot[]): Promise<void> {
+    const held = new Set((await storedSlots(sessionId)).map(({ slot }) => slot));
+    const after = new Set([...held, ...slots.map(({ slot }) => slot)]);
+    if (after.size > MAX_POSTURE_SLOTS_PER_API_SESSION) {
+      throw limitReached('posture responses', held.size, MAX_POSTURE_SLOTS_PER_API_SESSION, 'it may replace the responses it holds, not add more');
+    }
+  }
+
   return {
     async submit(auth, items, { bulk }) {
       // Every check named is read before anything is written; a refusal stores nothing.
@@ -167,6 +178,7 @@ export function createPostureService(deps: {
           typeIds.push(item.typeId);
         }
       });
+      if (slots.length > 0 && isLimited(auth)) await checkRoomForSlots(auth.session.id, slots);
       if (slots.length > 0) await responses.put(sessionRef(auth), slots, typeIds);
       // The services whose MFA timers a wake or unlock shortened need the caller's service policies; until the
       // client service list lands (issue 15, item 1) the answer lists none (docs/decisions/0029).
