@@ -8,7 +8,8 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, spawnCliInTerminal } from '../helpers/cli.js';
+import { spawnCliInTerminal } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 
@@ -36,7 +37,7 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-edge-'));
     folders.push(xdg);
     const svc = (args: string[], stdin?: string, env: Record<string, string> = {}) =>
-      runCli(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '', ...env }, stdin === undefined ? {} : { stdin });
+      runCliInProcess(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '', ...env }, stdin === undefined ? {} : { stdin });
     return { xdg, svc, loginFile: join(xdg, 'svc', 'edge.json') };
   }
 

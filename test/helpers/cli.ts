@@ -1,9 +1,11 @@
 /**
- * Spawns the `svc` CLI as a real process and follows its output, for commands that run until a signal.
+ * Spawns the `svc` CLI as a real process and follows its output, for commands that run until a signal and for what is
+ * about the process (exit codes, terminals); commands whose process does not matter run in process (cli-in-process.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCliInProcess } from './cli-in-process.js';
 
 // Compiled runs (scripts/test.mjs) load this helper as .js: the CLI then runs from the compiled svc-cli.js too.
 const compiled = import.meta.url.endsWith('.js');
@@ -91,10 +93,10 @@ export async function runCli(
 
 /**
  * `svc` for one CLI user whose config folder is `xdg` (no administrator password in the environment): `svc(...args)`
- * runs a command; `ok(...args)` runs one that must succeed and returns its stdout.
+ * runs a command (in this process: cli-in-process.ts); `ok(...args)` runs one that must succeed and returns its stdout.
  */
 export function cliUser(xdg: () => string) {
-  const svc = (...args: string[]) => runCli(args, { XDG_CONFIG_HOME: xdg(), SVC_ADMIN_PASSWORD: '' });
+  const svc = (...args: string[]) => runCliInProcess(args, { XDG_CONFIG_HOME: xdg(), SVC_ADMIN_PASSWORD: '' });
   const ok = async (...args: string[]) => {
     const result = await svc(...args);
     assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);
