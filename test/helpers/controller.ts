@@ -1,9 +1,9 @@
 /**
  * An in-process controller for one test file, listening on loopback ports over real TLS, on the dialect under
  * test. The config is written as YAML and loaded through the real loader; `modify` adjusts it first.
- * With `inProcess: true` (the fast tier for route behaviour) nothing listens: requests go through Fastify's
- * `inject()`, and SQLite runs in memory; use the listening tier for what needs TLS, client certificates, sockets or
- * real client libraries. Fixture builders here return values and never assert.
+ * With `inProcess: true` (the fast tier for route behaviour) nothing listens: requests are injected into the app's
+ * server (its memory lane, then Fastify, as production answers them), and SQLite runs in memory; use the listening
+ * tier for what needs TLS, client certificates, sockets or real client libraries. Fixture builders here return values and never assert.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
@@ -55,7 +55,7 @@ export interface TestControllerOptions {
   ports?: number[];
   /** Receives the controller's log lines (JSON, level info and up) instead of discarding them. */
   logLines?: string[];
-  /** No sockets: requests through `inject()` on the first bind point's app, SQLite in memory. */
+  /** No sockets: requests injected into the first bind point's server (memory lane, then Fastify), SQLite in memory. */
   inProcess?: boolean;
 }
 
