@@ -31,13 +31,27 @@ export interface CliOptions {
   stdin?: string;
 }
 
+/** The processes spawnCli started, until stopLeftRunning stops them. */
+const started = new Set<CliProcess>();
+
 export function spawnCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [...loader, entry, ...args], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
-  return followed(child, 'stdout');
+  const cli = followed(child, 'stdout');
+  started.add(cli);
+  return cli;
+}
+
+/**
+ * Kills every process spawnCli started that still runs, for a file's `after`: a test that stops its controller only
+ * once its assertions passed would otherwise leave it running (holding its port) when one fails.
+ */
+export async function stopLeftRunning(): Promise<void> {
+  for (const cli of started) await cli.stop('SIGKILL');
+  started.clear();
 }
 
 /** A handle on `child` that keeps what it prints; `label` names its output in a timeout's message. */
