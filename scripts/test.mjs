@@ -3,7 +3,8 @@
 // PostgreSQL: SVC_TEST_POSTGRES_URL if set, else a throwaway cluster (initdb + pg_ctl as the `postgres` user,
 // a free loopback port, a temporary data folder) stopped at the end. Without PostgreSQL binaries the
 // PostgreSQL run is skipped with a loud notice, unless SVC_TEST_REQUIRE_POSTGRES=1 (CI), where it fails.
-// Arguments are test files or folders to run instead of all of test/. A run of everything starts with the lint
+// Arguments are test files or folders to run instead of all of test/; `--store sqlite|postgres` runs one store only
+// (SVC_TEST_ONLY does the same). A run of everything starts with the lint
 // (eslint.config.js: recommended rules and the layer directions of STYLE.md) and the typecheck; either failing fails
 // the run.
 // Speed (issue 13, point 7; docs/decisions/0024-compiled-test-runs.md): the typecheck also emits src/ and test/ as
@@ -20,7 +21,26 @@ import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.m
 
 const root = new URL('..', import.meta.url).pathname;
 const requirePostgres = process.env.SVC_TEST_REQUIRE_POSTGRES === '1';
-const only = process.env.SVC_TEST_ONLY; // "sqlite" or "postgres": run one dialect (for quick local loops)
+
+/** `--store sqlite|postgres` (or `--store=...`) taken out of the arguments; the rest are files and folders. */
+function storeArgument(args) {
+  const rest = [];
+  let store;
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--store') store = args[++i] ?? '';
+    else if (arg.startsWith('--store=')) store = arg.slice('--store='.length);
+    else rest.push(arg);
+  }
+  return { store, rest };
+}
+const { store, rest: paths } = storeArgument(process.argv.slice(2));
+// "sqlite" or "postgres": run one store (for quick local loops); the flag wins over the environment.
+const only = store ?? (process.env.SVC_TEST_ONLY || undefined);
+if (only !== undefined && only !== 'sqlite' && only !== 'postgres') {
+  console.error(`--store (or SVC_TEST_ONLY) is '${only}': it takes sqlite or postgres`);
+  process.exit(2);
+}
 /** Narrowed runs of this many files or more are compiled first (the compile costs about as much as 10 tsx starts). */
 const COMPILE_FROM = 10;
 /**
@@ -95,8 +115,8 @@ function runQuiet(args) {
   });
 }
 
-const narrowed = process.argv.slice(2).length > 0;
-const files = testFiles(narrowed ? process.argv.slice(2) : [join(root, 'test')]);
+const narrowed = paths.length > 0;
+const files = testFiles(narrowed ? paths : [join(root, 'test')]);
 const forced = process.env.SVC_TEST_COMPILE;
 const compile = forced === '1' ? true : forced === '0' ? false : !narrowed || files.length >= COMPILE_FROM;
 let build;
@@ -140,6 +160,8 @@ if (build) {
 }
 const compiled = build?.dir;
 const results = [];
+/** Runs the summary leaves out, named in it so that a green line never hides a store that was not tested. */
+const notRun = [];
 if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }, compiled));
 
 if (only !== 'sqlite') {
@@ -152,6 +174,7 @@ if (only !== 'sqlite') {
       process.exit(1);
     }
     console.error(`\n!!!!!!!! ${notice} !!!!!!!!\n`);
+    notRun.push('the PostgreSQL run was SKIPPED (no PostgreSQL binaries)');
   } else {
     if (!url) {
       cluster = await startThrowawayCluster(bin);
@@ -170,5 +193,7 @@ if (only !== 'sqlite') {
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const bad = results.some((r) => r.code !== 0) || failed > 0 || passed === 0;
-console.log(`\ntests: ${passed} passed, ${failed} failed`);
+if (only === 'sqlite') notRun.push('SQLite only (--store sqlite)');
+if (only === 'postgres') notRun.push('PostgreSQL only (--store postgres)');
+console.log(`\ntests: ${passed} passed, ${failed} failed${notRun.length > 0 ? `; ${notRun.join('; ')}` : ''}`);
 process.exit(bad ? 1 : 0);

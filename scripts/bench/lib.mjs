@@ -7,6 +7,7 @@ import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
 import { processCpuMs } from './cpu-budget.mjs';
+import { wrkResult } from './wrk-output.mjs';
 
 const here = new URL('.', import.meta.url).pathname;
 
@@ -85,7 +86,7 @@ export const generatorName = wrk ? 'wrk, 1 thread' : 'node load generator (insta
 
 /**
  * Loads `url` for `seconds` with `connections` keep-alive connections. `options`: {method, body, headers}.
- * Resolves {rps, errors (non-2xx), requests}.
+ * Resolves {rps (2xx answers per second), errors (non-2xx), requests (2xx answers)}.
  */
 export function load(url, ca, { connections, seconds, method = 'GET', body, headers = {}, scratch }) {
   if (wrk) {
@@ -101,10 +102,9 @@ export function load(url, ca, { connections, seconds, method = 'GET', body, head
       let out = '';
       child.stdout.on('data', (c) => (out += c));
       child.on('exit', (code) => {
-        const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1]);
-        const errors = Number(/Non-2xx or 3xx responses: (\d+)/.exec(out)?.[1] ?? 0);
-        const requests = Number(/(\d+) requests in/.exec(out)?.[1]);
-        return code === 0 && rps ? resolve({ rps, errors, requests }) : reject(new Error(`wrk failed: ${out}`));
+        // Only 2xx answers count in the rate and in `requests` (wrk-output.mjs), as in load.mjs.
+        const result = wrkResult(out);
+        return code === 0 && result?.rps ? resolve(result) : reject(new Error(`wrk failed: ${out}`));
       });
     });
   }

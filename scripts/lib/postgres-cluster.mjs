@@ -20,7 +20,9 @@ function freePort() {
 
 /** The newest installed PostgreSQL's bin folder, or undefined. */
 export function findPostgresBin() {
-  const base = '/usr/lib/postgresql';
+  // Where the versions are installed (Debian's layout); SVC_TEST_POSTGRES_ROOT names another folder (the runner's own
+  // test points it at an empty one to see a run without PostgreSQL).
+  const base = process.env.SVC_TEST_POSTGRES_ROOT || '/usr/lib/postgresql';
   if (!existsSync(base)) return undefined;
   const versions = readdirSync(base).sort((a, b) => Number(b) - Number(a));
   for (const v of versions) if (existsSync(join(base, v, 'bin', 'initdb'))) return join(base, v, 'bin');

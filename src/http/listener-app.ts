@@ -161,8 +161,9 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     }
   }
   if (listener.metrics) registerMetrics(app, services);
-  // The SDKs' polling routes, answered from memory before Fastify when they can be (decision 0042). Only where a
-  // server listens: `inject()` calls Fastify's handler itself.
+  // The SDKs' polling routes, answered from memory before Fastify when they can be (decision 0042). Installed on the
+  // app's server whether or not it listens, so that requests dispatched to a server that does not (the in-process
+  // test tier) take the path production's take.
   const lane = createMemoryLane({
     routes: laneRoutes,
     auth: services.auth,
@@ -178,7 +179,7 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     done();
   });
   await app.ready();
-  if (tls) installMemoryLane(app.server, lane);
+  installMemoryLane(app.server, lane);
   lanes.set(app, lane);
   return app;
 }

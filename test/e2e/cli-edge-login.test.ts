@@ -11,7 +11,8 @@ import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { verifiedCa } from '../helpers/cas.js';
-import { runCli, spawnCliInTerminal } from '../helpers/cli.js';
+import { spawnCliInTerminal } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { makeOpensslPki, type OpensslPki } from '../helpers/openssl-pki.js';
@@ -40,7 +41,7 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-edge-'));
     folders.push(xdg);
     const svc = (args: string[], stdin?: string, env: Record<string, string> = {}) =>
-      runCli(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '', ...env }, stdin === undefined ? {} : { stdin });
+      runCliInProcess(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '', ...env }, stdin === undefined ? {} : { stdin });
     return { xdg, svc, loginFile: join(xdg, 'svc', 'edge.json') };
   }
 

@@ -9,7 +9,8 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { runCli, spawnCliInTerminal } from '../helpers/cli.js';
+import { spawnCliInTerminal } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -28,7 +29,7 @@ describe(`svc edge: TOTP logins, updb enrollment, --all, names in every referenc
   function user() {
     const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-more-'));
     folders.push(xdg);
-    const svc = (args: string[], stdin?: string) => runCli(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '' }, stdin === undefined ? {} : { stdin });
+    const svc = (args: string[], stdin?: string) => runCliInProcess(args, { XDG_CONFIG_HOME: xdg, SVC_ADMIN_PASSWORD: '', SVC_ADMIN_USER: '' }, stdin === undefined ? {} : { stdin });
     /** Runs a command that must succeed, returning its stdout. */
     const ok = async (...args: string[]) => {
       const result = await svc(args);

@@ -11,12 +11,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { runCli, spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
 import { request } from '../helpers/https.js';
 import { freePort } from '../helpers/ports.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'svc-first-hour-'));
-after(() => rmSync(temp, { recursive: true, force: true }));
+after(async () => {
+  await stopLeftRunning();
+  rmSync(temp, { recursive: true, force: true });
+});
 
 // How the CLI helper runs `svc` from source (or from the compiled suite), for the shell wrapper below.
 const compiled = import.meta.url.endsWith('.js');

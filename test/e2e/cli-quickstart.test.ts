@@ -8,12 +8,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadControllerConfig } from '../../src/config/load.js';
-import { runCli, spawnCli } from '../helpers/cli.js';
+import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
 import { request } from '../helpers/https.js';
 import { freePort } from '../helpers/ports.js';
 
 const temp = mkdtempSync(join(tmpdir(), 'svc-cli-'));
-after(() => rmSync(temp, { recursive: true, force: true }));
+after(async () => {
+  await stopLeftRunning();
+  rmSync(temp, { recursive: true, force: true });
+});
 
 const sha = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 

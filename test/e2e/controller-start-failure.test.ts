@@ -35,4 +35,17 @@ describe(`a controller that cannot start (${testDialect})`, () => {
       assert.equal(rows[0].n, 0, 'no connection to the store is left open');
     }
   });
+
+  it('starts on newly picked ports when a port it picked was taken before it could bind, and answers there', async () => {
+    // The first pick is the port the blocker holds, as if another process took it between the pick and the bind.
+    const picks = [port];
+    const ctl = await startTestController({ pickPort: async () => picks.shift() ?? freePort() });
+    try {
+      assert.deepEqual(picks, [], 'the taken port was picked first');
+      assert.notEqual(ctl.ports[0], port);
+      assert.equal((await ctl.fetch('/edge/client/v1/version')).status, 200);
+    } finally {
+      await ctl.close();
+    }
+  });
 });

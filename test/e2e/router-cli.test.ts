@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { Ajv } from 'ajv';
 import { parse } from 'yaml';
-import { runCli } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli-in-process.js';
 
 const ROOT = fileURLToPath(new URL('../fixtures/router/', import.meta.url));
 const at = (name: string) => join(ROOT, name);

@@ -17,14 +17,18 @@ const FIXTURE = join(root, 'scripts', 'test', 'fixtures', 'leaves-temp-files.tes
 const outside = mkdtempSync(join(tmpdir(), 'svc-runner-cleanup-'));
 after(() => rmSync(outside, { recursive: true, force: true }));
 
-/** Starts `node scripts/test.mjs FIXTURE` in its own process group with TMPDIR = a new empty folder. */
-function startRun(name: string, env: Record<string, string>) {
+/**
+ * Starts `node scripts/test.mjs ...args FIXTURE` in its own process group with TMPDIR = a new empty folder, on SQLite
+ * only unless `env` says otherwise.
+ */
+function startRun(name: string, env: Record<string, string>, args: string[] = []) {
   const base = join(outside, name);
   const report = join(outside, `${name}.paths`);
   rmSync(base, { recursive: true, force: true });
   // Without this the inner `node --test` sees it runs inside a test (NODE_TEST_CONTEXT) and runs nothing.
-  const { NODE_TEST_CONTEXT: _context, ...parentEnv } = process.env;
-  const child = spawn(process.execPath, [join(root, 'scripts', 'test.mjs'), FIXTURE], {
+  // The PostgreSQL run of the outer suite gives its cluster and its requirement; the inner run decides its own.
+  const { NODE_TEST_CONTEXT: _context, SVC_TEST_POSTGRES_URL: _url, SVC_TEST_REQUIRE_POSTGRES: _required, ...parentEnv } = process.env;
+  const child = spawn(process.execPath, [join(root, 'scripts', 'test.mjs'), ...args, FIXTURE], {
     cwd: root,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -77,5 +81,41 @@ describe('the test runner and temporary folders', () => {
     const [tmp] = tempRoots(run);
     assert.ok(tmp);
     assert.deepEqual(readdirSync(join(outside, tmp)), [], 'nothing is left in TMPDIR');
+  });
+});
+
+describe('the test runner and the stores it runs on', () => {
+  // A folder without PostgreSQL versions in it: the runner finds no binaries there.
+  const noPostgres = { SVC_TEST_ONLY: '', SVC_TEST_POSTGRES_ROOT: mkdtempSync(join(outside, 'no-postgres-')) };
+  const summary = (output: string) => output.split('\n').find((line) => line.startsWith('tests: ')) ?? `no summary in: ${output}`;
+
+  it('says on its summary line that the PostgreSQL run was skipped when PostgreSQL is missing', async () => {
+    const run = startRun('no-postgres', noPostgres);
+    assert.equal(await run.exited, 0, run.output());
+    assert.equal(summary(run.output()), 'tests: 1 passed, 0 failed; the PostgreSQL run was SKIPPED (no PostgreSQL binaries)');
+  });
+
+  it('fails when PostgreSQL is required and missing, and ends with a plain summary when both stores ran', async () => {
+    const required = startRun('postgres-required', { ...noPostgres, SVC_TEST_REQUIRE_POSTGRES: '1' });
+    assert.equal(await required.exited, 1, required.output());
+    assert.match(required.output(), /PostgreSQL binaries not found: the PostgreSQL run of the suite is REQUIRED but missing/);
+    // Positive control: with a PostgreSQL URL (this run's own cluster, when the outer suite runs on PostgreSQL) both
+    // stores run and nothing is left out of the summary.
+    const url = process.env.SVC_TEST_POSTGRES_URL;
+    if (url) {
+      const both = startRun('both-stores', { ...noPostgres, SVC_TEST_POSTGRES_URL: url, SVC_TEST_REQUIRE_POSTGRES: '1' });
+      assert.equal(await both.exited, 0, both.output());
+      assert.equal(summary(both.output()), 'tests: 2 passed, 0 failed');
+    }
+  });
+
+  it('runs one store with --store, says so on its summary line, and refuses a store it does not know', async () => {
+    const sqlite = startRun('store-sqlite', noPostgres, ['--store', 'sqlite']);
+    assert.equal(await sqlite.exited, 0, sqlite.output());
+    assert.doesNotMatch(sqlite.output(), /=== PostgreSQL ===|SKIPPED/);
+    assert.equal(summary(sqlite.output()), 'tests: 1 passed, 0 failed; SQLite only (--store sqlite)');
+    const unknown = startRun('store-unknown', noPostgres, ['--store=mysql']);
+    assert.equal(await unknown.exited, 2, unknown.output());
+    assert.match(unknown.output(), /--store \(or SVC_TEST_ONLY\) is 'mysql': it takes sqlite or postgres/);
   });
 });

@@ -1,9 +1,11 @@
 /**
- * Spawns the `svc` CLI as a real process and follows its output, for commands that run until a signal.
+ * Spawns the `svc` CLI as a real process and follows its output, for commands that run until a signal and for what is
+ * about the process (exit codes, terminals); commands whose process does not matter run in process (cli-in-process.ts).
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { runCliInProcess } from './cli-in-process.js';
 
 // Compiled runs (scripts/test.mjs) load this helper as .js: the CLI then runs from the compiled svc-cli.js too.
 const compiled = import.meta.url.endsWith('.js');
@@ -29,13 +31,27 @@ export interface CliOptions {
   stdin?: string;
 }
 
+/** The processes spawnCli started, until stopLeftRunning stops them. */
+const started = new Set<CliProcess>();
+
 export function spawnCli(args: string[], env: Record<string, string> = {}, options: CliOptions = {}): CliProcess {
   const child = spawn(process.execPath, [...loader, entry, ...args], {
     env: { ...process.env, SVC_LOG_LEVEL: 'warn', ...env },
     stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   if (options.stdin !== undefined) child.stdin!.end(options.stdin);
-  return followed(child, 'stdout');
+  const cli = followed(child, 'stdout');
+  started.add(cli);
+  return cli;
+}
+
+/**
+ * Kills every process spawnCli started that still runs, for a file's `after`: a test that stops its controller only
+ * once its assertions passed would otherwise leave it running (holding its port) when one fails.
+ */
+export async function stopLeftRunning(): Promise<void> {
+  for (const cli of started) await cli.stop('SIGKILL');
+  started.clear();
 }
 
 /** A handle on `child` that keeps what it prints; `label` names its output in a timeout's message. */
@@ -91,10 +107,10 @@ export async function runCli(
 
 /**
  * `svc` for one CLI user whose config folder is `xdg` (no administrator password in the environment): `svc(...args)`
- * runs a command; `ok(...args)` runs one that must succeed and returns its stdout.
+ * runs a command (in this process: cli-in-process.ts); `ok(...args)` runs one that must succeed and returns its stdout.
  */
 export function cliUser(xdg: () => string) {
-  const svc = (...args: string[]) => runCli(args, { XDG_CONFIG_HOME: xdg(), SVC_ADMIN_PASSWORD: '' });
+  const svc = (...args: string[]) => runCliInProcess(args, { XDG_CONFIG_HOME: xdg(), SVC_ADMIN_PASSWORD: '' });
   const ok = async (...args: string[]) => {
     const result = await svc(...args);
     assert.equal(result.code, 0, `${args.join(' ')}: ${result.stderr}`);

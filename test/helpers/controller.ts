@@ -1,9 +1,9 @@
 /**
  * An in-process controller for one test file, listening on loopback ports over real TLS, on the dialect under
  * test. The config is written as YAML and loaded through the real loader; `modify` adjusts it first.
- * With `inProcess: true` (the fast tier for route behaviour) nothing listens: requests go through Fastify's
- * `inject()`, and SQLite runs in memory; use the listening tier for what needs TLS, client certificates, sockets or
- * real client libraries. Fixture builders here return values and never assert.
+ * With `inProcess: true` (the fast tier for route behaviour) nothing listens: requests are injected into the app's
+ * server (its memory lane, then Fastify, as production answers them), and SQLite runs in memory; use the listening
+ * tier for what needs TLS, client certificates, sockets or real client libraries. Fixture builders here return values and never assert.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { readFileSync } from 'node:fs';
@@ -55,7 +55,9 @@ export interface TestControllerOptions {
   ports?: number[];
   /** Receives the controller's log lines (JSON, level info and up) instead of discarding them. */
   logLines?: string[];
-  /** No sockets: requests through `inject()` on the first bind point's app, SQLite in memory. */
+  /** Picks a free loopback port (default: freePort, asking the OS); for tests of the retry when one was taken. */
+  pickPort?(): Promise<number>;
+  /** No sockets: requests injected into the first bind point's server (memory lane, then Fastify), SQLite in memory. */
   inProcess?: boolean;
 }
 
@@ -77,41 +79,71 @@ async function ownDatabase(dir: string): Promise<{ db: string; drop(): Promise<v
   return { db: target.kind === 'postgres' ? target.url : join(dir, 'svc.sqlite'), drop };
 }
 
+/** Whether `error` is a listener's refusal of an address another socket took. */
+const addressInUse = (error: unknown): boolean => (error as NodeJS.ErrnoException)?.code === 'EADDRINUSE' || /EADDRINUSE/.test(String((error as Error)?.message));
+
+/** Tries to start a controller on ports it picked this many times before giving up. */
+const LISTEN_ATTEMPTS = 3;
+
 export async function startTestController(options: TestControllerOptions = {}): Promise<TestController> {
   const pki = await sharedPki();
   const dir = mkdtempSync(join(tmpdir(), 'svc-test-'));
-  const ports: number[] = [...(options.ports ?? [])];
-  // In process nothing listens, so any port number will do as the address the config and the URLs name.
-  if (ports.length === 0) for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(options.inProcess ? 1280 + i : await freePort());
   const inMemory = options.inProcess && testDialect === 'sqlite' && options.databaseTarget === undefined;
   const { db, drop } = inMemory
     ? { db: ':memory:', drop: async () => {} }
     : options.databaseTarget !== undefined
       ? { db: options.databaseTarget, drop: async () => {} }
       : await ownDatabase(dir);
-  const address = `127.0.0.1:${ports[0]}`;
-  const config: ConfigObject = {
-    v: 3,
-    db,
-    identity: { cert: pki.clientCert, key: pki.clientKey, server_cert: pki.serverCert, server_key: pki.serverKey, ca: pki.caBundle },
-    edge: {
-      api: { address },
-      enrollment: { signingCert: { cert: pki.intermediateCert, key: pki.intermediateKey } },
-    },
-    web: [{ name: 'main', bindPoints: [{ interface: address, address }], apis: [{ binding: 'edge-client' }, { binding: 'edge-management' }] }],
+  // In process nothing listens, so any port number will do as the address the config and the URLs name. Otherwise
+  // a port asked of the OS is released before the controller binds it, and another process may take it meanwhile:
+  // the start is then tried again on newly picked ports (ports the caller gave are tried once).
+  const given = options.ports !== undefined && options.ports.length > 0;
+  const pick = options.pickPort ?? freePort;
+  const pickPorts = async () => {
+    const ports: number[] = [];
+    for (let i = 0; i <= (options.extraPorts ?? 0); i++) ports.push(options.inProcess ? 1280 + i : await pick());
+    return ports;
   };
-  options.modify?.(config, ports);
-  const file = join(dir, 'controller.yml');
-  writeFileSync(file, stringify(config));
-  const { config: loaded, diagnostics } = await loadControllerConfig(file, { env: {} });
-  if (!loaded) throw new Error(`test config invalid:\n${diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`);
-
-  const running = await startController(loaded, {
-    logger: options.logLines ? pino({ level: 'info' }, { write: (line: string) => void options.logLines?.push(line) }) : pino({ level: 'silent' }),
-    clock: options.clock ?? systemClock,
-    ...(options.authenticationLimits ? { authenticationLimits: options.authenticationLimits } : {}),
-    ...(options.inProcess ? { listen: false } : {}),
-  });
+  const startOn = async (ports: number[]) => {
+    const address = `127.0.0.1:${ports[0]}`;
+    const config: ConfigObject = {
+      v: 3,
+      db,
+      identity: { cert: pki.clientCert, key: pki.clientKey, server_cert: pki.serverCert, server_key: pki.serverKey, ca: pki.caBundle },
+      edge: {
+        api: { address },
+        enrollment: { signingCert: { cert: pki.intermediateCert, key: pki.intermediateKey } },
+      },
+      web: [{ name: 'main', bindPoints: [{ interface: address, address }], apis: [{ binding: 'edge-client' }, { binding: 'edge-management' }] }],
+    };
+    options.modify?.(config, ports);
+    const file = join(dir, 'controller.yml');
+    writeFileSync(file, stringify(config));
+    const { config: loaded, diagnostics } = await loadControllerConfig(file, { env: {} });
+    if (!loaded) throw new Error(`test config invalid:\n${diagnostics.map((d) => `${d.path}: ${d.message}`).join('\n')}`);
+    return startController(loaded, {
+      logger: options.logLines ? pino({ level: 'info' }, { write: (line: string) => void options.logLines?.push(line) }) : pino({ level: 'silent' }),
+      clock: options.clock ?? systemClock,
+      ...(options.authenticationLimits ? { authenticationLimits: options.authenticationLimits } : {}),
+      ...(options.inProcess ? { listen: false } : {}),
+    });
+  };
+  let ports = given ? [...(options.ports as number[])] : await pickPorts();
+  let running: RunningController;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      running = await startOn(ports);
+      break;
+    } catch (error) {
+      if (given || options.inProcess || attempt >= LISTEN_ATTEMPTS || !addressInUse(error)) {
+        await drop();
+        rmSync(dir, { recursive: true, force: true });
+        throw error;
+      }
+      ports = await pickPorts();
+    }
+  }
+  const address = `127.0.0.1:${ports[0]}`;
   const ca = readFileSync(pki.caBundle, 'utf8');
   const baseUrl = `https://${address}`;
   let adminToken: string | undefined;

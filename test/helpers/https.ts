@@ -3,7 +3,10 @@
  * (including repeated WWW-Authenticate), optional client certificate.
  */
 import type { FastifyInstance } from 'fastify';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+// Fastify's own injection library (what app.inject uses), given the server's dispatch instead of Fastify's handler.
+import { inject } from 'light-my-request';
 
 export interface TestResponse {
   status: number;
@@ -73,8 +76,10 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
 }
 
 /**
- * The same request through Fastify's `inject()` (the in-process tier): no socket, no TLS, the client address
- * 127.0.0.1. Client certificates cannot be presented this way.
+ * The same request injected into the app's server (the in-process tier): no socket, no TLS, the client address
+ * 127.0.0.1. It is dispatched to the server's request listeners, as a listening server dispatches a request, so the
+ * memory lane answers what it would answer in production (decision 0042) and Fastify the rest; Fastify's own
+ * `inject()` would skip the lane. Client certificates cannot be presented this way.
  */
 export async function injected(app: FastifyInstance, path: string, options: Omit<TestRequestOptions, 'ca'>): Promise<TestResponse> {
   if (options.cert || options.localAddress) throw new Error('client certificates and source addresses need the listening tier');
@@ -82,7 +87,8 @@ export async function injected(app: FastifyInstance, path: string, options: Omit
   const payload = body === undefined ? undefined : typeof body === 'string' || Buffer.isBuffer(body) ? body : JSON.stringify(body);
   const headers: Record<string, string | string[]> = { ...(options.headers ?? {}) };
   if (body !== undefined && typeof body === 'object' && !Buffer.isBuffer(body) && !headers['content-type']) headers['content-type'] = 'application/json';
-  const res = await app.inject({ method: (options.method ?? 'GET') as any, url: path, headers, ...(payload === undefined ? {} : { payload }) });
+  const dispatch = (request: IncomingMessage, response: ServerResponse) => void app.server.emit('request', request, response);
+  const res = await inject(dispatch, { method: (options.method ?? 'GET') as any, url: path, headers, ...(payload === undefined ? {} : { payload }) });
   const bytes = res.rawPayload;
   const text = bytes.toString('utf8');
   const headerValues = (name: string) => {

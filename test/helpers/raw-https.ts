@@ -2,6 +2,8 @@
  * A raw HTTP/1.1-over-TLS client for tests that must send what an ordinary client refuses to: repeated or
  * conflicting framing headers, control characters in header values, no Host header, heads of any size, bodies that
  * are not what their headers say. One connection per request (`Connection: close`); the answer is read to the end.
+ * Each connection resumes the TLS session of the last one to the same server (RFC 8446 §2.2), as clients do: a full
+ * handshake per request was most of the bad-input corpus's CPU, and no test here is about the handshake.
  */
 import { connect, type ConnectionOptions } from 'node:tls';
 
@@ -56,6 +58,9 @@ function parseResponse(data: Buffer): RawResponse {
   return { status, headers, body, text: body.toString('utf8') };
 }
 
+/** The last TLS session ticket each server (host, port and trusted CA) gave, to resume on the next connection. */
+const sessions = new Map<string, Buffer>();
+
 /** Sends `request` to `host:port` over TLS trusting `ca`; resolves with the answer once the server closes. */
 export function rawHttpsRequest(target: { host: string; port: number; ca: string }, request: RawRequest): Promise<RawResponse> {
   const body = request.body === undefined ? undefined : Buffer.isBuffer(request.body) ? request.body : Buffer.from(request.body, 'utf8');
@@ -66,12 +71,15 @@ export function rawHttpsRequest(target: { host: string; port: number; ca: string
   if (body !== undefined && request.frameBody !== false && !framed) lines.push(`Content-Length: ${body.length}`);
   lines.push('Connection: close');
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
-  const options: ConnectionOptions = { host: target.host, port: target.port, ca: target.ca };
+  const server = `${target.host}:${target.port}:${target.ca}`;
+  const session = sessions.get(server);
+  const options: ConnectionOptions = { host: target.host, port: target.port, ca: target.ca, ...(session ? { session } : {}) };
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(options, () => {
       socket.write(body ? Buffer.concat([head, body]) : head);
     });
+    socket.on('session', (ticket: Buffer) => sessions.set(server, ticket));
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     // The server may close while a large request is still being written (it refused the head): what it answered
     // before closing is still the answer.

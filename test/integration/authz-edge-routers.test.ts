@@ -210,5 +210,8 @@ describe(`edge router management (${testDialect})`, () => {
       assert.equal(res.status, 403, res.text);
     }
     assert.equal((await read(id)).cost, 0);
+    // Positive control: the same change by an administrator is made.
+    assert.equal((await admin.patch(`/edge-routers/${id}`, { cost: 1 })).status, 200);
+    assert.equal((await read(id)).cost, 1);
   });
 });

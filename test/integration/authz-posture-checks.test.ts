@@ -163,5 +163,11 @@ describe(`posture check management (${testDialect})`, () => {
     for (const res of [await user.get('/posture-checks'), await user.post('/posture-checks', { name: 'x', ...BODIES.MFA }), await user.get('/posture-check-types')]) {
       assert.equal(res.status, 403, res.text);
     }
+    // Positive control: the same calls by an administrator are answered, and the refused creation made nothing.
+    assert.equal((await admin.get('/posture-check-types')).status, 200);
+    assert.equal((await admin.get(`/posture-checks?filter=${encodeURIComponent('name = "x"')}`)).json().data.length, 0);
+    const made = await admin.post('/posture-checks', { name: 'x', ...BODIES.MFA });
+    assert.equal(made.status, 201, made.text);
+    assert.equal((await admin.del(`/posture-checks/${made.json().data.id}`)).status, 200);
   });
 });

@@ -191,5 +191,8 @@ describe(`service management (${testDialect})`, () => {
       assert.equal(res.status, 403, res.text);
     }
     assert.equal((await read(id)).name, 'admin-only');
+    // Positive control: the same change by an administrator is made.
+    assert.equal((await admin.patch(`/services/${id}`, { name: 'renamed-by-admin' })).status, 200);
+    assert.equal((await read(id)).name, 'renamed-by-admin');
   });
 });

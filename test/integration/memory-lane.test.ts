@@ -239,3 +239,26 @@ describe(`memory lane on a stopped clock (${testDialect})`, () => {
     assert.fail('the view kept the old name');
   });
 });
+
+describe(`memory lane on the in-process test tier (${testDialect})`, () => {
+  let ctl: TestController;
+  before(async () => {
+    ctl = await startTestController({ inProcess: true });
+  });
+  after(async () => ctl.close());
+
+  it('answers an SDK poll of an in-process controller from memory, as a listening one does, and leaves the rest to Fastify', async () => {
+    const lane = memoryLaneOf(ctl.running.apps[0]!.app);
+    assert.ok(lane, 'an in-process controller has a memory lane');
+    const token = await nonAdminToken(ctl, 'in-process-poller');
+    const res = await untilLaneAnswers(ctl, lane, `${CLIENT}/current-api-session`, { 'svc-session': token });
+    assert.equal(res.status, 200);
+    assert.equal(res.json().data.identity.name, 'in-process-poller');
+    // Control: a query makes it Fastify's, which answers the same caller without the lane.
+    const before = lane.answered;
+    const viaFastify = await ctl.fetch(`${CLIENT}/current-api-session?via=fastify`, { headers: { 'svc-session': token } });
+    assert.equal(viaFastify.status, 200);
+    assert.equal(lane.answered, before);
+  });
+});
+

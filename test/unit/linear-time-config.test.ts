@@ -19,10 +19,10 @@ import { isClean, type SchemaCheckResult } from '../../src/shared/schema-check.j
 import { substituteReferences } from '../../src/shared/variable-references.js';
 import { MAX_YAML_DEPTH, MAX_YAML_LENGTH, parseYaml } from '../../src/shared/yaml-source.js';
 import { HEAD as CONTROLLER_HEAD, EDGE, loadText, printed } from '../helpers/config-fixture.js';
-import { fill, fillWith, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
+import { fill, LINEAR_BOUND, fillWith, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
 
 const SIZE = MAX_YAML_LENGTH;
-const BOUND = 10;
+const BOUND = LINEAR_BOUND;
 const ROUTER_HEAD = 'v: 3\nidentity:\n  cert: c.pem\n  server_cert: s.pem\n  key: k.pem\n  ca: ca.pem\nctrl:\n  endpoint: tls:ctrl.example.com:6262\n';
 
 /** `head`, then items from `item(0)`, `item(1)`, ... up to SIZE characters (cut at an item). */

@@ -10,7 +10,7 @@ import { describe, it } from 'node:test';
 import { ApiError } from '../../src/errors/api-error.js';
 import { MAX_FILTER_LENGTH, MAX_NESTING_DEPTH, parseFilter, parseListParams, type FieldMap } from '../../src/persistence/query/list-query.js';
 import { closestMatch } from '../../src/shared/text-distance.js';
-import { fill, fillWith, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
+import { fill, LINEAR_BOUND, fillWith, ratioSummary, timeRatios, tooSlow } from '../helpers/timing.js';
 
 /** A field map the size of the real ones (identities expose about a dozen fields). */
 const fields: FieldMap = {
@@ -30,7 +30,7 @@ const fields: FieldMap = {
 
 /** What reaches a query parameter: the 16 KiB request head, less the request line around it. */
 const QUERY_PARAMETER = 16 * 1024 - 64;
-const BOUND = 10;
+const BOUND = LINEAR_BOUND;
 
 describe('linear time: the filter parameter', () => {
   it(`costs a small multiple of an ordinary filter for ${MAX_FILTER_LENGTH} characters of any shape`, async (t) => {

@@ -42,8 +42,11 @@ export function send(url: URL, options: HttpRequest): Promise<HttpAnswer> {
     headers['content-type'] = 'application/json';
   }
   const tls = options.ca === false ? { rejectUnauthorized: false } : { ca: options.ca };
+  // A pinned request takes a connection of its own: through the shared agent it could ride a kept-alive socket (no
+  // handshake, so the pin would go unchecked) or resume a TLS session (no certificate presented to check).
+  const connection = options.pin !== undefined ? { agent: false as const } : {};
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: options.method ?? 'GET', headers, ...tls, cert: options.cert, key: options.key }, (res) => {
+    const req = request(url, { method: options.method ?? 'GET', headers, ...tls, ...connection, cert: options.cert, key: options.key }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('end', () => {
