@@ -2,6 +2,7 @@
  * The first hour with `svc`, tried as a new user would: what quickstart says while it works and in its banner, the
  * controller stopping however it was started (under npm's `npm exec` -> `sh -c` -> node chain too), the request
  * and refusal log without secrets, and `svc controller check` naming a bad SVC_LOG_LEVEL.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { spawn, execFileSync } from 'node:child_process';

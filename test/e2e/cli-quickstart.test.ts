@@ -1,5 +1,6 @@
 /**
  * `svc quickstart` and `svc controller check|run` as a user runs them: real processes, real files, real TLS.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';

@@ -1,5 +1,6 @@
 /**
  * `svc router validate|explain|schema` as a user runs them: real processes, the fixture corpus as input.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

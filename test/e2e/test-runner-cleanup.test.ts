@@ -14,6 +14,7 @@ import { after, describe, it } from 'node:test';
 // has no scripts/test.mjs.
 const root = process.cwd();
 const FIXTURE = join(root, 'scripts', 'test', 'fixtures', 'leaves-temp-files.test.ts');
+const STORE_INDEPENDENT_FIXTURE = join(root, 'scripts', 'test', 'fixtures', 'store-independent.test.ts');
 const outside = mkdtempSync(join(tmpdir(), 'svc-runner-cleanup-'));
 after(() => rmSync(outside, { recursive: true, force: true }));
 
@@ -95,7 +96,7 @@ describe('the test runner and the stores it runs on', () => {
     assert.equal(summary(run.output()), 'tests: 1 passed, 0 failed; the PostgreSQL run was SKIPPED (no PostgreSQL binaries)');
   });
 
-  it('fails when PostgreSQL is required and missing, and ends with a plain summary when both stores ran', async () => {
+  it('fails when PostgreSQL is required and missing, and ends with a plain summary when both stores ran, a store-independent file once', async () => {
     const required = startRun('postgres-required', { ...noPostgres, SVC_TEST_REQUIRE_POSTGRES: '1' });
     assert.equal(await required.exited, 1, required.output());
     assert.match(required.output(), /PostgreSQL binaries not found: the PostgreSQL run of the suite is REQUIRED but missing/);
@@ -106,6 +107,14 @@ describe('the test runner and the stores it runs on', () => {
       const both = startRun('both-stores', { ...noPostgres, SVC_TEST_POSTGRES_URL: url, SVC_TEST_REQUIRE_POSTGRES: '1' });
       assert.equal(await both.exited, 0, both.output());
       assert.equal(summary(both.output()), 'tests: 2 passed, 0 failed');
+      // A file marked @store-independent runs in the SQLite pass only, and in the PostgreSQL pass when that is the
+      // only one.
+      const marked = startRun('both-stores-marked', { ...noPostgres, SVC_TEST_POSTGRES_URL: url }, [STORE_INDEPENDENT_FIXTURE]);
+      assert.equal(await marked.exited, 0, marked.output());
+      assert.equal(summary(marked.output()), 'tests: 3 passed, 0 failed');
+      const postgresOnly = startRun('postgres-only-marked', { ...noPostgres, SVC_TEST_POSTGRES_URL: url }, ['--store', 'postgres', STORE_INDEPENDENT_FIXTURE]);
+      assert.equal(await postgresOnly.exited, 0, postgresOnly.output());
+      assert.equal(summary(postgresOnly.output()), 'tests: 2 passed, 0 failed; PostgreSQL only (--store postgres)');
     }
   });
 

@@ -1,6 +1,7 @@
 /**
  * The prepared-statement cache in front of better-sqlite3: statements are reused for the same SQL text, values are
  * bound per call, and the cache stays within its capacity.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,7 @@
  * The benchmark's CPU accounting (scripts/bench/cpu-budget.mjs): the README's login figures say how much of a login's
  * CPU is the controller's and how much the database's and the load generator's, so each part must count what it
  * names, including the processes that ended during the run.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';

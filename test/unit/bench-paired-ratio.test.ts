@@ -2,6 +2,7 @@
  * The benchmark's login ratios (scripts/bench/paired-ratio.mjs): the README's login figures compare each round with
  * the raw argon2id runs made just before and just after it, so a slow minute of the host lowers both sides of a
  * ratio rather than one.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import { join } from 'node:path';
 import { test } from 'node:test';

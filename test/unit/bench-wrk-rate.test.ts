@@ -1,6 +1,7 @@
 /**
  * `npm run bench` reads wrk's report (scripts/bench/wrk-output.mjs): its rate counts only 2xx answers, since wrk's
  * own Requests/sec counts refusals too and a server answering errors quickly would look fast.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * The `svc edge` resource commands are made from a Management API document: these check that reading, on the
  * document this build generates from its route table and on a document with a resource the CLI has never heard of.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -3,6 +3,7 @@
  * one (`-p`/`--password`, `--admin-password`) warns on stderr before its command runs, naming the option and the
  * ways to keep the secret off the command line; the same commands given the password another way say nothing of it.
  * The commands run in process and stop at a missing file or a bad port, so nothing is created or contacted.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';

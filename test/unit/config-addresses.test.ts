@@ -1,5 +1,6 @@
 /**
  * Address syntax in the controller config: `host:port` and the `redirectURIs` patterns of edge-oidc.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * `svc controller check` reports every problem of the edge section in one run: a wrong value in one part (or in one
  * key of a part) never hides the problems of the others, whether it is a shape problem or a rule problem.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * The `edge` section of the controller config: address, duration limits, the OIDC token lifetime
  * adjustments (warnings, config still loads) and the TOTP host name.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * `edge.externalJwt` of the controller config: the JWKS fetch settings of external JWT signers, their defaults, and
  * the diagnostics `svc controller check` prints for wrong values.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

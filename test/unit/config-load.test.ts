@@ -1,6 +1,7 @@
 /**
  * Loading the controller config file: the whole pipeline from text to a frozen typed config, positions of
  * problems, reporting everything in one run, YAML syntax, `${VAR}`, database targets and certificate files.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';

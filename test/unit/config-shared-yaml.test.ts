@@ -1,6 +1,7 @@
 /**
  * The generic pieces under the config loader: YAML positions, `${VAR}` substitution, schema problems in
  * plain words, and the printed diagnostic shape. Reused by the router config validator.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

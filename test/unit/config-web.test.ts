@@ -1,6 +1,7 @@
 /**
  * The `web` listeners of the controller config: bindings and their options, listener-wide rules, TLS and
  * timeouts, and OIDC auto-binding (spec "Web listener rules").
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

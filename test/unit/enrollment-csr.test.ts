@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // The pieces of enrollment that need no server: CSR checks (RFC 2986), Accept negotiation (RFC 9110 section
 // 12.5.1) and the enrollment JWT signer with its JWKS (RFC 7517).
 import assert from 'node:assert/strict';

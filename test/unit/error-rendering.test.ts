@@ -2,6 +2,7 @@
  * Rendering errors whatever they carry (errors/excerpt.ts, http/kit/errors.ts, the OIDC error shape): values are
  * echoed as short escaped excerpts, texts are printable and bounded, deep and cyclic causes render without throwing
  * or overflowing, and the server's own refusals made before any route is known are answered in the envelope.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { PassThrough } from 'node:stream';

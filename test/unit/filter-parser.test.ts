@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // The list-query language: text -> AST with type checks, its error messages, and the paging/sort parameter rules.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,7 @@
  * Fetching external JWT signers' key sets against a real local HTTPS server whose certificate comes from a test PKI:
  * trust, caching and rate-limited refresh, and every limit that keeps an administrator's URL from being abused
  * (scheme, private and link-local addresses on every hop, pinned addresses, size, redirects, time).
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';

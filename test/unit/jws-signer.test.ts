@@ -1,6 +1,7 @@
 /**
  * The controller's compact JWS signer (src/crypto/jws.ts) against an independent verifier (jose): every kind of key
  * a controller's certificate may have signs tokens that verify with its public key, and with no other.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync, sign, verify, type KeyObject } from 'node:crypto';

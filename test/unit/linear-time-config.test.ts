@@ -5,6 +5,7 @@
  * ratio to an ordinary file of the same size in the same run. Also the behaviour of what was rewritten for it: the
  * reference scanner, the duplicate-key check, the size and depth limits, and the indexes behind `isClean`,
  * `errorCount` and the bind-point clash check.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { access } from 'node:fs/promises';

@@ -3,6 +3,7 @@
  * then the DER decoder, which is held to MAX_CSR_DER_BYTES so that its few microseconds per ASN.1 element stay a
  * bounded cost. The worst bodies are timed as a ratio to an ordinary one of the same size (a router's CSR with many
  * names, after the text `openssl req -text` prints) measured in the same run. Also the new size limit itself.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { webcrypto } from 'node:crypto';

@@ -4,6 +4,7 @@
  * and its time is compared with an ordinary input of the same length measured in the same run: the bound is a ratio,
  * never a wall-clock constant. Also the rules added on the way: repeated sort fields are dropped, and a filter of
  * 100,000 nested parentheses is a 400 rather than a stack overflow.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -4,6 +4,7 @@
  * the JWT header read before verification, and redirect URIs. Each parser gets the longest input that can reach it in
  * its worst shapes, timed as a ratio to an ordinary input of the same length measured in the same run. Also the
  * behaviour of what was rewritten for it: reading bearer tokens and parsing forms.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,7 @@
  * The bounded cache behind the authentication cache, the access-token cache and the external JWT cache
  * (shared/lru.ts): it never holds more than its capacity, evicts what was not read for the longest, and keeps an
  * entry that is read often however many others come and go.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * The plain counters and histograms the request path records into must scrape exactly as prom-client's own metrics
  * would for the same recordings: a Prometheus server sees no difference.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

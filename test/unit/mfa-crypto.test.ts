@@ -1,6 +1,7 @@
 /**
  * The pure parts of TOTP MFA: sealing secrets at rest (AES-256-GCM bound to their owner), the TOTP arithmetic
  * (RFC 6238 test vector, the one-step window), the shapes of typed codes, and recovery codes.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';

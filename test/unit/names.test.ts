@@ -1,6 +1,7 @@
 /**
  * The pure name and username rules (src/policy/names.ts): which usernames collide under the key, and what a name or
  * username may not contain, with reasons that say what was wrong and where.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

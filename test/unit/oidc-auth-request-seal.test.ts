@@ -2,6 +2,7 @@
  * The sealed id of an authorization request (services/oidc-provider/oidc-auth-request-seal.ts): it opens to what was
  * sealed, only under the key and purpose it was sealed for, and the requests kept opened in memory answer exactly
  * what decrypting the id answers, cannot be changed by a caller, and stay bounded in number.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

@@ -3,6 +3,7 @@
  * minted for, with its expiry a minute on, at any controller with the same key; an altered code, one sealed under
  * another key or for another purpose, and one missing or mistyping a field open to nothing; codes kept in memory
  * cannot be changed by a caller.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';

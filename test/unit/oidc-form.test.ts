@@ -2,6 +2,7 @@
  * Form bodies of the OIDC endpoints (src/oidc/params.ts): parsed in one pass, a repeated name kept as a list for
  * readParams to refuse, and a refused name (`__proto__`, `constructor`) an invalid_request naming it, before it could
  * be used as a key.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

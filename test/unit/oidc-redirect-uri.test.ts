@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { DEFAULT_REDIRECT_PATTERNS } from '../../src/config/redirect-uri.js';

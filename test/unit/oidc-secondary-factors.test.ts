@@ -1,6 +1,7 @@
 /**
  * The secondary-factor decision of a login: which factors the auth policy (and, later, the identity's MFA
  * enrollment) leave outstanding after the primary credential was accepted.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * Verification of OIDC access tokens: only our key, our algorithm, our issuers and audience, within their time.
  * Hostile tokens (tampered, `alg: none`, HS256 keyed with the public key, foreign kid) are all `invalid`.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';

@@ -1,4 +1,5 @@
-/** Views and texts of kept values made once per value object (shared/once-per-object.ts). */
+/** Views and texts of kept values made once per value object (shared/once-per-object.ts). * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { oncePerObject } from '../../src/shared/once-per-object.js';

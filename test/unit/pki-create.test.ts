@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // createControllerPki: the files it writes, their permissions, and the certificates' shape and chain.
 import assert from 'node:assert/strict';
 import { X509Certificate as NodeX509Certificate } from 'node:crypto';

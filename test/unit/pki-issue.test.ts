@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // issueCertificate and loadCertificateAuthority: the path enrollment will take (CSR in, client cert out).
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // loadIdentity: reading an identity's files and refusing broken ones with a message naming the file.
 import assert from 'node:assert/strict';
 import { createPrivateKey, webcrypto } from 'node:crypto';

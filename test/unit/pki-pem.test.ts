@@ -2,6 +2,7 @@
  * Finding PEM blocks (pki/pem.ts): what counts as a block, and that the time grows linearly with the text whatever
  * it holds. A body full of BEGIN lines with no END once took 14 s for 1 MiB (issue 12, point 1); the bound here is a
  * ratio to a well-formed text of the same size, measured in the same run, never a wall-clock constant.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // Certs-only PKCS#7 for EST /cacerts, and splitting PEM bundles.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';

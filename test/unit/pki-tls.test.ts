@@ -1,3 +1,4 @@
+/** @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061). */
 // A real TLS handshake on 127.0.0.1 with the files createControllerPki writes.
 import assert from 'node:assert/strict';
 import { once } from 'node:events';

@@ -2,6 +2,7 @@
  * The one principal check (src/policy/principal.ts, decision 0019): from plain facts about the identity and the
  * session that names it, whether the caller may act now and, if not, why; and the loader that reads the identity
  * for it (src/services/authentication/principal.ts).
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

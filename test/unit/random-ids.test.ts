@@ -1,6 +1,7 @@
 /**
  * Entity ids (src/shared/random.ts): 16 base-62 characters, every character equally likely, never repeating, also
  * across the refills of the random bytes they are drawn from.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * Secret tokens and random bytes (src/shared/random.ts): each one different and well formed, each its own memory (a
  * caller may hand its ArrayBuffer on, as the TOTP seeds do), and uniformly distributed.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,6 +1,7 @@
 /**
  * The shape checker the response-shape tests rely on (test/helpers/shapes.ts): it must report a missing field, a
  * field of the wrong JSON type and a missing nested field, or those tests could never fail.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -3,6 +3,7 @@
  * character rules of decision 0016 and NFC apply, repeats in one list are refused, and every refusal names the
  * character (code point and, for the invisible ones, its Unicode name) and its position. What an entity or a policy
  * already holds is not judged again.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -3,6 +3,7 @@
  * diagnostics, printed one per line, must equal the `*.expected.txt` beside it exactly. Valid files may carry
  * warnings but no error, and the published JSON Schema accepts them too (an editor must not flag what the
  * validator accepts); invalid files have at least one error.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';

@@ -2,6 +2,7 @@
  * validateRouterConfig as a library: the effective configuration with every default, the either-or keys,
  * the consequence warnings, the forms router files are written in in the field, and the value parsers at
  * their edges.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,7 @@
  * The checks of an edge router's two CSRs (services/routers/router-csrs.ts) with CSRs made by `openssl`: the
  * controller's own host names and loopback names are refused however they are spelled unless the operator allows
  * local names, other names pass as the CSR gives them.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

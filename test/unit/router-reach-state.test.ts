@@ -2,6 +2,7 @@
  * The in-memory router index (policy/router-reach-state.ts) against a brute-force evaluation of the same policies
  * with `matchesRoles`, the one definition of a match: random networks (seeded), every order and paging, and again
  * after routers and policies come, change and go.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

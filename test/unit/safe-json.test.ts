@@ -2,6 +2,7 @@
  * The strict JSON parser of request bodies (shared/safe-json.ts) and its Fastify adapter (http/kit/json-body.ts):
  * it accepts exactly JSON, and refuses nesting past the limit, duplicate keys, prototype keys, U+0000, unpaired
  * surrogates, numbers past a double and bytes that are not UTF-8, naming what and where, without recursion.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

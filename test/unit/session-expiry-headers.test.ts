@@ -1,6 +1,7 @@
 /**
  * The `expiration-seconds` and `expires-at` headers of every authenticated answer (spec: Response headers): the ISO
  * text is made from a kept text of its second, and must read exactly as `toISOString()` whatever the time.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -2,6 +2,7 @@
  * Session tokens of the client API (decision 0031): signed with the OIDC provider's key and checked with its keys
  * only, each kind of token refused where the other is expected (a session token is no access token, and the other
  * way round), and every claim a router needs carried.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -46,4 +46,17 @@ describe('test hygiene', () => {
       .flatMap(({ file, source }) => literalDateClocks(source).map((line) => `${relative(testRoot, file)}:${line}`));
     assert.deepEqual(offenders, [], `tests that start a controller with a clock pinned to a calendar date:\n${offenders.join('\n')}`);
   });
+
+  it('marks no file store-independent that reaches the store under test', () => {
+    // The marker takes a file out of the PostgreSQL pass of npm test (scripts/test.mjs, decision 0061): it must hold
+    // nothing that would behave differently on the other store.
+    const storeReaching = /testDialect|startTestController|helpers\/database|controller-processes|SVC_TEST_DB|openDatabase|newSharedDatabase/;
+    const offenders = testFiles(testRoot)
+      .filter((file) => file.endsWith('.test.ts') && !file.endsWith('test-hygiene.test.ts'))
+      .map((file) => ({ file, source: readFileSync(file, 'utf8') }))
+      .filter(({ source }) => source.slice(0, 4096).includes('@store-independent') && storeReaching.test(source))
+      .map(({ file }) => relative(testRoot, file));
+    assert.deepEqual(offenders, [], `files marked @store-independent that reach the store:\n${offenders.join('\n')}`);
+    assert.ok(storeReaching.test("import { testDialect } from '../helpers/database.js';"), 'the check recognises a store helper');
+  });
 });

@@ -1,6 +1,7 @@
 /**
  * The work limiter that bounds concurrent login work: how many run, how many wait, what is refused, and that a
  * turn that waited too long is refused rather than run.
+ * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
