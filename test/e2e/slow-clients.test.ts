@@ -48,6 +48,16 @@ describe(`slow clients (${testDialect})`, () => {
   });
 
   const port = () => Number(new URL(ctl.baseUrl).port);
+  /** Resolves once the listener's count of open connections satisfies `done` (polled: the count has no event). */
+  const untilServerConnections = async (done: (count: number) => boolean) => {
+    const server = ctl.running.apps[0]!.app.server;
+    for (let attempt = 0; attempt < 500; attempt++) {
+      const count = await new Promise<number>((resolve, reject) => server.getConnections((error, n) => (error ? reject(error) : resolve(n))));
+      if (done(count)) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error('the listener never saw the connections close');
+  };
   const raw = () => {
     const socket = netConnect({ host: '127.0.0.1', port: port() });
     socket.on('error', () => {});
@@ -129,7 +139,8 @@ describe(`slow clients (${testDialect})`, () => {
     const extra = raw();
     assert.equal(await closedWithin(extra, 2_000), 'closed');
     for (const socket of held) socket.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The server must have seen them close before this client's count has room again: wait for its count to fall.
+    await untilServerConnections((n) => n < PER_CLIENT);
     const version = await ctl.fetch('/edge/client/v1/version');
     assert.equal(version.status, 200);
   });

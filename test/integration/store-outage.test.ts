@@ -61,6 +61,24 @@ async function eventually(check: () => Promise<boolean>, ms: number): Promise<bo
   }
 }
 
+/**
+ * Resolves once PostgreSQL shows `count` of this test's `pg_sleep` queries running, asked over a connection of its own
+ * straight to the store (one through the relay would be cut with the others and then handed out again by the pool).
+ */
+async function untilSleepersRun(url: string, count: number): Promise<void> {
+  const observer = await openDatabase({ kind: 'postgres', url });
+  try {
+    for (let attempt = 0; attempt < 200; attempt++) {
+      const { rows } = await sql<{ n: string }>`select count(*) as n from pg_stat_activity where datname = current_database() and state = 'active' and query = 'select pg_sleep(5)'`.execute(observer.db);
+      if (Number(rows[0]?.n) >= count) return;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    throw new Error(`PostgreSQL never showed ${count} running pg_sleep queries`);
+  } finally {
+    await observer.close();
+  }
+}
+
 if (testDialect === 'postgres') {
   describe('a query in flight when the store goes away (postgres)', () => {
     it('fails that query, raises nothing uncaught, and the next query works once the store is back', async () => {
@@ -75,7 +93,8 @@ if (testDialect === 'postgres') {
         // Several connections checked out and busy at the moment the link drops: pg reports the loss to each
         // connection as an event as well as to its query; an event nobody listens to would end the process.
         const busy = [1, 2, 3].map(() => sql`select pg_sleep(5)`.execute(database.db).then(() => 'finished', (error: Error) => error.message));
-        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The cut must find the three queries running at the server: wait until PostgreSQL lists them as active.
+        await untilSleepersRun(shared.db, 3);
         await link.cut();
         for (const outcome of await Promise.all(busy)) assert.match(outcome, /terminated|ECONNRESET|closed/i);
         assert.ok(reported.length >= 1, 'the lost connections are reported to the listener');
