@@ -55,20 +55,25 @@ export function readCertificates(certs: ReadonlyArray<string | Buffer>): X509Cer
 
 const issuers = new WeakMap<X509Certificate, boolean>();
 
+/**
+ * The keyUsage bits `cert` states (x509.KeyUsageFlags), null when it states none (RFC 5280 section 4.2.1.3: no
+ * restriction), or 'unreadable' when its extensions cannot be read.
+ */
+function keyUsageOf(cert: X509Certificate): number | null | 'unreadable' {
+  try {
+    return new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension)?.usages ?? null;
+  } catch {
+    return 'unreadable';
+  }
+}
+
 /** Whether `cert` may sign certificates: a CA whose key usage, if it states one, includes keyCertSign. */
 function mayIssue(cert: X509Certificate): boolean {
   const known = issuers.get(cert);
   if (known !== undefined) return known;
-  let allowed = cert.ca;
-  if (allowed) {
-    try {
-      const usage = new x509.X509Certificate(cert.raw).getExtension(x509.KeyUsagesExtension);
-      allowed = !usage || (usage.usages & x509.KeyUsageFlags.keyCertSign) !== 0;
-    } catch {
-      // A presented CA certificate the ASN.1 reader cannot read signs nothing here (never a server error).
-      allowed = false;
-    }
-  }
+  const usage = cert.ca ? keyUsageOf(cert) : 'unreadable';
+  // A presented CA certificate the ASN.1 reader cannot read signs nothing here (never a server error).
+  const allowed = cert.ca && usage !== 'unreadable' && (usage === null || (usage & x509.KeyUsageFlags.keyCertSign) !== 0);
   issuers.set(cert, allowed);
   return allowed;
 }
@@ -79,14 +84,10 @@ function mayIssue(cert: X509Certificate): boolean {
  */
 export function leafProblem(leaf: X509Certificate): string | undefined {
   if (leaf.ca) return 'the certificate is a CA certificate (basicConstraints CA:TRUE), not a client certificate';
-  let usage: InstanceType<typeof x509.KeyUsagesExtension> | null;
-  try {
-    usage = new x509.X509Certificate(leaf.raw).getExtension(x509.KeyUsagesExtension);
-  } catch {
-    return 'the extensions of the certificate could not be read';
-  }
+  const usage = keyUsageOf(leaf);
+  if (usage === 'unreadable') return 'the extensions of the certificate could not be read';
   const { digitalSignature, keyAgreement } = x509.KeyUsageFlags;
-  if (usage && (usage.usages & (digitalSignature | keyAgreement)) === 0) return 'the certificate keyUsage lacks digitalSignature and keyAgreement';
+  if (usage !== null && (usage & (digitalSignature | keyAgreement)) === 0) return 'the certificate keyUsage lacks digitalSignature and keyAgreement';
   return undefined;
 }
 

@@ -3,10 +3,10 @@
  */
 import { atomically } from '../unit-of-work.js';
 import { preparedInsert } from '../prepared-query.js';
-import type { Selectable } from 'kysely';
+import type { Expression, ExpressionBuilder, Selectable, SqlBool } from 'kysely';
 import type { ApiSession } from '../../domain/identity.js';
 import type { Database } from '../database.js';
-import type { ApiSessionsTable } from '../tables.js';
+import type { ApiSessionsTable, Tables } from '../tables.js';
 import type { OutstandingFactor } from '../../domain/auth-policy.js';
 import { recordChange } from './authorization-changes.js';
 import { listRows, type FieldMap, type ListQuery } from '../query/list-query.js';
@@ -143,16 +143,9 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
       const before = toIso(cutoff);
       const stale = await db.selectFrom('api_sessions').select('id').where('last_activity_at', '<', before).orderBy('last_activity_at').limit(limit).execute();
       if (stale.length === 0) return 0;
-      return atomically(db, async (trx) => {
-        const gone = await trx
-          .deleteFrom('api_sessions')
-          .where('id', 'in', stale.map((row) => row.id))
-          .where('last_activity_at', '<', before)
-          .returning('id')
-          .execute();
-        for (const { id } of gone) await recordChange({ ...database, db: trx }, 'api-session', id);
-        return gone.length;
-      });
+      const ids = stale.map((row) => row.id);
+      const gone = await deleteApiSessionsWhere(database, (eb) => eb.and([eb('id', 'in', ids), eb('last_activity_at', '<', before)]));
+      return gone.length;
     },
     async delete(id) {
       return atomically(db, async (trx) => {
@@ -163,4 +156,17 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
       });
     },
   };
+}
+
+/**
+ * Deletes the legacy API sessions `which` picks, in one transaction (the caller's, when `store` is in one), each logged
+ * as a change so every controller keeping a copy drops it; what hangs on them (client sessions, ephemeral certificates,
+ * posture reports) goes by the foreign keys' cascades. The ids deleted.
+ */
+export async function deleteApiSessionsWhere(store: Database, which: (eb: ExpressionBuilder<Tables, 'api_sessions'>) => Expression<SqlBool>): Promise<string[]> {
+  return atomically(store.db, async (trx) => {
+    const gone = await trx.deleteFrom('api_sessions').where(which).returning('id').execute();
+    for (const { id } of gone) await recordChange({ ...store, db: trx }, 'api-session', id);
+    return gone.map((row) => row.id);
+  });
 }

@@ -7,7 +7,7 @@
  */
 import type { Database } from '../database.js';
 import { atomically } from '../unit-of-work.js';
-import { recordChange } from './authorization-changes.js';
+import { deleteApiSessionsWhere } from './api-sessions.js';
 import { createOidcRepository } from './oidc.js';
 
 /** How many sessions of each kind ended. */
@@ -20,8 +20,7 @@ export interface EndedSessions {
 export async function endSessionsReachingCa(database: Database, caId: string, at: Date): Promise<EndedSessions> {
   return atomically(database.db, async (trx) => {
     const store = { ...database, db: trx };
-    const legacy = await trx.deleteFrom('api_sessions').where('ca_id', '=', caId).returning('id').execute();
-    for (const { id } of legacy) await recordChange(store, 'api-session', id);
+    const legacy = await deleteApiSessionsWhere(store, (eb) => eb('ca_id', '=', caId));
     const oidc = await trx.selectFrom('oidc_sessions').select('id').where('ca_id', '=', caId).where('revoked_at', 'is', null).execute();
     const sessions = createOidcRepository(store);
     for (const { id } of oidc) await sessions.revokeSession(id, at);
