@@ -13,6 +13,8 @@ export interface ControllerRecord {
   certPem: string;
   fingerprint: string;
   apiAddresses: Record<string, ApiAddress[]>;
+  /** The control-plane address routers dial, `tls:host:port`; null without a control listener. */
+  ctrlAddress: string | null;
   isOnline: boolean;
   lastJoinedAt: Date;
   createdAt: Date;

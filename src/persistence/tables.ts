@@ -16,6 +16,8 @@ export interface ControllersTable {
   last_joined_at: string;
   /** ISO time of the latest heartbeat (migration 0018); null before the first. */
   last_heartbeat_at: string | null;
+  /** `tls:host:port` routers dial (migration 0029); null without a control listener. */
+  ctrl_address: string | null;
   created_at: string;
   updated_at: string;
 }

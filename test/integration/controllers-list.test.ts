@@ -24,6 +24,7 @@ describe(`listing controllers (${testDialect})`, () => {
         certPem: 'pem',
         fingerprint: `fp${i}`,
         apiAddresses: {},
+        ctrlAddress: `tls:peer-${String(i).padStart(2, '0')}.example:6262`,
         isOnline: i % 2 === 0,
         // Joined now: the heartbeat is then fresh, and the running controller's sweep leaves the online peers online.
         lastJoinedAt: new Date(),
@@ -48,6 +49,14 @@ describe(`listing controllers (${testDialect})`, () => {
     const { data, meta } = (await list(`?filter=${filter}&limit=2&offset=1`)).json();
     assert.deepEqual(data.map((c: { name: string }) => c.name), ['peer-10', 'peer-08']);
     assert.deepEqual(meta.pagination, { limit: 2, offset: 1, totalCount: 6 });
+  });
+
+  it('shows each controller's control-plane address to administrators and hides it from clients', async () => {
+    const filter = encodeURIComponent('name = "peer-02"');
+    const client = (await list(`?filter=${filter}`)).json();
+    assert.equal(client.data[0].ctrlAddress, null);
+    const admin = (await ctl.fetch(`/edge/management/v1/controllers?filter=${filter}`, { headers: { 'svc-session': token } })).json();
+    assert.equal(admin.data[0].ctrlAddress, 'tls:peer-02.example:6262');
   });
 
   it('compares datetimes and accepts the sort parameter', async () => {

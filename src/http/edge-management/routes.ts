@@ -2,7 +2,7 @@
  * The Edge Management API route table (`/edge/management/v1`): every operation of the binding, one line each.
  * The identity, enrollment and policy operations an operator needs arrive with roadmap step 2.
  */
-import { listControllersRoute } from '../common/controllers.js';
+import { listControllersForAdminsRoute } from '../common/controllers.js';
 import { authenticateMfaRoute, authenticateRoute } from '../common/authenticate.js';
 import { currentIdentityRoutes } from '../common/current-identity.js';
 import { currentApiSessionRoutes } from '../common/current-api-session.js';
@@ -39,7 +39,7 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   wellKnownCaCertsRoute,
   authenticateRoute,
   authenticateMfaRoute,
-  { ...listControllersRoute, access: 'admin' },
+  listControllersForAdminsRoute,
   ...currentApiSessionRoutes,
   ...currentIdentityRoutes,
   ...enrollmentRoutes,

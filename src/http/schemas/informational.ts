@@ -37,7 +37,7 @@ export const Controller = Type.Object({
   fingerprint: Type.String(),
   isOnline: Type.Boolean(),
   lastJoinedAt: DateTime,
-  ctrlAddress: Type.Null(),
+  ctrlAddress: Type.Union([Type.String(), Type.Null()], { description: 'the control-plane address routers dial, tls:host:port' }),
   isPreferredLeader: Type.Boolean({ description: 'false: controllers do not form a cluster yet' }),
   apiAddresses: Type.Record(Type.String(), Type.Array(Type.Object({ url: Type.String(), version: Type.String() }))),
   createdAt: DateTime,

@@ -29,6 +29,8 @@ export interface RouterCertificateRepository {
   findByEnrollmentTokenHash(tokenHash: string): Promise<RouterCertificateHolder | undefined>;
   /** The router whose current client certificate has this fingerprint. */
   findByFingerprint(fingerprint: string): Promise<RouterCertificateHolder | undefined>;
+  /** The router with this id, as its control channel's standing is checked. */
+  findById(id: string): Promise<RouterCertificateHolder | undefined>;
   /** Consumes the enrollment of `tokenHash` and stores the certificate; false when the token is no longer pending. */
   completeEnrollment(id: string, tokenHash: string, cert: NewRouterCertificate, now: Date): Promise<boolean>;
   /** Replaces the certificate of fingerprint `current`; false when the router no longer holds it. */
@@ -73,6 +75,10 @@ export function createRouterCertificateRepository(database: Database): RouterCer
     },
     async findByFingerprint(fingerprint) {
       const row = await db.selectFrom('edge_routers').select(COLUMNS).where('fingerprint', '=', fingerprint).executeTakeFirst();
+      return row && holder(row);
+    },
+    async findById(id) {
+      const row = await db.selectFrom('edge_routers').select(COLUMNS).where('id', '=', id).executeTakeFirst();
       return row && holder(row);
     },
     completeEnrollment: (id, tokenHash, cert, now) => conditionalWrite(id, { column: 'enrollment_token_hash', value: tokenHash }, cert, now),

@@ -26,13 +26,15 @@ export interface TerminatorInput {
   address: string;
   identity?: string;
   identitySecret?: string;
+  /** The identity hosting it, when a router creates it for an SDK's Bind (never from the management API). */
+  hostId?: string;
   cost?: number;
   precedence?: TerminatorPrecedence;
   tags?: Terminator['tags'];
 }
 
 /** PUT: the whole terminator but its instance identity, which stays. */
-export type TerminatorUpdate = Omit<TerminatorInput, 'identity' | 'identitySecret'>;
+export type TerminatorUpdate = Omit<TerminatorInput, 'identity' | 'identitySecret' | 'hostId'>;
 /** PATCH: any subset of PUT's fields. */
 export type TerminatorPatch = Partial<TerminatorUpdate>;
 
@@ -133,7 +135,7 @@ export function createTerminatorService(deps: {
         identitySecret: input.identitySecret ?? null,
         cost: input.cost ?? 0,
         precedence: input.precedence ?? 'default',
-        hostId: null,
+        hostId: input.hostId ?? null,
         tags: input.tags ?? {},
         createdAt: now,
         updatedAt: now,

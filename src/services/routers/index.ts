@@ -1,6 +1,7 @@
 /**
  * The routers domain's builder: an edge router's own certificate operations (enrollment with its one-time token,
- * certificate extension), over the store. Router administration stays in ../authorization (edge-routers.ts).
+ * certificate extension), and what the control plane asks of the store (buildRouterControl), over the store. Router
+ * administration stays in ../authorization (edge-routers.ts).
  */
 import type { Database } from '../../persistence/database.js';
 import { createRouterCertificateRepository } from '../../persistence/repositories/router-certificates.js';
@@ -10,8 +11,17 @@ import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
 import { hostKey } from './router-csrs.js';
 import { createRouterEnrollmentService, type RouterEnrollmentService } from './router-enrollment.js';
+import { createRouterControlService, type RouterControlService } from './router-control.js';
+import type { RevocationSources } from './revocation-watch.js';
+import { createApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
+import { createOidcRepository } from '../../persistence/repositories/oidc.js';
+import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import type { TerminatorService } from '../authorization/terminators.js';
+import type { PolicyEngine } from '../authorization/engine.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
+export type { RouterControlService } from './router-control.js';
+export { watchRevocations, type RevocationSources } from './revocation-watch.js';
 
 /**
  * `serverCertificates`: the controller's own server certificates (every listener's), whose names no router may
@@ -41,4 +51,42 @@ export function buildRouterEnrollment(
     serverNames: { controllerHosts: new Set(names.map(hostKey)), allowLocalNames: settings.allowLocalNames },
     clock: settings.clock,
   });
+}
+
+/**
+ * What the control plane needs of the store (decision 0062): routers by certificate and id, the trust state, router
+ * terminators and dial decisions, and the revocation sources the change feed is classified with.
+ */
+export function buildRouterControl(
+  database: Database,
+  deps: {
+    clock: Clock;
+    terminators: TerminatorService;
+    engine: PolicyEngine;
+    jwks?: () => Promise<{ keys: Record<string, unknown>[] }>;
+    issuers: readonly string[];
+    clientCaPems: () => Promise<string[]>;
+    activity: { seen(sessionId: string, at: Date): void };
+  },
+): { service: RouterControlService; sources: RevocationSources } {
+  const routers = createRouterCertificateRepository(database);
+  const apiSessions = createApiSessionRepository(database);
+  const oidc = createOidcRepository(database);
+  const identities = createIdentityRepository(database);
+  return {
+    service: createRouterControlService({ ...deps, routers }),
+    sources: {
+      apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,
+      oidcSessionLive: async (id) => {
+        const session = await oidc.findSession(id);
+        return session !== undefined && session.revokedAt === null;
+      },
+      async identityState(id) {
+        const identity = await identities.findById(id);
+        if (!identity) return 'deleted';
+        const disabledNow = identity.disabled && (identity.disabledUntil === null || identity.disabledUntil.getTime() > deps.clock.now().getTime());
+        return disabledNow ? 'disabled' : 'active';
+      },
+    },
+  };
 }

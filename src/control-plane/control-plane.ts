@@ -1,0 +1,265 @@
+/**
+ * The controller's side of the control channel (issue 41; docs/control-protocol.md; decision 0062): a TLS listener
+ * on `ctrl.listener` that requires a client certificate chained to the controller's CAs, identifies the router by
+ * that certificate's fingerprint alone (never by anything the router claims: an upstream advisory was exactly that
+ * mistake), exchanges the Hello, records the router's presence, and from then on pushes trust material, revocations
+ * and endpoints, answers the router's requests, and closes the channel the moment the router is deleted, disabled or
+ * re-enrolled.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type Server, type TLSSocket } from 'node:tls';
+import type { Logger } from 'pino';
+import { acceptHello, type Channel } from '../channel/index.js';
+import { CONTROL_LIMITS, CONTROL_PROTOCOL_VERSION, ControlErrorCode, ControlHeader, ControlType, controlTypeName } from '../control-protocol/catalogue.js';
+import { ControlBodyError, readBody, RouterHelloSchema, writeBody, type Endpoints, type HelloAnswer, type Revocation, type RouterHello, type TrustState } from '../control-protocol/bodies.js';
+import { success } from '../control-protocol/results.js';
+import type { RouterControlService, RouterStanding } from '../services/routers/router-control.js';
+import type { RouterPresence } from '../services/routers/presence.js';
+import type { ControlPlaneMetrics } from './metrics.js';
+import { handleRouterMessages } from './router-requests.js';
+
+export interface ControlPlaneOptions {
+  listen: { host: string; port: number };
+  tls: { key: string; cert: string; ca: readonly string[] };
+  controller: { id: string; name: string };
+  service: RouterControlService;
+  presence: RouterPresence;
+  /** The controllers and API address routers should know, read when a router connects and when they change. */
+  endpoints: () => Promise<Endpoints>;
+  metrics: ControlPlaneMetrics;
+  log: Logger;
+  heartbeat?: { sendIntervalMs: number; checkIntervalMs: number; closeUnresponsiveMs: number };
+  /** Time allowed from TCP accept to a complete Hello (TLS included). */
+  helloTimeoutMs?: number;
+  /** Handshakes not yet through their Hello, at most; more are closed at once (a connection flood costs nothing). */
+  maxPendingConnections?: number;
+  /** A router whose unsent data exceeds this is too slow to follow pushes: its channel is closed. */
+  maxBufferedBytes?: number;
+}
+
+export interface ControlPlane {
+  /** The address actually listened on (port 0 resolved). */
+  readonly address: { host: string; port: number };
+  /** Routers with a control channel to this controller now. */
+  connectedRouters(): number;
+  /** Whether router `id` has a control channel here. */
+  isConnected(id: string): boolean;
+  /** Sends revocations to every connected router. */
+  revoke(items: Revocation[]): void;
+  /** Re-reads a router's standing (`*`: every connected router's) and closes those that may no longer be connected. */
+  recheck(routerId: string): Promise<void>;
+  /** Reads the trust state again and sends it to every router if it changed. */
+  refreshTrust(): Promise<void>;
+  /** Reads the endpoints again and sends them to every router if they changed. */
+  refreshEndpoints(): Promise<void>;
+  close(): Promise<void>;
+}
+
+const DEFAULT_HEARTBEAT = { sendIntervalMs: 10_000, checkIntervalMs: 1_000, closeUnresponsiveMs: 30_000 };
+
+interface Session {
+  router: RouterStanding;
+  fingerprint: string;
+  channel: Channel;
+  socket: TLSSocket;
+}
+
+/** Lowercase hex SHA-1 of the DER, as router fingerprints are stored (decision 0038). */
+const fingerprintOf = (der: Buffer) => createHash('sha1').update(der).digest('hex');
+
+export async function startControlPlane(options: ControlPlaneOptions): Promise<ControlPlane> {
+  const { service, presence, metrics, log } = options;
+  const heartbeat = options.heartbeat ?? DEFAULT_HEARTBEAT;
+  const helloTimeoutMs = options.helloTimeoutMs ?? 10_000;
+  const maxPending = options.maxPendingConnections ?? 1_000;
+  const maxBuffered = options.maxBufferedBytes ?? 8 * 1_048_576;
+  const sessions = new Map<string, Session>();
+  const sockets = new Set<TLSSocket>();
+  let pending = 0;
+  let closing = false;
+  let trust: { state: TrustState; text: string } | undefined;
+  let endpoints: { value: Endpoints; text: string } | undefined;
+
+  const send = (session: Session, contentType: number, body: unknown) => {
+    if (session.channel.closed) return;
+    if (session.socket.writableLength > maxBuffered) {
+      session.channel.close(`the router reads too slowly: more than ${maxBuffered} bytes wait to be sent`);
+      return;
+    }
+    metrics.controlMessage('out', controlTypeName(contentType));
+    session.channel.send({ contentType, body: writeBody(body) });
+  };
+
+  async function currentTrust(): Promise<{ state: TrustState; text: string }> {
+    const kept = trust;
+    if (kept) return kept;
+    const state = await service.trustState();
+    const made = { state, text: JSON.stringify(state) };
+    trust = made;
+    return made;
+  }
+
+  async function currentEndpoints(): Promise<{ value: Endpoints; text: string }> {
+    const kept = endpoints;
+    if (kept) return kept;
+    const value = await options.endpoints();
+    const made = { value, text: JSON.stringify(value) };
+    endpoints = made;
+    return made;
+  }
+
+  /** Why `standing` may not hold a channel made with `fingerprint`, or undefined when it may. */
+  function standingProblem(standing: RouterStanding | undefined, fingerprint: string, atHello: boolean): { code: ControlErrorCode; sentence: string } | undefined {
+    if (!standing) return { code: ControlErrorCode.UnknownRouter, sentence: `no router holds the client certificate with fingerprint ${fingerprint}: it was deleted, re-enrolled or renewed; enroll the router again` };
+    if (standing.disabled) return { code: ControlErrorCode.RouterDisabled, sentence: `router ${standing.name} is disabled by an administrator` };
+    if (standing.fingerprint === null) return { code: ControlErrorCode.UnknownRouter, sentence: `router ${standing.name} was re-enrolled: its certificate is no longer valid` };
+    // After a renewal the channel made with the previous certificate stays (the router switches without dropping it),
+    // but a new connection must present the current one.
+    if (atHello && standing.fingerprint !== fingerprint) return { code: ControlErrorCode.UnknownRouter, sentence: `router ${standing.name} holds a newer certificate than the one presented` };
+    return undefined;
+  }
+
+  async function admit(socket: TLSSocket): Promise<void> {
+    const peer = socket.getPeerCertificate(false);
+    const fingerprint = fingerprintOf(peer.raw);
+    const { hello, accept, reject } = await acceptHello(socket, { timeoutMs: helloTimeoutMs, limits: CONTROL_LIMITS, heartbeat });
+    const refuse = (code: ControlErrorCode, sentence: string) => {
+      log.warn({ fingerprint, remote: socket.remoteAddress, code }, `a router connection was refused: ${sentence}`);
+      reject(sentence, new Map([[ControlHeader.ErrorCode, Buffer.from(code, 'utf8')]]));
+    };
+    const version = hello.headers.get(ControlHeader.ProtocolVersion);
+    if (!version || version.length < 4 || version.readUInt32LE(0) !== CONTROL_PROTOCOL_VERSION) {
+      refuse(ControlErrorCode.UnsupportedVersion, `this controller speaks svc control protocol ${CONTROL_PROTOCOL_VERSION}; the Hello announced ${version && version.length >= 4 ? version.readUInt32LE(0) : 'none'}`);
+      return;
+    }
+    let body: RouterHello;
+    try {
+      body = readBody(RouterHelloSchema, hello.body, 'Hello');
+    } catch (error) {
+      if (error instanceof ControlBodyError) return refuse(ControlErrorCode.BadMessage, error.message);
+      throw error;
+    }
+    const standing = await service.identify(fingerprint);
+    const problem = standingProblem(standing, fingerprint, true);
+    if (problem || !standing) return refuse(problem?.code ?? ControlErrorCode.UnknownRouter, problem?.sentence ?? 'unknown router');
+    if (closing) return refuse(ControlErrorCode.Unavailable, 'the controller is shutting down');
+
+    const answer: HelloAnswer = { protocol: CONTROL_PROTOCOL_VERSION, routerId: standing.id, routerName: standing.name, controllerId: options.controller.id, controllerName: options.controller.name };
+    const reply = success(answer);
+    (reply.headers as Map<number, Buffer>).set(ControlHeader.ProtocolVersion, u32(CONTROL_PROTOCOL_VERSION));
+    const channel = accept(reply);
+    const session: Session = { router: standing, fingerprint, channel, socket };
+
+    // The newest connection of a router wins: the older one is a router that restarted before its peer noticed.
+    sessions.get(standing.id)?.channel.close('replaced by a newer connection of the same router');
+    sessions.set(standing.id, session);
+    channel.onClose(({ reason }) => {
+      if (sessions.get(standing.id) !== session) return;
+      sessions.delete(standing.id);
+      log.info({ router: standing.name, routerId: standing.id, reason }, `router ${standing.name} disconnected: ${reason}`);
+      if (!closing) presence.disconnected(standing.id).catch((error) => log.warn({ err: error, router: standing.name }, 'the router could not be recorded offline'));
+    });
+    handleRouterMessages({ channel, router: () => session.router, service, metrics, log });
+    await presence.connected(standing.id, { ...body, version: body.versionInfo.version });
+    log.info({ router: standing.name, routerId: standing.id, version: body.versionInfo.version, hostname: body.hostname, remote: socket.remoteAddress }, `router ${standing.name} connected`);
+    send(session, ControlType.TrustState, (await currentTrust()).state);
+    send(session, ControlType.Endpoints, (await currentEndpoints()).value);
+    const latency = setInterval(() => {
+      if (channel.latencyMs !== undefined) metrics.heartbeatLatency(channel.latencyMs / 1000);
+    }, heartbeat.sendIntervalMs).unref();
+    channel.onClose(() => clearInterval(latency));
+  }
+
+  const server: Server = createServer({
+    key: options.tls.key,
+    cert: options.tls.cert,
+    ca: [...options.tls.ca],
+    requestCert: true,
+    rejectUnauthorized: true,
+    minVersion: 'TLSv1.2',
+    handshakeTimeout: helloTimeoutMs,
+  });
+  server.on('secureConnection', (socket: TLSSocket) => {
+    if (closing || pending >= maxPending) {
+      socket.destroy();
+      return;
+    }
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, 30_000);
+    pending++;
+    admit(socket)
+      .catch((error) => {
+        log.warn({ err: error, remote: socket.remoteAddress }, `a router connection failed before its Hello completed: ${(error as Error).message}`);
+        socket.destroy();
+      })
+      .finally(() => pending--);
+  });
+  // A certificate the TLS layer refuses (expired, foreign CA, none) ends here: one line naming why.
+  server.on('tlsClientError', (error, socket) => {
+    log.warn({ remote: socket.remoteAddress, reason: error.message }, `a router connection was refused in the TLS handshake: ${error.message}`);
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.listen.port, options.listen.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  server.on('error', (error) => log.warn({ err: error }, 'the control listener reported an error'));
+  const bound = server.address();
+  const address = typeof bound === 'object' && bound ? { host: options.listen.host, port: bound.port } : options.listen;
+
+  async function recheckOne(session: Session) {
+    const standing = await service.standing(session.router.id);
+    const problem = standingProblem(standing, session.fingerprint, false);
+    if (problem) {
+      log.info({ router: session.router.name, code: problem.code }, `router ${session.router.name}: closing its control channel: ${problem.sentence}`);
+      session.channel.close(problem.sentence);
+      return;
+    }
+    if (standing) session.router = standing;
+  }
+
+  return {
+    address,
+    connectedRouters: () => sessions.size,
+    isConnected: (id) => sessions.has(id),
+    revoke(items) {
+      for (const session of sessions.values()) send(session, ControlType.Revocations, { items });
+    },
+    async recheck(routerId) {
+      const targets = routerId === '*' ? [...sessions.values()] : [sessions.get(routerId)].filter((s): s is Session => s !== undefined);
+      for (const session of targets) await recheckOne(session);
+    },
+    async refreshTrust() {
+      const before = trust?.text;
+      trust = undefined;
+      const now = await currentTrust();
+      if (now.text !== before) for (const session of sessions.values()) send(session, ControlType.TrustState, now.state);
+    },
+    async refreshEndpoints() {
+      const before = endpoints?.text;
+      endpoints = undefined;
+      const now = await currentEndpoints();
+      if (now.text !== before) for (const session of sessions.values()) send(session, ControlType.Endpoints, now.value);
+    },
+    async close() {
+      closing = true;
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        for (const session of sessions.values()) session.channel.close('the controller is shutting down');
+        for (const socket of sockets) socket.destroy();
+      });
+      sessions.clear();
+    },
+  };
+}
+
+function u32(value: number): Buffer {
+  const buffer = Buffer.alloc(4);
+  buffer.writeUInt32LE(value);
+  return buffer;
+}

@@ -1,0 +1,215 @@
+/**
+ * The JSON bodies of the control protocol (catalogue.ts), one TypeBox schema each, and the one way to read a body off
+ * the wire: strict JSON (shared/safe-json.ts: bounded nesting, no duplicate or prototype keys) checked against its
+ * schema, with a refusal naming the field. Both sides use the same schemas, so the document (docs/control-protocol.md)
+ * and the code cannot say different things about a field.
+ */
+import { Ajv, type ValidateFunction } from 'ajv';
+import { Type, type Static, type TSchema } from 'typebox';
+import { describeJsonPath, JsonTextError, parseStrictJson } from '../shared/safe-json.js';
+
+const Id = Type.String({ minLength: 1, maxLength: 64 });
+const Text = (maxLength: number) => Type.String({ maxLength });
+const closed = { additionalProperties: false } as const;
+
+export const VersionInfoSchema = Type.Object(
+  { version: Text(64), revision: Text(64), buildDate: Text(64), os: Text(32), arch: Text(32) },
+  closed,
+);
+
+/** Router -> controller, the Hello's body. */
+export const RouterHelloSchema = Type.Object(
+  {
+    protocol: Type.Integer({ minimum: 1 }),
+    versionInfo: VersionInfoSchema,
+    hostname: Text(253),
+    /** The router's listeners as its file advertises them: binding and `tls:host:port`. */
+    listeners: Type.Array(Type.Object({ binding: Text(64), advertise: Text(300) }, closed), { maxItems: 32 }),
+    capabilities: Type.Array(Text(64), { maxItems: 32 }),
+  },
+  closed,
+);
+export type RouterHello = Static<typeof RouterHelloSchema>;
+
+/** Controller -> router, the body of the Hello's Result when accepted. */
+export const HelloAnswerSchema = Type.Object(
+  {
+    protocol: Type.Integer({ minimum: 1 }),
+    routerId: Id,
+    routerName: Text(512),
+    controllerId: Id,
+    controllerName: Text(512),
+  },
+  closed,
+);
+export type HelloAnswer = Static<typeof HelloAnswerSchema>;
+
+/** Controller -> router: what a router checks tokens and client certificates with, offline. Sent whole. */
+export const TrustStateSchema = Type.Object(
+  {
+    /** Public JWKs of every key that signs API-session and session JWTs (OIDC signing keys), by `kid`. */
+    jwks: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 64 }) }, closed),
+    /** PEM certificates of the CAs client certificates may chain to: the controller's and verified third-party CAs. */
+    cas: Type.Array(Type.String({ maxLength: 16_384 }), { maxItems: 1_000 }),
+    /** Issuers whose tokens the router accepts (the controller's OIDC issuers). */
+    issuers: Type.Array(Text(2_048), { maxItems: 64 }),
+  },
+  closed,
+);
+export type TrustState = Static<typeof TrustStateSchema>;
+
+/** Controller -> router: what stopped being valid. `committedAt` (ms since the epoch) is when the store committed it. */
+export const RevocationsSchema = Type.Object(
+  {
+    items: Type.Array(
+      Type.Object(
+        {
+          /** `api-session`: that session ended; `identity`: disabled or deleted; `access`: policies changed, decide again at the next dial. */
+          kind: Type.Union([Type.Literal('api-session'), Type.Literal('identity'), Type.Literal('access')]),
+          /** The session or identity id; `*` for `access` changes that concern many identities. */
+          id: Id,
+          reason: Text(200),
+          committedAt: Type.Number({ minimum: 0 }),
+        },
+        closed,
+      ),
+      { maxItems: 10_000 },
+    ),
+  },
+  closed,
+);
+export type Revocations = Static<typeof RevocationsSchema>;
+export type Revocation = Revocations['items'][number];
+
+/** Controller -> router: the controllers a router should know (`tls:host:port`) and the edge client API origin. */
+export const EndpointsSchema = Type.Object(
+  { ctrl: Type.Array(Text(300), { minItems: 1, maxItems: 64 }), api: Text(2_048) },
+  closed,
+);
+export type Endpoints = Static<typeof EndpointsSchema>;
+
+const Precedence = Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]);
+
+/** Router -> controller: a terminator on this router (the router is the one the channel authenticated). */
+export const CreateTerminatorSchema = Type.Object(
+  {
+    serviceId: Id,
+    binding: Type.Union([Type.Literal('edge'), Type.Literal('tunnel')]),
+    address: Text(1_024),
+    /** The hosting identity, when an SDK bound the service: it must have Bind access. */
+    hostId: Type.Optional(Id),
+    instanceId: Type.Optional(Text(256)),
+    cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })),
+    precedence: Type.Optional(Precedence),
+  },
+  closed,
+);
+export type CreateTerminator = Static<typeof CreateTerminatorSchema>;
+
+export const UpdateTerminatorSchema = Type.Object(
+  { id: Id, cost: Type.Optional(Type.Integer({ minimum: 0, maximum: 65_535 })), precedence: Type.Optional(Precedence) },
+  closed,
+);
+export type UpdateTerminator = Static<typeof UpdateTerminatorSchema>;
+
+export const DeleteTerminatorsSchema = Type.Object({ ids: Type.Array(Id, { minItems: 1, maxItems: 1_000 }) }, closed);
+export type DeleteTerminators = Static<typeof DeleteTerminatorsSchema>;
+
+/** The answer to a terminator create or update. */
+export const TerminatorAnswerSchema = Type.Object(
+  { id: Id, serviceId: Id, binding: Text(64), address: Text(1_024), cost: Type.Integer(), precedence: Precedence },
+  closed,
+);
+export type TerminatorAnswer = Static<typeof TerminatorAnswerSchema>;
+
+/** Router -> controller: may the identity of this API session dial the service now. */
+export const DialRequestSchema = Type.Object({ identityId: Id, serviceId: Id }, closed);
+export type DialRequest = Static<typeof DialRequestSchema>;
+
+/** The answer: the terminator chosen (the next issue relays to it). */
+export const DialAnswerSchema = Type.Object(
+  {
+    circuitId: Id,
+    terminator: Type.Object(
+      { id: Id, routerId: Id, binding: Text(64), address: Text(1_024), instanceId: Text(256) },
+      closed,
+    ),
+  },
+  closed,
+);
+export type DialAnswer = Static<typeof DialAnswerSchema>;
+
+export const ApiSessionActivitySchema = Type.Object({ apiSessionIds: Type.Array(Id, { maxItems: 10_000 }) }, closed);
+export type ApiSessionActivity = Static<typeof ApiSessionActivitySchema>;
+
+export const RouterEventsSchema = Type.Object(
+  {
+    events: Type.Array(
+      Type.Object(
+        {
+          type: Type.Union([
+            Type.Literal('listener-up'),
+            Type.Literal('listener-down'),
+            Type.Literal('certificate-renewed'),
+            Type.Literal('renewal-failed'),
+            Type.Literal('health-changed'),
+          ]),
+          at: Type.Number({ minimum: 0 }), detail: Text(1_000) },
+        closed,
+      ),
+      { maxItems: 100 },
+    ),
+  },
+  closed,
+);
+export type RouterEvents = Static<typeof RouterEventsSchema>;
+
+/** A snapshot of the router's counters and gauges: metric name -> value (names are the router's own, bounded). */
+export const RouterMetricsSchema = Type.Object(
+  { at: Type.Number({ minimum: 0 }), values: Type.Record(Type.String({ maxLength: 128 }), Type.Number(), { maxProperties: 256 }) },
+  closed,
+);
+export type RouterMetrics = Static<typeof RouterMetricsSchema>;
+
+export const EmptySchema = Type.Object({}, closed);
+
+/** A body that failed to parse or validate; `message` names the field. */
+export class ControlBodyError extends Error {
+  override readonly name = 'ControlBodyError';
+}
+
+const ajv = new Ajv({ allErrors: false, strict: false });
+const validators = new WeakMap<TSchema, ValidateFunction>();
+
+/**
+ * Reads a control body: strict JSON, at most 32 levels deep, valid against `schema`. Throws ControlBodyError naming
+ * what is wrong (`body.listeners[0].advertise: must NOT have more than 300 characters`).
+ *
+ * @example const hello = readBody(RouterHelloSchema, message.body, 'Hello');
+ */
+export function readBody<S extends TSchema>(schema: S, body: Buffer, what: string): Static<S> {
+  let value: unknown;
+  try {
+    value = parseStrictJson(body.toString('utf8'), { maxDepth: 32 });
+  } catch (error) {
+    const where = error instanceof JsonTextError ? describeJsonPath(error.path) : '';
+    throw new ControlBodyError(`${what}: the body is not valid JSON${where ? ` at ${where}` : ''}: ${(error as Error).message}`);
+  }
+  let validate = validators.get(schema);
+  if (!validate) {
+    validate = ajv.compile(schema);
+    validators.set(schema, validate);
+  }
+  if (!validate(value)) {
+    const first = validate.errors?.[0];
+    const path = first ? `body${first.instancePath.replaceAll('/', '.')}` : 'body';
+    const extra = first?.keyword === 'additionalProperties' ? ` (${String((first.params as { additionalProperty?: string }).additionalProperty)})` : '';
+    throw new ControlBodyError(`${what}: ${path} ${first?.message ?? 'is invalid'}${extra}`);
+  }
+  return value as Static<S>;
+}
+
+/** A body's bytes. */
+export function writeBody(value: unknown): Buffer {
+  return Buffer.from(JSON.stringify(value), 'utf8');
+}

@@ -1,0 +1,225 @@
+/**
+ * `svc router run`: the router process (issue 41). From its configuration file: validate it (errors refuse to start,
+ * warnings are logged), load the enrolled identity (not enrolled or unreadable: one sentence, no start), then keep a
+ * control channel to a controller, renew the certificates before they expire, and serve the health checks and
+ * metrics the file's `web` section binds. One log line per state change; `stop()` ends everything cleanly.
+ */
+import { readFile } from 'node:fs/promises';
+import { hostname as osHostname } from 'node:os';
+import { dirname, resolve } from 'node:path';
+import type { Logger } from 'pino';
+import { ControlType } from '../control-protocol/catalogue.js';
+import type { RouterHello } from '../control-protocol/bodies.js';
+import { validateRouterConfig } from '../router-config/validate.js';
+import type { RouterFile } from '../router-config/schema.js';
+import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
+import { systemClock, type Clock } from '../shared/clock.js';
+import { startControlClient, type ControlClient } from './control/control-client.js';
+import { readEndpointsFile, writeEndpointsFile } from './endpoints-file.js';
+import { loadRouterIdentity, type RouterIdentity } from './enrollment/identity-files.js';
+import { createRenewal, type Renewal } from './enrollment/renewal.js';
+import { RouterSetupError } from './errors.js';
+import { createHealthChecks, type HealthChecks } from './health/health-checks.js';
+import { createRouterMetrics, type RouterMetrics } from './metrics/router-metrics.js';
+import { routerTimings } from '../router-config/timings.js';
+import { createRevocationState, type RevocationState } from './state/revocations.js';
+import { createTrustStore, type TrustStore } from './state/trust.js';
+import { startRouterWeb, type RouterWeb } from './web/router-web.js';
+import { controlTypeName } from '../control-protocol/catalogue.js';
+
+export interface VersionInfo {
+  version: string;
+  revision: string;
+  buildDate: string;
+}
+
+export interface RunningRouter {
+  readonly control: ControlClient;
+  readonly trust: TrustStore;
+  readonly revocations: RevocationState;
+  readonly health: HealthChecks;
+  readonly metrics: RouterMetrics;
+  readonly web: RouterWeb | undefined;
+  /** The endpoints file in use. */
+  readonly endpointsFile: string;
+  /** Renews the certificates now (what `svc router renew` does, from inside the running router). */
+  renewNow(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+/** How long revocations are remembered: longer than any token a controller signs lives. */
+const REVOCATION_KEEP_MS = 25 * 3_600_000;
+const REVOCATION_CAPACITY = 200_000;
+
+/** Reads and validates the file; RouterSetupError with every error, one per line, when it has any. */
+export async function loadRouterFile(configPath: string, env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<RouterFile> {
+  let text: string;
+  try {
+    text = await readFile(configPath, 'utf8');
+  } catch (error) {
+    throw new RouterSetupError(`${configPath}: the router configuration cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const { config, diagnostics } = validateRouterConfig(text, configPath, { env });
+  for (const diagnostic of diagnostics.filter((d) => d.severity === 'warning')) log.warn(formatDiagnostic(diagnostic, { style: 'severity-first' }));
+  if (!config || hasErrors(diagnostics)) {
+    const errors = diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d, { style: 'severity-first' }));
+    throw new RouterSetupError(`${configPath} has ${errors.length} error${errors.length === 1 ? '' : 's'}; the router does not start:\n${errors.join('\n')}`);
+  }
+  return config;
+}
+
+/** The edge listeners the router advertises, as `tls:host:port`, for the controller's `supportedProtocols`. */
+export function advertisedListeners(config: RouterFile): RouterHello['listeners'] {
+  if (config.edge === undefined) return [];
+  return (config.listeners ?? [])
+    .filter((listener) => listener.binding === 'edge' && listener.advertise !== undefined)
+    .map((listener) => {
+      const address = listener.address ?? listener.bind ?? 'tls:';
+      const protocol = address.slice(0, address.indexOf(':')) || 'tls';
+      return { binding: 'edge', advertise: `${protocol}:${listener.advertise}` };
+    });
+}
+
+export async function startRouter(
+  configPath: string,
+  options: { log: Logger; env: Readonly<Record<string, string | undefined>>; build: VersionInfo; clock?: Clock; random?: () => number },
+): Promise<RunningRouter> {
+  const { log } = options;
+  const clock = options.clock ?? systemClock;
+  const config = await loadRouterFile(configPath, options.env, log);
+  const baseDir = dirname(resolve(configPath));
+  const timings = routerTimings(config);
+  let identity: RouterIdentity = await loadRouterIdentity(config.identity, baseDir);
+  const endpointsFile = resolve(baseDir, config.ctrl.endpointsFile ?? 'endpoints.yml');
+  const fromFile = await readEndpointsFile(endpointsFile).catch((error) => {
+    log.warn({ err: error }, `${endpointsFile} cannot be read; using the controller addresses of ${configPath}`);
+    return undefined;
+  });
+  const configured = config.ctrl.endpoint ? [config.ctrl.endpoint] : [...(config.ctrl.endpoints ?? [])];
+  let known = { ctrl: fromFile?.ctrl.length ? fromFile.ctrl : configured, api: fromFile?.api };
+
+  const metrics = createRouterMetrics();
+  const trust = createTrustStore();
+  const revocations = createRevocationState({ keepMs: REVOCATION_KEEP_MS, capacity: REVOCATION_CAPACITY });
+  const hello: RouterHello = {
+    protocol: 1,
+    versionInfo: { ...options.build, os: process.platform, arch: process.arch },
+    hostname: osHostname(),
+    listeners: advertisedListeners(config),
+    capabilities: config.edge === undefined ? [] : ['edge'],
+  };
+
+  const control = startControlClient({
+    endpoints: () => known.ctrl,
+    tls: () => ({ key: identity.keyPem, cert: identity.certPem, ca: identity.caPem }),
+    hello,
+    connectTimeoutMs: timings.connectTimeoutMs,
+    reconnect: timings.reconnect,
+    heartbeat: timings.heartbeats,
+    log,
+    random: options.random,
+    handlers: {
+      connected(answer, endpoint) {
+        metrics.controlConnected(true);
+        log.info({ controller: answer.controllerName, endpoint, routerId: answer.routerId }, `connected to controller ${answer.controllerName} at ${endpoint} as router ${answer.routerName}`);
+      },
+      disconnected(reason) {
+        metrics.controlConnected(false);
+        metrics.reconnect();
+        log.warn({ reason }, `disconnected from the controller: ${reason}`);
+      },
+      refused(code, sentence) {
+        log.error({ code }, `the controller refused this router: ${sentence}`);
+      },
+      trust(state) {
+        trust.replace(state, clock.now().getTime());
+        log.debug({ keys: state.jwks.keys.length, cas: state.cas.length }, 'trust state received');
+      },
+      revocations(items) {
+        revocations.apply(items, clock.now().getTime());
+        log.debug({ count: items.length }, 'revocations received');
+      },
+      endpoints(value) {
+        const changed = JSON.stringify(value.ctrl) !== JSON.stringify(known.ctrl) || value.api !== known.api;
+        known = { ctrl: value.ctrl, api: value.api };
+        if (!changed) return;
+        writeEndpointsFile(endpointsFile, { ctrl: value.ctrl, api: value.api })
+          .then(() => log.info({ endpoints: value.ctrl }, `the controllers known are now ${value.ctrl.join(', ')} (${endpointsFile})`))
+          .catch((error) => log.warn({ err: error }, `${endpointsFile} could not be written: ${(error as Error).message}`));
+      },
+      message(direction, contentType) {
+        metrics.controlMessage(direction, controlTypeName(contentType));
+      },
+    },
+  });
+
+  const health = createHealthChecks({
+    clock,
+    settings: timings.healthChecks,
+    controllerPing: () => control.ping(timings.healthChecks.ctrlPingCheck.timeoutMs),
+    linkCount: () => 0,
+    onChange(check, healthy, reason) {
+      const line = `health check ${check} is now ${healthy ? 'healthy' : `unhealthy: ${reason ?? ''}`}`;
+      if (healthy) log.info({ check }, line);
+      else log.warn({ check, reason }, line);
+      control.notify(ControlType.RouterEvents, { events: [{ type: 'health-changed', at: clock.now().getTime(), detail: line }] });
+    },
+  });
+  health.start();
+  const latencyTimer = setInterval(() => {
+    if (control.latencyMs !== undefined) metrics.controlLatency(control.latencyMs / 1000);
+  }, timings.heartbeats.sendIntervalMs);
+  latencyTimer.unref();
+
+  const renewal: Renewal = createRenewal({
+    identitySection: config.identity,
+    csr: config.csr ?? config.edge?.csr,
+    baseDir,
+    endpointsFile,
+    settings: timings.renewal,
+    clock,
+    log,
+    onRenewed(renewed) {
+      identity = renewed;
+      metrics.renewal('success');
+      web?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
+      const line = `certificates renewed; they now expire at ${renewed.notAfter.toISOString()}`;
+      log.info(line);
+      control.notify(ControlType.RouterEvents, { events: [{ type: 'certificate-renewed', at: clock.now().getTime(), detail: line }] });
+    },
+    onFailed(error) {
+      metrics.renewal('failure');
+      control.notify(ControlType.RouterEvents, { events: [{ type: 'renewal-failed', at: clock.now().getTime(), detail: (error as Error).message.slice(0, 900) }] });
+    },
+  });
+  renewal.start();
+
+  let web: RouterWeb | undefined;
+  try {
+    web = config.web && config.web.length > 0 ? await startRouterWeb(config.web, { tls: { key: identity.keyPem, cert: identity.serverCertPem }, health, metrics, log }) : undefined;
+  } catch (error) {
+    await Promise.allSettled([control.stop(), renewal.stop()]);
+    health.stop();
+    clearInterval(latencyTimer);
+    throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
+  }
+
+  return {
+    control,
+    trust,
+    revocations,
+    health,
+    metrics,
+    web,
+    endpointsFile,
+    renewNow: () => renewal.renewNow(),
+    async stop() {
+      clearInterval(latencyTimer);
+      health.stop();
+      await renewal.stop();
+      await control.stop();
+      await web?.close();
+      log.info('router stopped');
+    },
+  };
+}

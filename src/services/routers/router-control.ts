@@ -1,0 +1,157 @@
+/**
+ * What the controller decides for routers on its control channels (decision 0062), apart from the wire: which router
+ * a client certificate is, whether it may stay connected, the trust material it checks tokens with, terminators it
+ * creates for the services it hosts, and the dial decision. The control plane (src/control-plane/) is the adapter;
+ * this module knows nothing of channels or TLS.
+ */
+import type { Actor } from '../../domain/audit.js';
+import type { TerminatorPrecedence } from '../../domain/terminator.js';
+import type { CreateTerminator, DialAnswer, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
+import { ApiError } from '../../errors/api-error.js';
+import type { Clock } from '../../shared/clock.js';
+import { newEntityId } from '../../shared/random.js';
+import type { PolicyEngine } from '../authorization/engine.js';
+import type { TerminatorService } from '../authorization/terminators.js';
+
+/** A router as the control plane sees it: who it is and whether it may be connected. */
+export interface RouterStanding {
+  id: string;
+  name: string;
+  disabled: boolean;
+  /** The fingerprint of its current client certificate; null while an enrollment is pending (re-enrolled). */
+  fingerprint: string | null;
+}
+
+/** Why a router's request was refused: the code goes on the wire (ControlErrorCode), the sentence in the body. */
+export class RouterRequestError extends Error {
+  override readonly name = 'RouterRequestError';
+  constructor(
+    readonly code: 'NOT_FOUND' | 'NOT_ALLOWED' | 'BAD_MESSAGE',
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+export interface RouterControlService {
+  /** The router whose current client certificate has this fingerprint (lowercase hex SHA-1 of the DER). */
+  identify(fingerprint: string): Promise<RouterStanding | undefined>;
+  /** The router's standing now; undefined once deleted. */
+  standing(routerId: string): Promise<RouterStanding | undefined>;
+  /** The keys and CAs routers check tokens and client certificates with. */
+  trustState(): Promise<TrustState>;
+  createTerminator(router: RouterStanding, input: CreateTerminator): Promise<TerminatorAnswer>;
+  updateTerminator(router: RouterStanding, input: UpdateTerminator): Promise<TerminatorAnswer>;
+  /** Deletes the router's own terminators among `ids` (others' are refused by name). */
+  deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
+  /** Whether `identityId` may dial `serviceId` now, and the terminator chosen by precedence, then cost. */
+  dial(router: RouterStanding, identityId: string, serviceId: string): Promise<DialAnswer>;
+  /** Legacy API sessions in use through a router's SDK channels: their inactivity timer restarts. */
+  recordActivity(apiSessionIds: readonly string[]): void;
+}
+
+/** Lower ranks first: a `required` terminator is chosen over any `default`, a `failed` one only when nothing else is. */
+const PRECEDENCE_RANK: Record<TerminatorPrecedence, number> = { required: 0, default: 1, failed: 2 };
+
+/** The audit trail's actor for what a router does itself. */
+export const routerActor = (router: { name: string }): Actor => ({ id: null, name: `edge-router ${router.name}` });
+
+function notFoundOrRethrow(error: unknown): never {
+  if (error instanceof ApiError && (error.code === 'NOT_FOUND' || error.code === 'REFERENCED_ENTITY_NOT_FOUND')) {
+    throw new RouterRequestError('NOT_FOUND', error.message);
+  }
+  if (error instanceof ApiError && error.code === 'COULD_NOT_VALIDATE') throw new RouterRequestError('BAD_MESSAGE', error.message);
+  throw error;
+}
+
+export function createRouterControlService(deps: {
+  routers: {
+    findByFingerprint(fingerprint: string): Promise<RouterStanding | undefined>;
+    findById(id: string): Promise<RouterStanding | undefined>;
+  };
+  terminators: TerminatorService;
+  engine: PolicyEngine;
+  /** Public JWKS of the OIDC signing keys (absent without an edge section). */
+  jwks?: () => Promise<{ keys: Record<string, unknown>[] }>;
+  issuers: readonly string[];
+  /** Every CA a client certificate may chain to: the controller's own and the verified third-party CAs. */
+  clientCaPems: () => Promise<string[]>;
+  activity: { seen(sessionId: string, at: Date): void };
+  clock: Clock;
+}): RouterControlService {
+  const { terminators } = deps;
+
+  async function ownTerminator(router: RouterStanding, id: string) {
+    const terminator = await terminators.get(id).catch(notFoundOrRethrow);
+    // Another router's terminator reads as absent: a router learns nothing of the rest of the network this way.
+    if (terminator.routerId !== router.id) throw new RouterRequestError('NOT_FOUND', `No terminator of this router has the id '${id}'`);
+    return terminator;
+  }
+
+  const answer = (t: { id: string; serviceId: string; binding: string; address: string; cost: number; precedence: TerminatorPrecedence }): TerminatorAnswer => ({
+    id: t.id,
+    serviceId: t.serviceId,
+    binding: t.binding,
+    address: t.address,
+    cost: t.cost,
+    precedence: t.precedence,
+  });
+
+  return {
+    identify: (fingerprint) => deps.routers.findByFingerprint(fingerprint),
+    standing: (routerId) => deps.routers.findById(routerId),
+    async trustState() {
+      const [jwks, cas] = await Promise.all([deps.jwks ? deps.jwks() : Promise.resolve({ keys: [] }), deps.clientCaPems()]);
+      return { jwks: { keys: jwks.keys }, cas, issuers: [...deps.issuers] };
+    },
+    async createTerminator(router, input) {
+      if (input.hostId !== undefined) {
+        const access = await deps.engine.access(input.hostId, input.serviceId, 'Bind').catch(notFoundOrRethrow);
+        if (!access.allowed) throw new RouterRequestError('NOT_ALLOWED', `Identity '${input.hostId}' may not bind service '${input.serviceId}'`);
+      }
+      const created = await terminators
+        .create(routerActor(router), {
+          service: input.serviceId,
+          router: router.id,
+          binding: input.binding,
+          address: input.address,
+          ...(input.instanceId !== undefined ? { identity: input.instanceId } : {}),
+          ...(input.hostId !== undefined ? { hostId: input.hostId } : {}),
+          ...(input.cost !== undefined ? { cost: input.cost } : {}),
+          ...(input.precedence !== undefined ? { precedence: input.precedence } : {}),
+        })
+        .catch(notFoundOrRethrow);
+      return answer(created);
+    },
+    async updateTerminator(router, input) {
+      await ownTerminator(router, input.id);
+      const updated = await terminators
+        .patch(routerActor(router), input.id, {
+          ...(input.cost !== undefined ? { cost: input.cost } : {}),
+          ...(input.precedence !== undefined ? { precedence: input.precedence } : {}),
+        })
+        .catch(notFoundOrRethrow);
+      return answer(updated);
+    },
+    async deleteTerminators(router, ids) {
+      for (const id of ids) await ownTerminator(router, id);
+      for (const id of ids) await terminators.delete(routerActor(router), id).catch(notFoundOrRethrow);
+    },
+    async dial(_router, identityId, serviceId) {
+      const access = await deps.engine.access(identityId, serviceId, 'Dial').catch(notFoundOrRethrow);
+      if (!access.allowed) throw new RouterRequestError('NOT_ALLOWED', `Identity '${identityId}' may not dial service '${serviceId}'`);
+      const page = await terminators.listOfService(serviceId, { limit: 500 }).catch(notFoundOrRethrow);
+      const candidates = [...page.items].sort((a, b) => PRECEDENCE_RANK[a.precedence] - PRECEDENCE_RANK[b.precedence] || a.cost - b.cost);
+      const best = candidates[0];
+      if (!best) throw new RouterRequestError('NOT_FOUND', `Service '${serviceId}' has no terminator: nothing hosts it`);
+      return {
+        circuitId: newEntityId(),
+        terminator: { id: best.id, routerId: best.routerId, binding: best.binding, address: best.address, instanceId: best.identity },
+      };
+    },
+    recordActivity(apiSessionIds) {
+      const now = deps.clock.now();
+      for (const id of apiSessionIds) deps.activity.seen(id, now);
+    },
+  };
+}
