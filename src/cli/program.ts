@@ -93,7 +93,12 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
       }),
     );
 
-  const router = program.command('router').description('Validates and explains router config files');
+  const router = program.command('router').description('Runs edge routers, and validates and explains their config files');
+  router
+    .command('run')
+    .description('Runs a router from its config file until SIGINT or SIGTERM (enroll it first with svc router enroll)')
+    .requiredOption('--config <file>', 'the router config (YAML)')
+    .action((options: { config: string }) => run(async () => (await routerCommands()).runRouterCommand(options.config, out, build)));
   router
     .command('validate')
     .description('Validates router config files; every problem as FILE:LINE:COLUMN: error|warning: key.path: message')

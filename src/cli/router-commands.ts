@@ -1,6 +1,6 @@
 /**
- * `svc router validate|explain|schema`: check router configuration files offline, print the effective
- * configuration of one, or print the JSON Schema for editors. The validator itself is pure
+ * `svc router validate|explain|schema|run`: check router configuration files offline, print the effective
+ * configuration of one, print the JSON Schema for editors, or run the router. The validator itself is pure
  * (router-config/); this file reads the files and the environment and words the results.
  */
 import { readFile } from 'node:fs/promises';
@@ -11,6 +11,10 @@ import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
 import type { Diagnostic } from '../shared/diagnostics.js';
 import { reasonOf } from '../shared/system-errors.js';
 import type { Output } from './output.js';
+import { createLogger } from './logger.js';
+import { watchForStop } from './stop-signals.js';
+import { startRouter, type RunningRouter, type VersionInfo } from '../router/run.js';
+import { RouterSetupError } from '../router/errors.js';
 
 export interface ValidateFlags {
   readonly format: 'text' | 'json';
@@ -85,4 +89,32 @@ async function readText(file: string): Promise<string | Diagnostic> {
 
 function asError(diagnostic: Diagnostic): Diagnostic {
   return diagnostic.severity === 'error' ? diagnostic : { ...diagnostic, severity: 'error', message: `${diagnostic.message} (--strict)` };
+}
+
+/**
+ * `svc router run --config FILE`: runs the router until SIGINT or SIGTERM, then stops it cleanly (exit 0). A file with
+ * errors, or a router that is not enrolled or whose identity cannot be read, exits 1 with the reason, before anything
+ * starts.
+ */
+export async function runRouterCommand(configPath: string, out: Output, build: VersionInfo): Promise<number> {
+  const log = createLogger();
+  const stop = watchForStop({ onForcedExit: () => out.error('svc: second signal while stopping; exiting now') });
+  try {
+    let router: RunningRouter;
+    try {
+      router = await startRouter(configPath, { log, env: process.env, build });
+    } catch (error) {
+      if (!(error instanceof RouterSetupError)) throw error;
+      out.error(`svc: ${error.message}`);
+      return 1;
+    }
+    out.print(`svc router running from ${configPath}${router.web ? `; health checks at ${router.web.urls.join(', ')}` : ''}`);
+    const reason = await stop.stopped;
+    out.print(reason === 'parent-exited' ? 'stopping (the npm process that started svc has exited)...' : `stopping (${reason})...`);
+    await router.stop();
+    out.print('stopped');
+    return 0;
+  } finally {
+    stop.dispose();
+  }
 }
