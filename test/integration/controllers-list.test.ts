@@ -51,7 +51,7 @@ describe(`listing controllers (${testDialect})`, () => {
     assert.deepEqual(meta.pagination, { limit: 2, offset: 1, totalCount: 6 });
   });
 
-  it('shows each controller's control-plane address to administrators and hides it from clients', async () => {
+  it("shows each controller's control-plane address to administrators and hides it from clients", async () => {
     const filter = encodeURIComponent('name = "peer-02"');
     const client = (await list(`?filter=${filter}`)).json();
     assert.equal(client.data[0].ctrlAddress, null);
