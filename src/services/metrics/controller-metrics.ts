@@ -45,6 +45,12 @@ export interface ControllerMetrics {
    * built after the store opens (and the store already reports its queries here). Without it the gauge reads 0.
    */
   countLiveSessionsWith(count: () => Promise<number>): void;
+  /** A control-channel message to or from a router, by direction and the control protocol's type name (issue 41). */
+  controlMessage(direction: 'in' | 'out', type: string): void;
+  /** A router control channel's heartbeat round trip, in seconds. */
+  heartbeatLatency(seconds: number): void;
+  /** A router's metrics report arrived (counted; its values are not turned into series per router). */
+  routerReport(routerId: string, values: Record<string, number>): void;
   /** The Prometheus text exposition (format 0.0.4) of this controller and of the process it runs in. */
   exposition(): Promise<{ contentType: string; body: string }>;
 }
@@ -113,6 +119,19 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
   // Both label sets exist from the start, so a scrape shows zeros rather than no series before the first login.
   for (const outcome of ['success', 'failure'] as const) authentications.labels('password', outcome).inc(0);
   for (const kind of ['password', 'totp'] as const) lockouts.labels(kind).inc(0);
+  const controlMessages = new Counter({
+    name: 'svc_control_messages_total',
+    help: 'Control-channel messages to and from routers, by direction and message type (docs/control-protocol.md)',
+    labelNames: ['direction', 'type'] as const,
+    registers,
+  });
+  const heartbeatSeconds = new Histogram({
+    name: 'svc_router_heartbeat_latency_seconds',
+    help: 'Round trip of the heartbeats on router control channels',
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5],
+    registers,
+  });
+  const routerReports = new Counter({ name: 'svc_router_metric_reports_total', help: 'Metrics reports received from routers', registers });
   const storeQueries = querySeconds.labels(options.dialect);
 
   const liveSessions = liveSessionCache(options.clock, options.liveSessionsMaxAgeMs ?? DEFAULT_LIVE_SESSIONS_MAX_AGE_MS);
@@ -155,6 +174,9 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
+    controlMessage: (direction, type) => controlMessages.inc({ direction, type }),
+    heartbeatLatency: (seconds) => heartbeatSeconds.observe(seconds),
+    routerReport: () => routerReports.inc(),
     async exposition() {
       // Merged at the first scrape: the process metrics are created only once something asks for them.
       merged ??= Registry.merge([processRegistry(), registry]);
