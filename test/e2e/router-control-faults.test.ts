@@ -171,15 +171,9 @@ describe(`bad peers on the control listener (${testDialect})`, () => {
 
     const issuer = await loadCertificateAuthority({ cert: ctl.pki.intermediateCert, key: ctl.pki.intermediateKey });
     const keys = await generateKeyPair();
-    const now = Date.now();
-    const expired = await issueCertificate({
-      profile: 'client',
-      publicKey: keys.publicKey,
-      subject: { commonName: router.id },
-      validityMs: 60_000,
-      notBefore: new Date(now - 3_600_000),
-      issuer,
-    });
+    // Issued an hour ago (a clock started from now, moved back) for one minute: expired by now.
+    const anHourAgo = { now: () => new Date(Date.now() - 3_600_000) };
+    const expired = await issueCertificate({ profile: 'client', publicKey: keys.publicKey, subject: { commonName: router.id }, validityMs: 60_000, issuer, clock: anHourAgo });
     await assert.rejects(handshakeAndHello({ key: await privateKeyToPem(keys.privateKey), cert: expired.toString('pem') }), 'an expired certificate');
     assert.ok(await logged('refused in the TLS handshake'));
   });

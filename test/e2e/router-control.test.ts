@@ -79,7 +79,7 @@ describe(`routers on the control channel (${testDialect})`, () => {
     const userId = await createdId(admin, '/identities', { name: 'revoked-user', type: 'User', isAdmin: false });
     const session = await ctl.running.services.apiSessions.start(userId, 'password', '127.0.0.1');
     const sessionId = session.session?.id ?? (await admin.get(`/api-sessions?filter=${encodeURIComponent(`identityId = "${userId}"`)}`)).json().data[0].id;
-    assert.equal((await admin.delete(`/api-sessions/${sessionId}`)).status, 200);
+    assert.equal((await admin.del(`/api-sessions/${sessionId}`)).status, 200);
     assert.ok(await eventually(() => er.revocations.isSessionRevoked(sessionId, Date.now())), 'session revocation pushed');
 
     // The identity disabled, then a policy changed.

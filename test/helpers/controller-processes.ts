@@ -62,6 +62,8 @@ export interface ControllerProcess {
   readonly name: string;
   /** `https://127.0.0.1:<port>`. */
   readonly baseUrl: string;
+  /** `tls:127.0.0.1:<port>` of its control listener, when started with `ctrl`. */
+  readonly ctrlEndpoint: string | undefined;
   readonly ca: string;
   /** The running process (replaced by `restart`). */
   readonly cli: CliProcess;
@@ -78,12 +80,13 @@ const LISTENING = 'svc controller listening on';
 
 /**
  * Writes the config of controller `name` (its own identity and loopback port, the shared store, CA and TOTP key)
- * and starts `svc controller run` on it; resolves once it listens.
+ * and starts `svc controller run` on it; resolves once it listens. With `ctrl`, it also listens for routers.
  */
-export async function startControllerProcess(options: { pki: SharedPki; name: string; db: string }): Promise<ControllerProcess> {
+export async function startControllerProcess(options: { pki: SharedPki; name: string; db: string; ctrl?: boolean }): Promise<ControllerProcess> {
   const { pki, name } = options;
   const port = await freePort();
   const address = `127.0.0.1:${port}`;
+  const ctrlEndpoint = options.ctrl ? `tls:127.0.0.1:${await freePort()}` : undefined;
   const config = {
     v: 3,
     db: options.db,
@@ -94,6 +97,7 @@ export async function startControllerProcess(options: { pki: SharedPki; name: st
       totp: { encryptionKeyFile: pki.totpKeyFile },
     },
     web: [{ name: 'main', bindPoints: [{ interface: address, address }], apis: [{ binding: 'edge-client' }, { binding: 'edge-management' }] }],
+    ...(ctrlEndpoint ? { ctrl: { listener: ctrlEndpoint } } : {}),
   };
   const configFile = join(pki.dir, `${name}.controller.yml`);
   writeFileSync(configFile, stringify(config));
@@ -112,6 +116,7 @@ export async function startControllerProcess(options: { pki: SharedPki; name: st
   return {
     name,
     baseUrl,
+    ctrlEndpoint,
     ca: pki.ca,
     get cli() {
       return cli;
