@@ -8,7 +8,7 @@
 import { connect, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Static, TSchema } from 'typebox';
-import { dialHello, type Channel, type Message } from '../../channel/index.js';
+import { dialHello, HelloRefusedError, type Channel, type Message } from '../../channel/index.js';
 import { parseHostPort } from '../../config/host-port.js';
 import { CONTROL_LIMITS, CONTROL_PROTOCOL_VERSION, ControlErrorCode, ControlHeader, ControlType } from '../../control-protocol/catalogue.js';
 import {
@@ -215,9 +215,8 @@ export function startControlClient(options: ControlClientOptions): ControlClient
 
 /** A refusal's code and sentence, or a connection failure's sentence. */
 function describeFailure(error: unknown): { code?: string; sentence: string } {
-  const refusal = error as { code?: unknown; message?: string; refusalCode?: string };
   if (error instanceof ControlRefusal) return { code: error.code, sentence: error.message };
-  if (typeof refusal.refusalCode === 'string') return { code: refusal.refusalCode, sentence: refusal.message ?? 'refused' };
+  if (error instanceof HelloRefusedError) return { code: error.answer.headers.get(ControlHeader.ErrorCode)?.toString('utf8') ?? 'REFUSED', sentence: error.message };
   return { sentence: (error as Error).message ?? String(error) };
 }
 
