@@ -57,6 +57,16 @@ export default tseslint.config(
     },
   },
   {
+    // A router is deployed without a store, and the channel is shared with SDKs (STYLE.md "One package, several programs").
+    files: ['src/router/**/*.ts', 'src/channel/**/*.ts', 'src/control-protocol/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [APP, layer(['**/services/**', '**/persistence/**', '**/http/**', '**/oidc/**', '**/cli/**'], 'The router and the channel run without the controller: no services, stores, controller HTTP, OIDC or CLI.')] },
+      ],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [NET_SOCKETS], patterns: [layer(['../**'], 'shared/ holds leaf helpers: it imports nothing else of svc.'), IO_MODULES] }],

@@ -17,6 +17,8 @@ export interface QuickstartOptions {
   home: string;
   host: string;
   port: number;
+  /** The control-plane port routers connect to (DEFAULT_CTRL_PORT unless given). */
+  ctrlPort?: number;
   adminUser: string;
   adminPassword: string;
   clock?: Clock;
@@ -32,6 +34,8 @@ export interface QuickstartHome {
 }
 
 export const QUICKSTART_CONFIG = 'config.yml';
+/** Upstream's conventional control-plane port. */
+export const DEFAULT_CTRL_PORT = 6262;
 
 /** Creates the quickstart home unless it exists; never changes an existing one. */
 export async function prepareQuickstartHome(options: QuickstartOptions): Promise<QuickstartHome> {
@@ -56,13 +60,14 @@ export async function prepareQuickstartHome(options: QuickstartOptions): Promise
   } finally {
     await database.close();
   }
-  writeFileSync(configFile, quickstartConfigYaml(options.host, options.port), { mode: 0o600 });
+  writeFileSync(configFile, quickstartConfigYaml(options.host, options.port, options.ctrlPort ?? DEFAULT_CTRL_PORT), { mode: 0o600 });
   return { configFile, caBundle, created: true };
 }
 
 /** The config file quickstart writes: every path relative to the home folder, so the folder can move. */
-function quickstartConfigYaml(host: string, port: number): string {
-  const address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+function quickstartConfigYaml(host: string, port: number, ctrlPort: number): string {
+  const bracketed = host.includes(':') ? `[${host}]` : host;
+  const address = `${bracketed}:${port}`;
   const config = {
     v: 3,
     db: 'db/svc.sqlite',
@@ -73,6 +78,8 @@ function quickstartConfigYaml(host: string, port: number): string {
       server_key: 'pki/server.key.pem',
       ca: 'pki/ca-bundle.pem',
     },
+    // Routers connect here with mutual TLS (decision 0065).
+    ctrl: { listener: `tls:${bracketed}:${ctrlPort}` },
     edge: {
       api: { address, sessionTimeout: '30m' },
       enrollment: {

@@ -61,10 +61,11 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .option('--home <dir>', 'the home folder (default SVC_HOME, else ~/.svc)')
     .option('--host <host>', 'the address to listen on and advertise (default 127.0.0.1)')
     .option('--port <port>', 'the port (default 1280)')
+    .option('--ctrl-port <port>', 'the port routers connect to (default 6262)')
     .option('--admin-user <name>', 'the default administrator (default admin)')
     .option('--admin-password <password>', 'its password on first start, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD; else generated and printed)')
     .action((options: Record<string, string | undefined>) =>
-      run(async () => (await import('./quickstart-command.js')).quickstartCommand({ home: options.home, host: options.host, port: options.port, adminUser: options.adminUser, adminPassword: options.adminPassword }, out)),
+      run(async () => (await import('./quickstart-command.js')).quickstartCommand({ home: options.home, host: options.host, port: options.port, ctrlPort: options.ctrlPort, adminUser: options.adminUser, adminPassword: options.adminPassword }, out)),
     );
 
   const controller = program.command('controller').description('Runs and checks controllers from a config file');

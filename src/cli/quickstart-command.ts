@@ -1,10 +1,11 @@
 /**
- * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--admin-user NAME] [--admin-password PW]`:
- * a controller on the embedded store in one command.
+ * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--ctrl-port PORT] [--admin-user NAME] [--admin-password PW]`:
+ * a controller on the embedded store in one command, listening for routers on the control-plane port.
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { prepareQuickstartHome } from '../app/quickstart.js';
+import { DEFAULT_CTRL_PORT, prepareQuickstartHome } from '../app/quickstart.js';
+import { CTRL_PROTOCOL } from '../config/ctrl-rules.js';
 import { adminCredentialsProblem } from '../services/identities/default-admin.js';
 import { newPassword } from '../shared/random.js';
 import { defaultAdminUsername, loadAndReport, runUntilSignal } from './controller-commands.js';
@@ -15,6 +16,7 @@ export interface QuickstartArgs {
   home?: string;
   host?: string;
   port?: string;
+  ctrlPort?: string;
   adminUser?: string;
   adminPassword?: string;
 }
@@ -26,9 +28,11 @@ export function defaultQuickstartHome(): string {
 export async function quickstartCommand(args: QuickstartArgs, out: Output): Promise<number> {
   const home = resolve(args.home ?? defaultQuickstartHome());
   const host = args.host ?? '127.0.0.1';
-  const port = Number(args.port ?? '1280');
-  if (!Number.isInteger(port) || port < 1 || port > 65535) {
-    out.error(`--port: expected an integer from 1 to 65535, got '${args.port}'`);
+  const port = portArgument('--port', args.port, 1280, out);
+  const ctrlPort = portArgument('--ctrl-port', args.ctrlPort, DEFAULT_CTRL_PORT, out);
+  if (port === undefined || ctrlPort === undefined) return 2;
+  if (ctrlPort === port) {
+    out.error(`--ctrl-port: routers need a port of their own; ${ctrlPort} is the API's --port`);
     return 2;
   }
   const adminUser = args.adminUser ?? 'admin';
@@ -42,9 +46,9 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   }
 
   const started = process.hrtime.bigint();
-  const prepared = await prepareQuickstartHome({ home, host, port, adminUser, adminPassword, progress: (step) => out.print(step) });
+  const prepared = await prepareQuickstartHome({ home, host, port, ctrlPort, adminUser, adminPassword, progress: (step) => out.print(step) });
   if (!prepared.created) {
-    out.print(`reusing ${home} as it is (its config.yml decides address and admin; --host/--port/--admin-* apply to a new home only)`);
+    out.print(`reusing ${home} as it is (its config.yml decides addresses and admin; --host/--port/--ctrl-port/--admin-* apply to a new home only)`);
   }
   const config = await loadAndReport(prepared.configFile, out);
   if (!config) return 1;
@@ -60,6 +64,7 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
       out.print(`  OIDC:       issuer ${issuers.join(', ')}`);
       out.print(`              discovery ${issuers.map((i) => `${i}/.well-known/openid-configuration`).join(', ')}`);
     }
+    if (config.ctrl) out.print(`  routers:    connect to ${CTRL_PROTOCOL}:${config.ctrl.advertise.text}`);
     out.print(`  CA bundle:  ${prepared.caBundle}`);
     out.print(`  config:     ${prepared.configFile}`);
     if (prepared.created) {
@@ -70,4 +75,12 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
     }
     out.print('Press Ctrl+C to stop.');
   });
+}
+
+/** A port given on the command line, its default when absent, or undefined after saying what is wrong. */
+function portArgument(flag: string, text: string | undefined, fallback: number, out: Output): number | undefined {
+  const port = Number(text ?? String(fallback));
+  if (Number.isInteger(port) && port >= 1 && port <= 65535) return port;
+  out.error(`${flag}: expected an integer from 1 to 65535, got '${text}'`);
+  return undefined;
 }

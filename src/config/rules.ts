@@ -6,6 +6,7 @@
 import { isAbsolute, resolve } from 'node:path';
 import { databaseTargetFromString } from '../persistence/database.js';
 import type { DatabaseTarget } from '../persistence/database.js';
+import { ctrlRules } from './ctrl-rules.js';
 import { edgeRules } from './edge-rules.js';
 import { identityFiles } from './listener-rules.js';
 import { errorCount, reportError } from './rule-context.js';
@@ -29,10 +30,11 @@ export function controllerRules(context: RuleContext, file: ControllerFile): Con
   const hasEdge = file.edge !== undefined;
   const edge = hasEdge ? edgeRules(context, file.edge as NonNullable<ControllerFile['edge']>) : undefined;
   const web = Array.isArray(file.web) ? webRules(context, file.web, { hasEdge, edge, rootIdentity: identity }) : undefined;
+  const ctrl = file.ctrl === undefined ? undefined : ctrlRules(context, file.ctrl, { edge, web });
 
   if (errorCount(context) > before || db === undefined || identity === undefined || web === undefined) return undefined;
   if (hasEdge && edge === undefined) return undefined;
-  return { source: resolve(context.source.file), db, identity, edge, web };
+  return { source: resolve(context.source.file), db, identity, ...(ctrl === undefined ? {} : { ctrl }), edge, web };
 }
 
 /** `postgres://` URLs must name a host; anything else is a SQLite file, relative to the config file. */

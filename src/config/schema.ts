@@ -165,12 +165,27 @@ const ListenerSchema = Type.Object(
   closed,
 );
 
+/** The control-plane listener routers connect to (decision 0065); its address rules are in ctrl-rules.ts. */
+const CtrlSchema = Type.Object(
+  {
+    listener: Type.String({ minLength: 1, description: 'Where routers connect: tls:<host>:<port>, e.g. tls:0.0.0.0:6262' }),
+    advertise: Type.Optional(
+      Type.String({
+        minLength: 1,
+        description: 'host:port routers are told to use; default the listener host:port, or the edge API host when the listener binds all interfaces',
+      }),
+    ),
+  },
+  closed,
+);
+
 /** The whole controller configuration file. */
 export const ControllerFileSchema = Type.Object(
   {
     v: Type.Optional(Type.Literal(3)),
     db: Type.String({ minLength: 1, description: 'postgres:// URL or SQLite file path' }),
     identity: IdentitySchema,
+    ctrl: Type.Optional(CtrlSchema),
     edge: Type.Optional(EdgeSchema),
     web: Type.Array(ListenerSchema, { minItems: 1 }),
   },
@@ -190,6 +205,7 @@ export const EdgeOidcOptionsSchema = Type.Object(
 export type ControllerFile = Static<typeof ControllerFileSchema>;
 export type IdentityFile = Static<typeof IdentitySchema>;
 export type EdgeFile = Static<typeof EdgeSchema>;
+export type CtrlFile = Static<typeof CtrlSchema>;
 export type ListenerFile = Static<typeof ListenerSchema>;
 export type EdgeOidcOptionsFile = Static<typeof EdgeOidcOptionsSchema>;
 

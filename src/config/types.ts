@@ -138,11 +138,21 @@ export interface ExternalJwtConfig {
   readonly jwksRefreshIntervalMs: number;
 }
 
+/** `ctrl`: the control-plane listener routers connect to over mutual TLS (decision 0065). */
+export interface CtrlConfig {
+  /** Where to listen; `text` is the file's `tls:<host>:<port>`. */
+  readonly listener: HostPort;
+  /** The address routers are told to use (endpoints lists, quickstart's output). */
+  readonly advertise: HostPort;
+}
+
 export interface ControllerConfig {
   /** Absolute path of the file this was loaded from. */
   readonly source: string;
   readonly db: DatabaseTarget;
   readonly identity: IdentityFiles;
+  /** Absent when the file has no `ctrl` section: no router can connect. */
+  readonly ctrl?: CtrlConfig;
   /** Absent when the file has no `edge` section: no Edge APIs, no OIDC. */
   readonly edge: EdgeConfig | undefined;
   readonly web: readonly WebListener[];

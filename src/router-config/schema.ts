@@ -34,6 +34,9 @@ export const ROUTER_DEFAULTS = {
   metrics: { reportInterval: '1m', messageQueueSize: 10, intervalAgeThreshold: '80s' },
   memoryIntervalMs: 15000,
   tunnelMode: 'host',
+  heartbeats: { sendInterval: '10s', checkInterval: '1s', closeUnresponsiveTimeout: '30s' },
+  ctrlOptions: { connectTimeout: '10s', reconnect: { minRetryInterval: '1s', maxRetryInterval: '1m', retryBackoffFactor: 2 } },
+  endpointsFile: 'endpoints.yml',
 } as const;
 
 /** Spec bounds of the backoff objects of link dialers. */
@@ -82,17 +85,6 @@ export const RouterIdentitySchema = Type.Object(
   closed,
 );
 
-const CtrlSchema = Type.Object(
-  {
-    endpoint: Type.Optional(Address('Controller address <protocol>:<host>:<port>; either endpoint or endpoints is required')),
-    endpoints: Type.Optional(Type.Array(Address(), { minItems: 1, description: 'Controller addresses; ignored when endpoint is given' })),
-    bind: Type.Optional(Text('Local interface name or IP used to dial the controller')),
-    defaultRequestTimeout: Duration(ROUTER_DEFAULTS.defaultRequestTimeout),
-    heartbeats: Options,
-    options: Options,
-  },
-  closed,
-);
 
 const SansSchema = Type.Object(
   {
@@ -155,6 +147,53 @@ const Backoff = (fallback: { minRetryInterval: string; maxRetryInterval: string;
       Type.Number({ minimum: BACKOFF_BOUNDS.minFactor, maximum: BACKOFF_BOUNDS.maxFactor, default: fallback.retryBackoffFactor }),
     ),
   });
+
+const H = ROUTER_DEFAULTS.heartbeats;
+const HeartbeatsSchema = section(
+  {
+    sendInterval: Duration(H.sendInterval),
+    checkInterval: Duration(H.checkInterval),
+    closeUnresponsiveTimeout: Duration(H.closeUnresponsiveTimeout),
+  },
+  'Control channel heartbeats: how often one is sent, how often the channel is checked, and how long an unanswered channel is kept',
+);
+
+const C = ROUTER_DEFAULTS.ctrlOptions;
+/**
+ * Open on purpose: router files written for the reference router carry channel options of its own (e.g.
+ * maxQueuedConnects); rules/ctrl.ts warns about each one svc does not use rather than refusing the file.
+ */
+const CtrlOptionsSchema = Type.Optional(
+  Type.Object(
+    {
+      connectTimeout: Duration(C.connectTimeout),
+      reconnect: Backoff(C.reconnect),
+    },
+    {
+      default: { connectTimeout: C.connectTimeout, reconnect: { ...C.reconnect } },
+      description: 'Control channel options: connectTimeout (dial + TLS + hello) and the reconnect backoff',
+    },
+  ),
+);
+
+const CtrlSchema = Type.Object(
+  {
+    endpoint: Type.Optional(Address('Controller address <protocol>:<host>:<port>; either endpoint or endpoints is required')),
+    endpoints: Type.Optional(Type.Array(Address(), { minItems: 1, description: 'Controller addresses; ignored when endpoint is given' })),
+    bind: Type.Optional(Text('Local interface name or IP used to dial the controller')),
+    defaultRequestTimeout: Duration(ROUTER_DEFAULTS.defaultRequestTimeout),
+    heartbeats: HeartbeatsSchema,
+    options: CtrlOptionsSchema,
+    endpointsFile: Type.Optional(
+      Type.String({
+        minLength: 1,
+        default: ROUTER_DEFAULTS.endpointsFile,
+        description: 'File where the router keeps the controller addresses it learns; relative paths start at the config file folder',
+      }),
+    ),
+  },
+  closed,
+);
 
 const LinkListenerSchema = Type.Object(
   { binding: Type.Literal('transport'), bind: Address(), advertise: LinkAdvertise, groups: Groups, options: Options },
@@ -279,4 +318,5 @@ export type RouterFile = Static<typeof RouterFileSchema>;
 export type CsrFile = Static<typeof CsrSchema>;
 export type TunnelOptionsFile = Static<typeof TunnelOptionsSchema>;
 export type LinkDialerFile = Static<typeof LinkDialerSchema>;
+export type CtrlFile = Static<typeof CtrlSchema>;
 export type ListenerEntryFile = Static<typeof ListenerSchema>;

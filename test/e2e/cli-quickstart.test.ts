@@ -24,12 +24,16 @@ const sha = (file: string) => createHash('sha256').update(readFileSync(file)).di
 describe('svc quickstart', () => {
   const home = join(temp, 'home');
   let port: number;
+  let ctrlPort: number;
 
-  it('creates a home with PKI, config, database and admin, and serves the API until SIGTERM', async () => {
+  it('creates a home with PKI, config, database and admin, prints where routers connect, and serves the API until SIGTERM', async () => {
     port = await freePort();
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    ctrlPort = await freePort();
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--admin-user', 'operator', '--admin-password', 'first-password']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.match(cli.stdout(), new RegExp(`API: +https://127\\.0\\.0\\.1:${port}/edge/client/v1`));
+    assert.match(cli.stdout(), new RegExp(`routers: +connect to tls:127\\.0\\.0\\.1:${ctrlPort}\n`));
+    assert.match(readFileSync(join(home, 'config.yml'), 'utf8'), new RegExp(`^ctrl:\n  listener: tls:127\\.0\\.0\\.1:${ctrlPort}$`, 'm'));
     assert.match(cli.stdout(), /admin user: operator/);
     assert.doesNotMatch(cli.stdout(), /first-password/, 'a password given by the user is not echoed');
     assert.match(cli.stdout(), new RegExp(`CA bundle: +${join(home, 'pki', 'ca-bundle.pem')}`));
@@ -98,6 +102,12 @@ describe('svc quickstart', () => {
     const shortPassword = await runCli(['quickstart', '--home', nothing, '--admin-password', 'abc']);
     assert.equal(shortPassword.code, 2);
     assert.match(shortPassword.stderr, /password must be 5 to 100 characters/);
+    const badCtrlPort = await runCli(['quickstart', '--home', nothing, '--ctrl-port', 'six']);
+    assert.equal(badCtrlPort.code, 2);
+    assert.match(badCtrlPort.stderr, /--ctrl-port: expected an integer from 1 to 65535, got 'six'/);
+    const samePorts = await runCli(['quickstart', '--home', nothing, '--port', '7000', '--ctrl-port', '7000']);
+    assert.equal(samePorts.code, 2);
+    assert.match(samePorts.stderr, /--ctrl-port: routers need a port of their own; 7000 is the API's --port/);
     const unknown = await runCli(['quickstart', '--colour', 'blue']);
     assert.equal(unknown.code, 2);
     assert.throws(() => statSync(nothing));
@@ -116,7 +126,7 @@ describe('svc controller', () => {
     assert.equal(strict.config?.edge?.enrollment.allowRouterLocalNames, false, JSON.stringify(strict.diagnostics));
   });
 
-  it('check exits 0 for a valid file and 1 with FILE:LINE:COLUMN diagnostics for a bad one', async () => {
+  it('check exits 0 for a valid file and 1 with FILE:LINE:COLUMN diagnostics for a bad one, naming the web port a ctrl listener takes', async () => {
     const home = join(temp, 'home');
     const ok = await runCli(['controller', 'check', join(home, 'config.yml')]);
     assert.equal(ok.code, 0, ok.stderr);
@@ -130,6 +140,17 @@ describe('svc controller', () => {
     const lines = res.stderr.trim().split('\n');
     assert.ok(lines.some((l) => new RegExp(`^${bad}:\\d+:\\d+: edge\\.api\\.sessionTimeout: `).test(l)), res.stderr);
     assert.ok(lines.some((l) => /edge\.api\.sesionTimeout: .*did you mean 'sessionTimeout'/.test(l)), res.stderr);
+
+    const clash = join(home, 'clash.yml');
+    const apiPort = /interface: 127\.0\.0\.1:(\d+)/.exec(readFileSync(join(home, 'config.yml'), 'utf8'))![1];
+    writeFileSync(clash, readFileSync(join(home, 'config.yml'), 'utf8').replace(/listener: tls:127\.0\.0\.1:\d+/, `listener: tls:0.0.0.0:${apiPort}`));
+    const clashed = await runCli(['controller', 'check', clash]);
+    assert.equal(clashed.code, 1);
+    const listenerLine = readFileSync(clash, 'utf8').split('\n').findIndex((l) => l.includes('listener:')) + 1;
+    assert.match(
+      clashed.stderr,
+      new RegExp(`^${clash}:${listenerLine}:13: ctrl\\.listener: 'tls:0\\.0\\.0\\.0:${apiPort}' uses port ${apiPort} of web\\[0\\]\\.bindPoints\\[0\\]\\.interface`, 'm'),
+    );
   });
 
   it('run serves the API from a config file and stops on SIGTERM', async () => {

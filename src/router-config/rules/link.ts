@@ -39,8 +39,11 @@ export function linkRules(context: RuleContext, link: RouterFile['link']): void 
   }
 }
 
-/** Both intervals within 10ms..24h, and the first not above the second (the factor is bounded by the schema). */
-function backoffRules(context: RuleContext, path: KeyPath, backoff: LinkDialerFile['healthyDialBackoff']): void {
+/**
+ * Both intervals within 10ms..24h, and the first not above the second (the factor is bounded by the schema). Also
+ * used for the control channel's reconnect backoff, which has the same shape.
+ */
+export function backoffRules(context: RuleContext, path: KeyPath, backoff: LinkDialerFile['healthyDialBackoff']): void {
   if (!isMapping(backoff)) return;
   const { minIntervalMs, maxIntervalMs } = BACKOFF_BOUNDS;
   const min = checkDuration(context, [...path, 'minRetryInterval'], backoff.minRetryInterval, minIntervalMs, maxIntervalMs);

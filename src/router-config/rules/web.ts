@@ -1,6 +1,6 @@
 /**
- * `web`: listeners shaped as the controller's (the schema is shared), serving only the `health-checks` API,
- * which takes no options (spec "Router configuration file", `web`).
+ * `web`: listeners shaped as the controller's (the schema is shared), serving the `health-checks` API (spec
+ * "Router configuration file", `web`) and svc's `metrics` API (Prometheus text, decision 0065); neither takes options.
  */
 import { parseHostPort } from '../../config/host-port.js';
 import { reportError } from '../../config/rule-context.js';
@@ -11,7 +11,8 @@ import type { RouterFile } from '../schema.js';
 import { checkDuration, checkValue, isMapping } from './check.js';
 import type { RuleContext } from './check.js';
 
-const ROUTER_API = 'health-checks';
+/** The APIs a router's web listeners serve. */
+export const ROUTER_APIS = ['health-checks', 'metrics'] as const;
 
 type WebListener = NonNullable<RouterFile['web']>[number];
 
@@ -45,11 +46,12 @@ function oneListener(context: RuleContext, path: KeyPath, listener: WebListener)
   if (Array.isArray(listener.apis) && context.clean([...path, 'apis'])) {
     listener.apis.forEach((api, index) => {
       const apiPath = [...path, 'apis', index];
-      if (api.binding !== ROUTER_API) {
-        const hint = closestMatch(api.binding, [ROUTER_API]) === undefined ? '' : ` (did you mean '${ROUTER_API}'?)`;
-        reportError(context, [...apiPath, 'binding'], `binding '${api.binding}' is not served by a router${hint}; the only router API is '${ROUTER_API}'`);
+      if (!(ROUTER_APIS as readonly string[]).includes(api.binding)) {
+        const guess = closestMatch(api.binding, ROUTER_APIS);
+        const hint = guess === undefined ? '' : ` (did you mean '${guess}'?)`;
+        reportError(context, [...apiPath, 'binding'], `binding '${api.binding}' is not served by a router${hint}; router APIs are ${ROUTER_APIS.join(', ')}`);
       } else if (api.options !== undefined && Object.keys(api.options).length > 0) {
-        reportError(context, [...apiPath, 'options'], `'${ROUTER_API}' takes no options`, 'key');
+        reportError(context, [...apiPath, 'options'], `'${api.binding}' takes no options`, 'key');
       }
     });
   }

@@ -9,7 +9,7 @@
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { Clock } from '../../shared/clock.js';
 import { plainCounter, plainHistogram, type CounterSeries, type HistogramSeries } from './plain-series.js';
-import { processRegistry } from './process-metrics.js';
+import { processRegistry } from '../../shared/process-metrics.js';
 
 /** How a primary login ended. */
 export type AuthenticationOutcome = 'success' | 'failure';

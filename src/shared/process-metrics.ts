@@ -1,8 +1,9 @@
 /**
  * prom-client's default metrics (CPU, memory, event loop lag, GC, handles) describe the Node.js process, not one
- * controller, and collecting them starts an event-loop delay monitor and a GC observer that are never stopped. So
- * they live in one registry per process, created at the first scrape and shared by every controller's exposition;
- * a process that never serves `/metrics` (most test processes) never starts them (decision 0033).
+ * controller or router (both programs expose them, hence shared/), and collecting them starts an event-loop delay
+ * monitor and a GC observer that are never stopped. So they live in one registry per process, created at the first
+ * scrape and shared by every exposition in it; a process that never serves `/metrics` (most test processes) never
+ * starts them (decision 0033).
  */
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
