@@ -1,17 +1,23 @@
 /**
- * The routers domain's builder: an edge router's own certificate operations (enrollment with its one-time token,
- * certificate extension), over the store. Router administration stays in ../authorization (edge-routers.ts).
+ * The routers domain's builders: an edge router's own certificate operations (enrollment with its one-time token,
+ * certificate extension), and its presence (online status, what its hello reported), over the store. Router
+ * administration stays in ../authorization (edge-routers.ts).
  */
 import type { Database } from '../../persistence/database.js';
 import { createRouterCertificateRepository } from '../../persistence/repositories/router-certificates.js';
+import { createRouterPresenceRepository } from '../../persistence/repositories/router-presence.js';
 import { certificateAltNames } from '../../pki/csr-names.js';
 import type { LoadedCertificateAuthority, x509 } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
+import type { ControllerMetrics } from '../metrics/controller-metrics.js';
+import { createRouterPresence, createRouterStatusReader, type RouterPresence, type RouterStatusReader } from './presence.js';
 import { hostKey } from './router-csrs.js';
 import { createRouterEnrollmentService, type RouterEnrollmentService } from './router-enrollment.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
+export type { RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
+export { UnknownRouterError } from './presence.js';
 
 /**
  * `serverCertificates`: the controller's own server certificates (every listener's), whose names no router may
@@ -40,5 +46,27 @@ export function buildRouterEnrollment(
     caPems: settings.caPems,
     serverNames: { controllerHosts: new Set(names.map(hostKey)), allowLocalNames: settings.allowLocalNames },
     clock: settings.clock,
+  });
+}
+
+/** Routers' online status for the domains that show routers (no controller id needed: built before registering). */
+export function buildRouterStatus(database: Database, deps: { clock: Clock }): RouterStatusReader {
+  return createRouterStatusReader({ presence: createRouterPresenceRepository(database), clock: deps.clock });
+}
+
+/**
+ * Router presence at the registered controller `controllerId` (seam 5): what the control plane calls as routers'
+ * channels come and go; `metrics` hears how many are up here.
+ */
+export function buildRouterPresence(
+  database: Database,
+  deps: { clock: Clock; controllerId: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'> },
+): RouterPresence {
+  const { metrics } = deps;
+  return createRouterPresence({
+    presence: createRouterPresenceRepository(database),
+    controllerId: deps.controllerId,
+    clock: deps.clock,
+    ...(metrics ? { onChange: (count: number) => metrics.setRoutersOnline(count) } : {}),
   });
 }
