@@ -34,6 +34,7 @@ import { startPeriodic } from '../shared/periodic.js';
 import { buildChangeFeed } from '../services/change-feed/index.js';
 import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
 import { buildCertificatesDomain } from '../services/certificates/index.js';
+import { buildRouterPresence, buildRouterStatus, type RouterPresence } from '../services/routers/index.js';
 import { withSessionCertificates } from '../services/certificates/session-certificate-auth.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
@@ -50,6 +51,8 @@ export interface RunningController {
   readonly services: Services;
   /** The app of every bind point (by listener name and bind point address), listening or not (`listen: false`). */
   readonly apps: ReadonlyArray<{ listener: string; bindPoint: string; app: FastifyInstance }>;
+  /** Routers' control channels at this controller (decision 0064): the control plane reports them here. */
+  readonly routerPresence: RouterPresence;
   close(): Promise<void>;
 }
 
@@ -193,7 +196,10 @@ export async function startController(
         })
       : undefined;
     const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed });
+    // Routers' online status, read with every router an API shows (decision 0064).
+    const routerStatus = buildRouterStatus(database, { clock });
     const authorization = buildAuthorizationDomain(database, {
+      routerStatus,
       feed,
       clock,
       log: logger,
@@ -251,6 +257,7 @@ export async function startController(
         posture,
         signing: oidc && config.edge ? { signer: oidc.tokens, issuer: httpsOrigin(config.edge.api.address) } : undefined,
         tokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
+        routerStatus,
       }),
     };
     const controllers = controllersDomain.records;
@@ -269,6 +276,9 @@ export async function startController(
       createdAt: startedAt,
       updatedAt: startedAt,
     });
+    // Rows this controller left behind when it was killed; its routers reconnect and write them again (decision 0064).
+    const routerPresence = buildRouterPresence(database, { clock, controllerId, metrics });
+    await routerPresence.clearOwn();
 
     const specs = buildSpecRegistry(
       [
@@ -327,11 +337,13 @@ export async function startController(
       database,
       services,
       apps,
+      routerPresence,
       async close() {
         stopCaWatch();
         await Promise.allSettled(apps.map(({ app }) => app.close()));
         await heartbeat.stop();
         await sweeps.stop();
+        await routerPresence.clearOwn().catch(() => undefined);
         await controllers.setOnline(controllerId, false, clock.now()).catch(() => undefined);
         await activity.close();
         await feed.close();

@@ -1,8 +1,8 @@
 /**
  * Edge routers: the data-plane processes SDKs connect through. An administrator creates one, which gives it a
  * one-time enrollment (method `erott`); the router later exchanges that token for its certificates. What a router
- * reports when it connects (listeners, version, hostname) arrives with the router process, a later issue
- * (docs/decisions/0027-routers-posture-terminators.md); until then a router reads as offline.
+ * reports when it connects (listeners, version, hostname) is its presence (services/routers/presence.ts;
+ * docs/decisions/0064-router-presence.md): read with each router, online while its control channel is up.
  */
 
 /** The pending one-time enrollment of a router. Only the token's SHA-256 is stored; the JWT carries the token. */
@@ -13,13 +13,34 @@ export interface RouterEnrollment {
   expiresAt: Date;
 }
 
-/** What a connected router reported; empty until routers connect. */
-export interface RouterConnection {
-  hostname?: string;
-  /** Protocol -> advertised address, e.g. `tls` -> `tls:host:3022`. */
-  supportedProtocols?: Record<string, string>;
-  versionInfo?: { version: string; revision: string; buildDate: string; os: string; arch: string };
+/** Reference sync statuses a router shows: never connected, connected now, connected before but not now. */
+export type RouterSyncStatus = 'SYNC_NEW' | 'SYNC_DONE' | 'SYNC_DISCONNECTED';
+
+/** The build a router reported in its hello. */
+export interface RouterVersionInfo {
+  version: string;
+  revision: string;
+  buildDate: string;
+  os: string;
+  arch: string;
 }
+
+/**
+ * A router's online status and what it reported when it last connected (services/routers/presence.ts): whether its
+ * control channel is up at a live controller, and the hello it sent.
+ */
+export interface RouterStatus {
+  isOnline: boolean;
+  syncStatus: RouterSyncStatus;
+  hostname: string;
+  /** Protocol -> address as SDKs dial it, e.g. `tls` -> `tls://er1.example:3022`. */
+  supportedProtocols: Record<string, string>;
+  versionInfo?: RouterVersionInfo;
+  capabilities: string[];
+}
+
+/** A router's status as read with it; empty (offline, never connected) where nothing was read. */
+export type RouterConnection = Partial<RouterStatus>;
 
 export type AppData = Record<string, unknown>;
 

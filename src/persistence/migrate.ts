@@ -28,6 +28,7 @@ import { refreshTokensByHash } from './migrations/0023-refresh-tokens-by-hash.js
 import { auditLogSequence } from './migrations/0024-audit-log-sequence.js';
 import { caReach } from './migrations/0026-ca-reach.js';
 import { sweepIndexes } from './migrations/0027-sweep-indexes.js';
+import { routerPresence } from './migrations/0028-router-presence.js';
 import { controllerCtrlAddress } from './migrations/0029-controller-ctrl-address.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -56,6 +57,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0024-audit-log-sequence': auditLogSequence,
   '0026-ca-reach': caReach,
   '0027-sweep-indexes': sweepIndexes,
+  '0028-router-presence': routerPresence,
   '0029-controller-ctrl-address': controllerCtrlAddress,
 };
 

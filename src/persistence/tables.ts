@@ -365,6 +365,22 @@ export interface EdgeRoutersTable extends ResourceColumns {
   connection: string;
 }
 
+/** A router's presence (migration 0028): the controller its control channel was last up at, and its hello. */
+export interface RouterPresenceTable {
+  router_id: string;
+  controller_id: string;
+  connected_at: string;
+  /** Null while the channel is up. */
+  disconnected_at: string | null;
+  hostname: string;
+  /** JSON {version, revision, buildDate, os, arch}. */
+  version_info: string;
+  /** JSON protocol -> address. */
+  supported_protocols: string;
+  /** JSON array. */
+  capabilities: string;
+}
+
 export interface PostureChecksTable extends ResourceColumns {
   type_id: string;
   role_attributes: string;
@@ -517,6 +533,7 @@ export interface Tables {
   services: ServicesTable;
   service_configs: ServiceConfigsTable;
   edge_routers: EdgeRoutersTable;
+  router_presence: RouterPresenceTable;
   posture_checks: PostureChecksTable;
   service_policies: ServicePoliciesTable;
   edge_router_policies: EdgeRouterPoliciesTable;

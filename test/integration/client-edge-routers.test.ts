@@ -1,7 +1,7 @@
 /**
  * `GET /edge/client/v1/current-identity/edge-routers` (issue 15, item 4; decision 0030): the edge routers the caller's
  * edge router policies give it, for a legacy session and an OIDC access token alike, in the reference's shape, with
- * the addresses recorded on each router, offline until routers connect, disabled routers shown as disabled; the list
+ * each router's online status and advertised addresses (decision 0064), disabled routers shown as disabled; the list
  * parameters page, sort and filter it; administrators get no shortcut; policy, attribute and router changes show at
  * once; bad list parameters and missing or foreign credentials are refused in the envelope.
  */
@@ -13,6 +13,7 @@ import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 import { discoverClient, loginToCallback } from '../helpers/oidc.js';
+import { routerHello } from '../helpers/router-hello.js';
 import { CURRENT_IDENTITY_EDGE_ROUTER_DETAIL, LIST_ENVELOPE, listShapeProblems, shapeProblems } from '../helpers/shapes.js';
 
 const PATH = '/edge/client/v1/current-identity/edge-routers';
@@ -44,12 +45,8 @@ describe(`the current identity's edge routers on the client API (${testDialect})
     await policy('staff-us-and-eu', ['#staff'], ['#us', '#eu'], 'AllOf');
     await policy('staff-disabled', ['#staff'], [`@${routers['us-1']}`]);
     await policy('bob-named', [`@${identities.bob}`], [`@${routers['named-1']}`]);
-    // The router process is a later issue; until then, what it would report is written where it will be kept.
-    await ctl.running.database.db
-      .updateTable('edge_routers')
-      .set({ connection: JSON.stringify({ hostname: 'eu-1.example', supportedProtocols: { tls: 'tls:eu-1.example:3022', wss: 'wss:eu-1.example:3023' } }) })
-      .where('id', '=', routers['eu-1']!)
-      .execute();
+    // eu-1's control channel is up, as the control plane reports it (decision 0064).
+    await ctl.running.routerPresence.connected(routers['eu-1']!, routerHello('eu-1.example', ['tls:eu-1.example:3022', 'wss:eu-1.example:3023']));
   });
   after(async () => ctl.close());
 
@@ -71,9 +68,9 @@ describe(`the current identity's edge routers on the client API (${testDialect})
         id: routers['eu-1'],
         name: 'eu-1',
         hostname: 'eu-1.example',
-        isOnline: false,
-        supportedProtocols: { tls: 'tls:eu-1.example:3022', wss: 'wss:eu-1.example:3023' },
-        syncStatus: 'SYNC_NEW',
+        isOnline: true,
+        supportedProtocols: { tls: 'tls://eu-1.example:3022', wss: 'wss://eu-1.example:3023' },
+        syncStatus: 'SYNC_DONE',
         cost: 0,
         noTraversal: false,
         disabled: false,
@@ -83,7 +80,7 @@ describe(`the current identity's edge routers on the client API (${testDialect})
         updatedAt: undefined,
       },
     );
-    assert.deepEqual([both!.hostname, both!.supportedProtocols], ['', {}]);
+    assert.deepEqual([both!.hostname, both!.supportedProtocols, both!.isOnline, both!.syncStatus], ['', {}, false, 'SYNC_NEW']);
     // A disabled router is listed as disabled (and can never be online): the client decides not to use it.
     assert.deepEqual([us!.disabled, us!.isOnline, us!.cost, us!.noTraversal], [true, false, 7, true]);
     assert.ok(!('appData' in eu!) && !('enrollmentJwt' in eu!) && !('fingerprint' in eu!) && !('roleAttributes' in eu!));

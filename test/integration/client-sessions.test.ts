@@ -10,10 +10,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
-import { recordChange } from '../../src/persistence/repositories/authorization-changes.js';
 import { createEdgeSessionRepository } from '../../src/persistence/repositories/edge-sessions.js';
 import { manualClock } from '../../src/shared/clock.js';
 import { httpsOrigin } from '../../src/services/controllers/version.js';
+import { routerHello } from '../helpers/router-hello.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { storedBool, testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -67,14 +67,8 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
     for (const [name, roleAttributes] of [['r-1', ['eu']], ['r-2', ['eu']], ['r-other', ['us']]] as const) {
       routers[name] = await createdId(admin, '/edge-routers', { name, roleAttributes });
     }
-    // What a router will report when it connects (a later issue), written where it will be kept, and logged as every
-    // writer logs its changes (the in-memory router index follows the log).
-    await ctl.running.database.db
-      .updateTable('edge_routers')
-      .set({ connection: JSON.stringify({ hostname: 'r-1.example', supportedProtocols: { tls: 'tls:r-1.example:3022' } }) })
-      .where('id', '=', routers['r-1']!)
-      .execute();
-    await recordChange(ctl.running.database, 'edge-router', routers['r-1']!);
+    // r-1's control channel is up, as the control plane reports it (decision 0064).
+    await ctl.running.routerPresence.connected(routers['r-1']!, routerHello('r-1.example', ['tls:r-1.example:3022']));
     for (const name of ['alice', 'bob', 'carol']) {
       identityIds[name] = (await createIdentity(ctl.running.database, { name, username: `${name}-user`, password: `${name}-password` })).id;
     }
@@ -156,10 +150,10 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
             id: routers['r-1'],
             name: 'r-1',
             hostname: 'r-1.example',
-            isOnline: false,
-            supportedProtocols: { tls: 'tls:r-1.example:3022' },
-            urls: { tls: 'tls:r-1.example:3022' },
-            syncStatus: 'SYNC_NEW',
+            isOnline: true,
+            supportedProtocols: { tls: 'tls://r-1.example:3022' },
+            urls: { tls: 'tls://r-1.example:3022' },
+            syncStatus: 'SYNC_DONE',
             cost: 0,
             noTraversal: false,
             disabled: false,
@@ -368,7 +362,7 @@ describe(`client API sessions and a service's edge routers (${testDialect})`, ()
         assert.equal(res.status, 200, res.text);
         assert.deepEqual(res.json().data.edgeRouters.map((r: { name: string }) => r.name), ['r-1', 'r-2']);
         assert.deepEqual(listShapeProblems(res.json().data.edgeRouters, SESSION_EDGE_ROUTER), []);
-        assert.deepEqual(res.json().data.edgeRouters[0].urls, { tls: 'tls:r-1.example:3022' });
+        assert.deepEqual(res.json().data.edgeRouters[0].urls, { tls: 'tls://r-1.example:3022' });
         assert.deepEqual(res.json().meta.pagination, { limit: 10, offset: 0, totalCount: 2 });
         const page = await send(caller, 'GET', `/services/${services.web}/edge-routers?sort=name%20desc&limit=1`);
         assert.deepEqual([page.json().data.edgeRouters.map((r: { name: string }) => r.name), page.json().meta.pagination.totalCount], [['r-2'], 2]);

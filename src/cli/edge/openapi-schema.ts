@@ -88,13 +88,14 @@ function cellRank(schema: Schema): number {
 }
 
 /**
- * The default table columns: id and name, then what a person sets when creating one (the create body's fields, in
- * its order), then the other short facts of an item; never timestamps, ids of other things, nested documents or
- * nullable values, which do not fit a row, nor certificates and tokens.
+ * The default table columns: id and name, then whether it is online and its version for what runs (routers,
+ * controllers: the first thing an operator looks for), then what a person sets when creating one (the create body's
+ * fields, in its order), then the other short facts of an item; never timestamps, ids of other things, nested
+ * documents or nullable values, which do not fit a row, nor certificates and tokens.
  */
 export function columnsOf(item: Schema | undefined, createBody: Schema | undefined): string[] {
   const properties = (item?.properties ?? {}) as Record<string, Schema>;
-  const columns = ['id', 'name'].filter((c) => c in properties);
+  const columns = ['id', 'name', 'isOnline', 'version'].filter((c) => c in properties);
   const settable = Object.keys((createBody?.properties ?? {}) as Record<string, Schema>);
   const order = (name: string) => (settable.includes(name) ? settable.indexOf(name) : settable.length);
   const candidates = Object.entries(properties)

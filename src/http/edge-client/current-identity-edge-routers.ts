@@ -1,9 +1,8 @@
 /**
  * `GET /current-identity/edge-routers` (client API; reference getCurrentIdentityEdgeRouters; issue 15, item 4): the
  * edge routers the session's identity may use through edge router policies, one page under the list parameters,
- * for either credential (legacy `svc-session` or OIDC bearer). Until routers connect (a later issue) every router
- * reads offline and not yet synchronised, with the addresses recorded on it
- * (docs/decisions/0030-role-filters-and-client-routers.md).
+ * for either credential (legacy `svc-session` or OIDC bearer), each with its online status and the addresses it
+ * advertised when it last connected (docs/decisions/0030-role-filters-and-client-routers.md, 0064-router-presence.md).
  */
 import type { EdgeRouter } from '../../domain/edge-router.js';
 import { ApiErrorBody, ListEnvelope, ListQueryParams } from '../schemas/common.js';
@@ -17,10 +16,9 @@ export function currentIdentityEdgeRouterView(router: EdgeRouter) {
     id: router.id,
     name: router.name,
     hostname: router.connection.hostname ?? '',
-    // No router connects yet; a disabled router will never be let in (reference facts D1).
-    isOnline: false,
+    isOnline: router.connection.isOnline ?? false,
     supportedProtocols: router.connection.supportedProtocols ?? {},
-    syncStatus: 'SYNC_NEW',
+    syncStatus: router.connection.syncStatus ?? 'SYNC_NEW',
     cost: router.cost,
     noTraversal: router.noTraversal,
     disabled: router.disabled,

@@ -21,11 +21,10 @@ export function sessionEdgeRouterView(router: EdgeRouter) {
     id: router.id,
     name: router.name,
     hostname: router.connection.hostname ?? '',
-    // No router connects yet (decision 0030).
-    isOnline: false,
+    isOnline: router.connection.isOnline ?? false,
     supportedProtocols: addresses,
     urls: addresses,
-    syncStatus: 'SYNC_NEW',
+    syncStatus: router.connection.syncStatus ?? 'SYNC_NEW',
     cost: router.cost,
     noTraversal: router.noTraversal,
     disabled: router.disabled,

@@ -25,7 +25,7 @@ function enrollmentView(enrollment: EdgeRouter['enrollment']) {
   };
 }
 
-/** A router as sent; what it reports once connected reads offline and empty until then. */
+/** A router as sent, with its online status and what it reported when it last connected (empty if it never did). */
 export function edgeRouterView(router: EdgeRouter) {
   const reported = router.connection;
   const versionInfo = reported.versionInfo ?? { version: '', revision: '', buildDate: '', os: '', arch: '' };
@@ -39,11 +39,10 @@ export function edgeRouterView(router: EdgeRouter) {
     disabled: router.disabled,
     appData: router.appData,
     tags: router.tags,
-    isOnline: false,
+    isOnline: reported.isOnline ?? false,
     hostname: reported.hostname ?? '',
     supportedProtocols: reported.supportedProtocols ?? {},
-    // Not yet synchronised: no router has connected (a later issue).
-    syncStatus: 'SYNC_NEW',
+    syncStatus: reported.syncStatus ?? 'SYNC_NEW',
     fingerprint: router.fingerprint,
     certPem: router.certPem,
     unverifiedFingerprint: null,

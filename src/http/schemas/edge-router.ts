@@ -1,7 +1,7 @@
 /**
  * Wire schemas of edge router management: the body of create and PUT (reference edgeRouterCreate/Update), the
- * PATCH body, and the router view (edgeRouterDetail). What a connected router reports is in the view with neutral
- * values until routers connect (docs/decisions/0027-routers-posture-terminators.md).
+ * PATCH body, and the router view (edgeRouterDetail). The view carries the router's online status and what it
+ * reported when it last connected, empty if it never did (docs/decisions/0064-router-presence.md).
  */
 import { Type } from 'typebox';
 import { DateTime, Links } from './common.js';
@@ -81,8 +81,8 @@ export const CurrentIdentityEdgeRouterView = Type.Object({
   id: Type.String(),
   name: Type.String(),
   hostname: Type.String(),
-  isOnline: Type.Boolean({ description: 'false until routers connect to the controller' }),
-  supportedProtocols: Type.Record(Type.String(), Type.String(), { description: 'protocol -> address, e.g. tls -> tls:host:3022' }),
+  isOnline: Type.Boolean({ description: 'true while the router\'s control channel is up at a live controller' }),
+  supportedProtocols: Type.Record(Type.String(), Type.String(), { description: 'protocol -> address the router advertised, e.g. tls -> tls://host:3022' }),
   syncStatus: Type.String(),
   cost: Type.Integer(),
   noTraversal: Type.Boolean(),

@@ -30,6 +30,8 @@ import { createServiceUpdatesService, type ServiceUpdatesService } from './servi
 import { createServiceUpdateMarkRepository } from '../../persistence/repositories/service-update-marks.js';
 import type { PostureService } from '../posture/index.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
+import type { RouterStatusReader } from '../routers/presence.js';
+import { withRouterStatus } from '../routers/with-router-status.js';
 
 /** Everything the domain offers; one member per resource service, and the engine. */
 export interface AuthorizationDomain extends PolicyMembers {
@@ -58,6 +60,8 @@ export interface AuthorizationDeps {
   posture: Pick<PostureService, 'policyPostureQueries'>;
   /** Tells the service reach index of changes (decision 0035); without it the index reads the log before each answer. */
   feed?: ChangeFeed;
+  /** Routers' online status (decision 0064), read with every router shown; without it routers read as never connected. */
+  routerStatus?: RouterStatusReader;
 }
 
 export function buildAuthorizationDomain(database: Database, deps: AuthorizationDeps): AuthorizationDomain {
@@ -65,20 +69,21 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
   const configTypes = createConfigTypeRepository(database);
   const configs = createConfigRepository(database);
   const services = createServiceRepository(database);
-  const policies = buildPolicyMembers(database, { clock, ...(deps.feed ? { feed: deps.feed } : {}) });
+  const policies = buildPolicyMembers(database, { clock, ...(deps.feed ? { feed: deps.feed } : {}), ...(deps.routerStatus ? { routerStatus: deps.routerStatus } : {}) });
+  const routersWithStatus = () => withRouterStatus(createEdgeRouterRepository(database), deps.routerStatus);
   return {
     configTypes: createConfigTypeService({ configTypes, configs, changes: auditedChanges(database, clock, createConfigTypeRepository), clock }),
     configs: createConfigService({ configs, configTypes, services, changes: auditedChanges(database, clock, createConfigRepository), clock }),
     services: createServiceService({ services, configs, changes: auditedChanges(database, clock, createServiceRepository), clock }),
     edgeRouters: createEdgeRouterService({
-      routers: createEdgeRouterRepository(database),
+      routers: routersWithStatus(),
       changes: auditedChanges(database, clock, createEdgeRouterRepository),
       enrollment: routerEnrollmentIssuer(deps.enrollmentJwt, deps.routerEnrollmentDurationMs),
       clock,
     }),
     postureChecks: createPostureCheckService({ checks: createPostureCheckRepository(database), changes: auditedChanges(database, clock, createPostureCheckRepository), clock }),
     terminators: createTerminatorService({ terminators: createTerminatorRepository(database), changes: auditedChanges(database, clock, createTerminatorRepository), clock }),
-    identityEdgeRouters: createIdentityEdgeRouterService({ engine: policies.engine, routers: createEdgeRouterRepository(database) }),
+    identityEdgeRouters: createIdentityEdgeRouterService({ engine: policies.engine, routers: routersWithStatus() }),
     clientServices: createClientServiceService({
       engine: policies.engine,
       configs,

@@ -18,6 +18,7 @@ import { createServiceEdgeRouterPolicyService, type ServiceEdgeRouterPolicyServi
 import { createServicePolicyService, type ServicePolicyService } from './service-policies.js';
 import { createServiceReach } from './service-reach.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
+import type { RouterStatusReader } from '../routers/presence.js';
 
 export interface PolicyMembers {
   readonly servicePolicies: ServicePolicyService;
@@ -28,7 +29,7 @@ export interface PolicyMembers {
   readonly policyAdvice: PolicyAdviceService;
 }
 
-export function buildPolicyMembers(database: Database, deps: { clock: Clock; feed?: ChangeFeed }): PolicyMembers {
+export function buildPolicyMembers(database: Database, deps: { clock: Clock; feed?: ChangeFeed; routerStatus?: RouterStatusReader }): PolicyMembers {
   const { clock } = deps;
   const store = createPolicyEngineStore(database);
   const reach = createServiceReach({ source: createServiceReachSource(database), ...(deps.feed ? { feed: deps.feed } : {}) });
@@ -57,6 +58,6 @@ export function buildPolicyMembers(database: Database, deps: { clock: Clock; fee
       clock,
     }),
     engine,
-    policyAdvice: createPolicyAdviceService({ engine }),
+    policyAdvice: createPolicyAdviceService({ engine, ...(deps.routerStatus ? { status: deps.routerStatus } : {}) }),
   };
 }

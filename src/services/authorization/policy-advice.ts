@@ -5,6 +5,8 @@
  * policy engine; this module only words them.
  */
 import type { ServicePolicyType } from '../../domain/policy.js';
+import type { RouterStatus } from '../../domain/edge-router.js';
+import type { RouterStatusReader } from '../routers/presence.js';
 import type { AccessDecision, PolicyEngine, RoleEntity } from './engine.js';
 
 /** At most this many common routers are listed (all are counted). */
@@ -30,12 +32,11 @@ export interface PolicyAdviceService {
 const quoted = (names: readonly string[]) => names.map((name) => `'${name}'`).join(', ');
 
 /**
- * @param isOnline whether a router's control channel is up; routers do not connect yet (a later issue), so the
- * default says no for every router, and the reasons say so.
+ * @param status routers' online status, asked once for all the common routers listed; without it every router
+ * reads offline, and the reasons say so.
  */
-export function createPolicyAdviceService(deps: { engine: PolicyEngine; isOnline?: (routerId: string) => boolean }): PolicyAdviceService {
-  const { engine } = deps;
-  const isOnline = deps.isOnline ?? (() => false);
+export function createPolicyAdviceService(deps: { engine: PolicyEngine; status?: RouterStatusReader }): PolicyAdviceService {
+  const { engine, status } = deps;
 
   /** Why `type` is allowed or not, and which posture checks stand in the way. */
   async function accessReasons(identity: RoleEntity, service: RoleEntity, type: ServicePolicyType, decision: AccessDecision): Promise<string[]> {
@@ -70,7 +71,7 @@ export function createPolicyAdviceService(deps: { engine: PolicyEngine; isOnline
     }
     if (!advice.commonRouters.some((entry) => entry.isOnline)) {
       return [
-        `${advice.commonRouterCount} edge router(s) serve both, but none is online (routers read offline until they connect to the controller).`,
+        `${advice.commonRouterCount} edge router(s) serve both, but no common router is online (a router is online while its control channel to a controller is up).`,
       ];
     }
     return [];
@@ -82,6 +83,7 @@ export function createPolicyAdviceService(deps: { engine: PolicyEngine; isOnline
       const dial = await engine.access(identityId, serviceId, 'Dial');
       const bind = await engine.access(identityId, serviceId, 'Bind');
       const routers = await engine.routers(identityId, serviceId, MAX_ADVISED_ROUTERS);
+      const online = status ? await status.statusOf(routers.common.map((router) => router.id)) : new Map<string, RouterStatus>();
       const advice = {
         identity,
         service,
@@ -90,7 +92,7 @@ export function createPolicyAdviceService(deps: { engine: PolicyEngine; isOnline
         identityRouterCount: routers.identityCount,
         serviceRouterCount: routers.serviceCount,
         commonRouterCount: routers.commonCount,
-        commonRouters: routers.common.map((router) => ({ router, isOnline: isOnline(router.id) })),
+        commonRouters: routers.common.map((router) => ({ router, isOnline: online.get(router.id)?.isOnline ?? false })),
       };
       const reasons = [
         ...(await accessReasons(identity, service, 'Dial', dial)),

@@ -12,6 +12,7 @@ import type { Clock } from '../../shared/clock.js';
 import type { AuthorizationDomain } from '../authorization/index.js';
 import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { PostureService } from '../posture/index.js';
+import type { RouterStatusReader } from '../routers/presence.js';
 import { createEdgeSessionService, type EdgeSessionService } from './edge-sessions.js';
 import { createSessionAccess } from './session-access.js';
 import { createSessionTokens } from './session-tokens.js';
@@ -30,6 +31,8 @@ export function buildEdgeSessionsDomain(
     signing: { signer: Pick<OidcTokenSigner, 'signOther' | 'verifyOther'>; issuer: string } | undefined;
     /** How long a session token is valid: the access token lifetime, for which retired keys stay published. */
     tokenLifetimeMs: number;
+    /** Routers' online status, shown with a session's routers. */
+    routerStatus?: RouterStatusReader;
   },
 ): EdgeSessionService {
   const { clock } = deps;
@@ -39,6 +42,7 @@ export function buildEdgeSessionsDomain(
       engine: deps.authorization.engine,
       routers: createEdgeRouterRepository(database),
       clock,
+      ...(deps.routerStatus ? { status: deps.routerStatus } : {}),
     }),
     posture: deps.posture,
     terminators: deps.authorization.terminators,

@@ -17,6 +17,8 @@ import type { ServicePolicyType } from '../../domain/policy.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { ListQuery } from '../../persistence/query/list-query.js';
 import type { EdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
+import type { RouterStatusReader } from '../routers/presence.js';
+import { routersWithStatus } from '../routers/with-router-status.js';
 import { withinEvery } from '../../persistence/repositories/edge-sessions.js';
 import type { RoleHolder } from '../../policy/roles.js';
 import type { Clock } from '../../shared/clock.js';
@@ -69,8 +71,10 @@ export function createSessionAccess(deps: {
   engine: Pick<PolicyEngine, 'entity' | 'policiesSelecting' | 'visibleService' | 'postureChecks' | 'commonRouters'>;
   routers: Pick<EdgeRouterRepository, 'list'>;
   clock: Clock;
+  /** Routers' online status; without it every router reads as never connected. */
+  status?: RouterStatusReader;
 }): SessionAccess {
-  const { engine, routers, clock } = deps;
+  const { engine, routers, clock, status } = deps;
 
   // The words of the client's `GET /services/{id}` (client-services.ts), for an id of nothing and an unseen service alike.
   const notFound = (serviceId: string) =>
@@ -118,14 +122,20 @@ export function createSessionAccess(deps: {
     },
 
     async routers(caller, service, query) {
-      const kept = await engine.commonRouters(caller.identity, service, query);
-      if (kept) return kept;
-      const byIdentity = await engine.policiesSelecting('edge-router-policy', 'identity', caller.identity);
-      if (byIdentity.length === 0) return { items: [], totalCount: 0 };
-      const byService = await engine.policiesSelecting('service-edge-router-policy', 'service', service);
-      if (byService.length === 0) return { items: [], totalCount: 0 };
-      // Both memberships as one SQL condition over the router table, ANDed with the client's filter by the list.
-      return routers.list(query, withinEvery('edge-router', [membershipOf(byIdentity, 'edge-router'), membershipOf(byService, 'edge-router')]));
+      const page = await commonRouters(caller, service, query);
+      // One presence read for the page, whichever way its routers were found (decision 0064).
+      return status ? { ...page, items: await routersWithStatus(page.items, status) } : page;
     },
   };
+
+  async function commonRouters(caller: Caller, service: RoleHolder, query: ListQuery): Promise<{ items: EdgeRouter[]; totalCount: number }> {
+    const kept = await engine.commonRouters(caller.identity, service, query);
+    if (kept) return kept;
+    const byIdentity = await engine.policiesSelecting('edge-router-policy', 'identity', caller.identity);
+    if (byIdentity.length === 0) return { items: [], totalCount: 0 };
+    const byService = await engine.policiesSelecting('service-edge-router-policy', 'service', service);
+    if (byService.length === 0) return { items: [], totalCount: 0 };
+    // Both memberships as one SQL condition over the router table, ANDed with the client's filter by the list.
+    return routers.list(query, withinEvery('edge-router', [membershipOf(byIdentity, 'edge-router'), membershipOf(byService, 'edge-router')]));
+  }
 }

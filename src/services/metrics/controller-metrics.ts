@@ -38,6 +38,8 @@ export interface ControllerMetrics {
   authCacheMiss(kind: string): void;
   /** How far, in seconds, the change feed's latest applied change is behind its commit at another controller. */
   setChangeFeedLag(seconds: number): void;
+  /** How many edge routers have their control channel up at this controller now (router presence). */
+  setRoutersOnline(count: number): void;
   /** One store query and how long it took, in milliseconds (Kysely's log event; see persistence/database.ts). */
   storeQuery(durationMs: number): void;
   /**
@@ -109,6 +111,12 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     help: 'How far the latest change applied from the change feed is behind its commit at another controller',
     registers,
   });
+  const routersOnline = new Gauge({
+    name: 'svc_routers_online',
+    help: 'Edge routers whose control channel is up at this controller',
+    registers,
+  });
+  routersOnline.set(0);
   const querySeconds = new Histogram({
     name: 'svc_store_query_duration_seconds',
     help: 'Time of one store query, by dialect',
@@ -172,6 +180,7 @@ export function createControllerMetrics(options: ControllerMetricsOptions): Cont
     authCacheHit: (kind) => cacheSeries(kind, 'hit').inc(),
     authCacheMiss: (kind) => cacheSeries(kind, 'miss').inc(),
     setChangeFeedLag: (seconds) => changeFeedLag.set(Math.max(0, seconds)),
+    setRoutersOnline: (count) => routersOnline.set(count),
     storeQuery: (durationMs) => storeQueries.observe(durationMs / 1000),
     countLiveSessionsWith: (count) => liveSessions.source(count),
     controlMessage: (direction, type) => controlMessages.inc({ direction, type }),

@@ -1,14 +1,17 @@
 /**
- * The routers domain's builder: an edge router's own certificate operations (enrollment with its one-time token,
- * certificate extension), and what the control plane asks of the store (buildRouterControl), over the store. Router
- * administration stays in ../authorization (edge-routers.ts).
+ * The routers domain's builders: an edge router's own certificate operations (enrollment with its one-time token,
+ * certificate extension), its presence (online status, what its hello reported), and what the control plane asks of
+ * the store (buildRouterControl). Router administration stays in ../authorization (edge-routers.ts).
  */
 import type { Database } from '../../persistence/database.js';
 import { createRouterCertificateRepository } from '../../persistence/repositories/router-certificates.js';
+import { createRouterPresenceRepository } from '../../persistence/repositories/router-presence.js';
 import { certificateAltNames } from '../../pki/csr-names.js';
 import type { LoadedCertificateAuthority, x509 } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
+import type { ControllerMetrics } from '../metrics/controller-metrics.js';
+import { createRouterPresence, createRouterStatusReader, type RouterPresence, type RouterStatusReader } from './presence.js';
 import { hostKey } from './router-csrs.js';
 import { createRouterEnrollmentService, type RouterEnrollmentService } from './router-enrollment.js';
 import { createRouterControlService, type RouterControlService } from './router-control.js';
@@ -22,6 +25,8 @@ import type { PolicyEngine } from '../authorization/engine.js';
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
 export { watchRevocations, type RevocationSources } from './revocation-watch.js';
+export type { RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
+export { UnknownRouterError } from './presence.js';
 
 /**
  * `serverCertificates`: the controller's own server certificates (every listener's), whose names no router may
@@ -89,4 +94,24 @@ export function buildRouterControl(
       },
     },
   };
+/** Routers' online status for the domains that show routers (no controller id needed: built before registering). */
+export function buildRouterStatus(database: Database, deps: { clock: Clock }): RouterStatusReader {
+  return createRouterStatusReader({ presence: createRouterPresenceRepository(database), clock: deps.clock });
+}
+
+/**
+ * Router presence at the registered controller `controllerId` (seam 5): what the control plane calls as routers'
+ * channels come and go; `metrics` hears how many are up here.
+ */
+export function buildRouterPresence(
+  database: Database,
+  deps: { clock: Clock; controllerId: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'> },
+): RouterPresence {
+  const { metrics } = deps;
+  return createRouterPresence({
+    presence: createRouterPresenceRepository(database),
+    controllerId: deps.controllerId,
+    clock: deps.clock,
+    ...(metrics ? { onChange: (count: number) => metrics.setRoutersOnline(count) } : {}),
+  });
 }

@@ -1,0 +1,101 @@
+/**
+ * Router presence in the store (migration 0028; docs/decisions/0064-router-presence.md): one row per router that has
+ * connected, naming the controller its control channel was last up at. Whether that controller is still alive is
+ * read in the same query from the controllers table, so a page of routers costs one read.
+ */
+import type { RouterVersionInfo } from '../../domain/edge-router.js';
+import type { Database } from '../database.js';
+import { parseJson, toBool, toIso } from './row-values.js';
+
+/** What a router reported when its control channel came up. */
+export interface PresenceReport {
+  hostname: string;
+  versionInfo: RouterVersionInfo;
+  supportedProtocols: Record<string, string>;
+  capabilities: string[];
+}
+
+/** A stored presence as read: `live` when the channel is up at a controller whose heartbeat is fresh. */
+export interface StoredPresence extends PresenceReport {
+  controllerId: string;
+  live: boolean;
+}
+
+export interface RouterPresenceRepository {
+  /** The router's channel is up at `controllerId` from `at`: its row, replaced whole. False when no router has the id. */
+  connect(routerId: string, controllerId: string, at: Date, report: PresenceReport): Promise<boolean>;
+  /** Marks the router's channel closed at `at`, only if its row names `controllerId`. */
+  release(routerId: string, controllerId: string, at: Date): Promise<void>;
+  /** Marks every channel still up at `controllerId` closed at `at` (that controller restarted). */
+  releaseAll(controllerId: string, at: Date): Promise<void>;
+  /**
+   * The presence of each router among `routerIds` that has one, in one query; `live` needs the controller online with
+   * a heartbeat at `aliveSince` or later.
+   */
+  find(routerIds: readonly string[], aliveSince: Date): Promise<Map<string, StoredPresence>>;
+}
+
+export function createRouterPresenceRepository(database: Database): RouterPresenceRepository {
+  const { db } = database;
+  return {
+    async connect(routerId, controllerId, at, report) {
+      const values = {
+        controller_id: controllerId,
+        connected_at: toIso(at),
+        disconnected_at: null,
+        hostname: report.hostname,
+        version_info: JSON.stringify(report.versionInfo),
+        supported_protocols: JSON.stringify(report.supportedProtocols),
+        capabilities: JSON.stringify(report.capabilities),
+      };
+      try {
+        await db
+          .insertInto('router_presence')
+          .values({ router_id: routerId, ...values })
+          .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
+          .execute();
+        return true;
+      } catch (error) {
+        // A router deleted meanwhile fails the foreign key; anything else is the store's own failure.
+        const router = await db.selectFrom('edge_routers').select('id').where('id', '=', routerId).executeTakeFirst();
+        if (router === undefined) return false;
+        throw error;
+      }
+    },
+    async release(routerId, controllerId, at) {
+      await db
+        .updateTable('router_presence')
+        .set({ disconnected_at: toIso(at) })
+        .where('router_id', '=', routerId)
+        .where('controller_id', '=', controllerId)
+        .where('disconnected_at', 'is', null)
+        .execute();
+    },
+    async releaseAll(controllerId, at) {
+      await db.updateTable('router_presence').set({ disconnected_at: toIso(at) }).where('controller_id', '=', controllerId).where('disconnected_at', 'is', null).execute();
+    },
+    async find(routerIds, aliveSince) {
+      const found = new Map<string, StoredPresence>();
+      if (routerIds.length === 0) return found;
+      const rows = await db
+        .selectFrom('router_presence as p')
+        .leftJoin('controllers as c', 'c.id', 'p.controller_id')
+        .select(['p.router_id', 'p.controller_id', 'p.disconnected_at', 'p.hostname', 'p.version_info', 'p.supported_protocols', 'p.capabilities', 'c.is_online', 'c.last_heartbeat_at'])
+        .where('p.router_id', 'in', [...new Set(routerIds)])
+        .execute();
+      const since = toIso(aliveSince);
+      for (const row of rows) {
+        const controllerAlive = row.is_online !== null && toBool(row.is_online) && row.last_heartbeat_at !== null && row.last_heartbeat_at >= since;
+        found.set(row.router_id, {
+          controllerId: row.controller_id,
+          live: row.disconnected_at === null && controllerAlive,
+          hostname: row.hostname,
+          versionInfo: parseJson(row.version_info),
+          supportedProtocols: parseJson(row.supported_protocols),
+          capabilities: parseJson(row.capabilities),
+        });
+      }
+      return found;
+    },
+  };
+}
