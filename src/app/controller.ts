@@ -43,6 +43,8 @@ import { httpsOrigin, type BuildInfo } from '../services/controllers/version.js'
 import { systemClock, type Clock } from '../shared/clock.js';
 import { newEntityId, newUuid } from '../shared/random.js';
 import { readBuildInfo } from './build-info.js';
+import { startRouterControlPlane, type RouterControlPlane } from './router-control-plane.js';
+import type { ControlPlane } from '../control-plane/control-plane.js';
 
 export interface RunningController {
   /** `https://address` of every bind point, by listener name. */
@@ -53,6 +55,8 @@ export interface RunningController {
   readonly apps: ReadonlyArray<{ listener: string; bindPoint: string; app: FastifyInstance }>;
   /** Routers' control channels at this controller (decision 0064): the control plane reports them here. */
   readonly routerPresence: RouterPresence;
+  /** The control listener routers connect to, when the config has `ctrl` and the controller listens. */
+  readonly routerControl: ControlPlane | undefined;
   close(): Promise<void>;
 }
 
@@ -180,10 +184,11 @@ export async function startController(
       limits: options.authenticationLimits ?? authenticationLimits(config),
       clientCaTrust: cas.trust,
     });
+    const oidcIssuers = config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : []));
     const oidc = config.edge
       ? await buildOidcDomain(database, {
           identity,
-          issuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
+          issuers: oidcIssuers,
           otherIssuers: [httpsOrigin(config.edge.api.address)],
           lifetimes: config.edge.oidc,
           secrets,
@@ -271,6 +276,7 @@ export async function startController(
       apiAddresses: Object.fromEntries(
         Object.entries(version.apiVersions).map(([binding, { v1 }]) => [binding, v1.apiBaseUrls.map((url) => ({ url, version: 'v1' }))]),
       ),
+      ctrlAddress: config.ctrl ? `tls:${config.ctrl.advertise.text}` : null,
       isOnline: true,
       lastJoinedAt: startedAt,
       createdAt: startedAt,
@@ -316,10 +322,37 @@ export async function startController(
       await Promise.allSettled(apps.map(({ app }) => app.close()));
       throw error;
     }
-    // The CAs each listener names to clients follow the verified third-party CAs (decision 0037).
+    // Routers connect here (issue 41; decision 0062); only in a listening controller.
+    let routerControl: RouterControlPlane | undefined;
+    if (config.ctrl && options.listen !== false) {
+      try {
+        routerControl = await startRouterControlPlane({
+          database,
+          listen: { host: config.ctrl.listener.host, port: config.ctrl.listener.port },
+          tls: { key: identity.serverKeyPem, cert: identity.serverChainPem, ca: caPems },
+          controller: { id: controllerId, name: identity.serverLeaf.subject },
+          apiOrigin: config.edge ? httpsOrigin(config.edge.api.address) : (urls[0]?.publicUrl ?? ''),
+          issuers: oidcIssuers,
+          services,
+          controllers: controllersDomain.service,
+          presence: routerPresence,
+          feed,
+          activity: sessions.activity,
+          metrics,
+          log: logger,
+          clock,
+        });
+      } catch (error) {
+        await Promise.allSettled(apps.map(({ app }) => app.close()));
+        throw new Error(`ctrl.listener ${config.ctrl.listener.text}: ${(error as Error).message}`, { cause: error });
+      }
+    }
+    // The CAs each listener names to clients follow the verified third-party CAs (decision 0037); routers check
+    // client certificates against the same set.
     const stopCaWatch = cas.trust.watch(
       (pems) => {
         for (const { app, tls, listener } of tlsApps) setClientCas(app, tls, listener, pems);
+        routerControl?.casChanged(pems);
       },
       (error) => logger.warn({ err: error }, 'the verified CAs could not be read; the listeners keep the CAs they name'),
     );
@@ -338,8 +371,10 @@ export async function startController(
       services,
       apps,
       routerPresence,
+      routerControl: routerControl?.plane,
       async close() {
         stopCaWatch();
+        await routerControl?.close();
         await Promise.allSettled(apps.map(({ app }) => app.close()));
         await heartbeat.stop();
         await sweeps.stop();

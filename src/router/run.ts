@@ -21,7 +21,7 @@ import { createRenewal, type Renewal } from './enrollment/renewal.js';
 import { RouterSetupError } from './errors.js';
 import { createHealthChecks, type HealthChecks } from './health/health-checks.js';
 import { createRouterMetrics, type RouterMetrics } from './metrics/router-metrics.js';
-import { routerTimings } from '../router-config/timings.js';
+import { endpointsFilePath, routerTimings } from '../router-config/timings.js';
 import { createRevocationState, type RevocationState } from './state/revocations.js';
 import { createTrustStore, type TrustStore } from './state/trust.js';
 import { startRouterWeb, type RouterWeb } from './web/router-web.js';
@@ -90,7 +90,7 @@ export async function startRouter(
   const baseDir = dirname(resolve(configPath));
   const timings = routerTimings(config);
   let identity: RouterIdentity = await loadRouterIdentity(config.identity, baseDir);
-  const endpointsFile = resolve(baseDir, config.ctrl.endpointsFile ?? 'endpoints.yml');
+  const endpointsFile = endpointsFilePath(config, configPath);
   const fromFile = await readEndpointsFile(endpointsFile).catch((error) => {
     log.warn({ err: error }, `${endpointsFile} cannot be read; using the controller addresses of ${configPath}`);
     return undefined;
@@ -114,8 +114,8 @@ export async function startRouter(
     tls: () => ({ key: identity.keyPem, cert: identity.certPem, ca: identity.caPem }),
     hello,
     connectTimeoutMs: timings.connectTimeoutMs,
-    reconnect: timings.reconnect,
-    heartbeat: timings.heartbeats,
+    reconnect: { minMs: timings.reconnect.minRetryIntervalMs, maxMs: timings.reconnect.maxRetryIntervalMs, factor: timings.reconnect.retryBackoffFactor },
+    heartbeat: { sendIntervalMs: timings.heartbeats.sendIntervalMs, checkIntervalMs: timings.heartbeats.checkIntervalMs, closeUnresponsiveMs: timings.heartbeats.closeUnresponsiveTimeoutMs },
     log,
     random: options.random,
     handlers: {

@@ -94,6 +94,8 @@ export function buildRouterControl(
       },
     },
   };
+}
+
 /** Routers' online status for the domains that show routers (no controller id needed: built before registering). */
 export function buildRouterStatus(database: Database, deps: { clock: Clock }): RouterStatusReader {
   return createRouterStatusReader({ presence: createRouterPresenceRepository(database), clock: deps.clock });
