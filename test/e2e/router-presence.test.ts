@@ -158,6 +158,7 @@ describe(`router presence: online status wherever a router shows (${testDialect}
       id: newEntityId(),
       name: `controller-a-${newEntityId()}`,
       certPem: 'not used',
+      ctrlAddress: null,
       fingerprint: 'not used',
       apiAddresses: {},
       isOnline: true,
