@@ -2,6 +2,7 @@
  * `svc controller check|run|create-admin`: validate a config file, run a controller from it, or create the
  * default administrator in its store (for deployments that do not use quickstart).
  */
+import type { Logger } from 'pino';
 import { loadControllerConfig } from '../config/load.js';
 import type { ControllerConfig } from '../config/types.js';
 import { formatDiagnostic } from '../shared/diagnostics.js';
@@ -45,17 +46,27 @@ export async function runUntilSignal(
   config: ControllerConfig,
   out: Output,
   banner?: (urls: string[], controller: RunningController) => void | Promise<void>,
+  /** Started after the controller and before the banner (quickstart's router); its stop runs before the controller's. */
+  companion?: (controller: RunningController, logger: Logger) => Promise<() => Promise<void>>,
 ): Promise<number> {
   const logger = createLogger();
   // Watching from before the start, so that a signal during a slow start is not lost.
   const stop = watchForStop({ onForcedExit: () => out.error('svc: second signal while stopping; exiting now') });
   try {
     const controller = await startController(config, { logger });
+    let stopCompanion: (() => Promise<void>) | undefined;
+    try {
+      stopCompanion = companion ? await companion(controller, logger) : undefined;
+    } catch (error) {
+      await controller.close();
+      throw error;
+    }
     const urls = controller.urls.map((u) => u.publicUrl);
     if (banner) await banner(urls, controller);
     else out.print(`svc controller listening on ${urls.join(', ')}`);
     const reason = await stop.stopped;
     out.print(reason === 'parent-exited' ? 'stopping (the npm process that started svc has exited)...' : `stopping (${reason})...`);
+    await stopCompanion?.();
     await controller.close();
     out.print('stopped');
     return 0;

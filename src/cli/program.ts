@@ -57,15 +57,22 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
 
   program
     .command('quickstart')
-    .description('Creates (or reuses) a home with a PKI, a config and a default admin, and runs a controller on it until stopped')
+    .description('Creates (or reuses) a home with a PKI, a config and a default admin, and runs a controller and one edge router on it until stopped')
     .option('--home <dir>', 'the home folder (default SVC_HOME, else ~/.svc)')
     .option('--host <host>', 'the address to listen on and advertise (default 127.0.0.1)')
     .option('--port <port>', 'the port (default 1280)')
     .option('--ctrl-port <port>', 'the port routers connect to (default 6262)')
+    .option('--no-router', 'run the controller only, without the quickstart edge router')
+    .option('--router-health-port <port>', "the quickstart router's health checks and metrics port (default 8081)")
     .option('--admin-user <name>', 'the default administrator (default admin)')
     .option('--admin-password <password>', 'its password on first start, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD; else generated and printed)')
-    .action((options: Record<string, string | undefined>) =>
-      run(async () => (await import('./quickstart-command.js')).quickstartCommand({ home: options.home, host: options.host, port: options.port, ctrlPort: options.ctrlPort, adminUser: options.adminUser, adminPassword: options.adminPassword }, out)),
+    .action((options: Record<string, string | undefined> & { router?: boolean }) =>
+      run(async () =>
+        (await import('./quickstart-command.js')).quickstartCommand(
+          { home: options.home, host: options.host, port: options.port, ctrlPort: options.ctrlPort, adminUser: options.adminUser, adminPassword: options.adminPassword, router: options.router, routerHealthPort: options.routerHealthPort as string | undefined },
+          out,
+        ),
+      ),
     );
 
   const controller = program.command('controller').description('Runs and checks controllers from a config file');

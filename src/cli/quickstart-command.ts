@@ -1,6 +1,7 @@
 /**
- * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--ctrl-port PORT] [--admin-user NAME] [--admin-password PW]`:
- * a controller on the embedded store in one command, listening for routers on the control-plane port.
+ * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--ctrl-port PORT] [--router-health-port PORT] [--no-router]
+ * [--admin-user NAME] [--admin-password PW]`: a controller on the embedded store in one command, listening for routers
+ * on the control-plane port, with one edge router beside it (quickstart-router.ts).
  */
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -11,6 +12,10 @@ import { newPassword } from '../shared/random.js';
 import { defaultAdminUsername, loadAndReport, runUntilSignal } from './controller-commands.js';
 import { oidcIssuer } from '../oidc/issuer.js';
 import type { Output } from './output.js';
+import type { Logger } from 'pino';
+import type { RunningController } from '../app/controller.js';
+import { readBuildInfo } from '../app/build-info.js';
+import { QUICKSTART_HEALTH_PORT, QUICKSTART_ROUTER, startQuickstartRouter, type QuickstartRouter } from '../app/quickstart-router.js';
 
 export interface QuickstartArgs {
   home?: string;
@@ -19,6 +24,10 @@ export interface QuickstartArgs {
   ctrlPort?: string;
   adminUser?: string;
   adminPassword?: string;
+  /** False: no edge router beside the controller (`--no-router`). */
+  router?: boolean;
+  /** The quickstart router's health-check port (default 8081). */
+  routerHealthPort?: string;
 }
 
 export function defaultQuickstartHome(): string {
@@ -30,7 +39,8 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   const host = args.host ?? '127.0.0.1';
   const port = portArgument('--port', args.port, 1280, out);
   const ctrlPort = portArgument('--ctrl-port', args.ctrlPort, DEFAULT_CTRL_PORT, out);
-  if (port === undefined || ctrlPort === undefined) return 2;
+  const healthPort = portArgument('--router-health-port', args.routerHealthPort, QUICKSTART_HEALTH_PORT, out);
+  if (port === undefined || ctrlPort === undefined || healthPort === undefined) return 2;
   if (ctrlPort === port) {
     out.error(`--ctrl-port: routers need a port of their own; ${ctrlPort} is the API's --port`);
     return 2;
@@ -53,6 +63,15 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   const config = await loadAndReport(prepared.configFile, out);
   if (!config) return 1;
   out.print('starting the controller…');
+  let router: QuickstartRouter | undefined;
+  const withRouter = args.router !== false && config.ctrl !== undefined;
+  const companion = async (controller: RunningController, logger: Logger) => {
+    if (!withRouter || !config.ctrl) return async () => {};
+    out.print(prepared.created ? `creating, enrolling and starting ${QUICKSTART_ROUTER}…` : `starting ${QUICKSTART_ROUTER}…`);
+    router = await startQuickstartRouter(controller, { home, host, healthPort, ctrl: `tls:${config.ctrl.advertise.text}`, log: logger, build: readBuildInfo() });
+    const started = router;
+    return () => started.running.stop();
+  };
   return runUntilSignal(config, out, async (urls, controller) => {
     const issuers = config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : []));
     const reusedAdmin = prepared.created ? undefined : await defaultAdminUsername(controller);
@@ -65,6 +84,10 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
       out.print(`              discovery ${issuers.map((i) => `${i}/.well-known/openid-configuration`).join(', ')}`);
     }
     if (config.ctrl) out.print(`  routers:    connect to ${CTRL_PROTOCOL}:${config.ctrl.advertise.text}`);
+    if (router) {
+      out.print(`  router:     ${QUICKSTART_ROUTER} (${router.configPath}), edge ${router.edge}, health ${router.health}`);
+      out.print(`              svc edge list edge-routers shows it online once it connected (svc router run --config ${router.configPath} runs it alone)`);
+    }
     out.print(`  CA bundle:  ${prepared.caBundle}`);
     out.print(`  config:     ${prepared.configFile}`);
     if (prepared.created) {
@@ -74,7 +97,7 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
       out.print(`  admin user: ${reusedAdmin} (password as set when this home was created)`);
     }
     out.print('Press Ctrl+C to stop.');
-  });
+  }, companion);
 }
 
 /** A port given on the command line, its default when absent, or undefined after saying what is wrong. */

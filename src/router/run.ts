@@ -89,7 +89,7 @@ export async function startRouter(
   const config = await loadRouterFile(configPath, options.env, log);
   const baseDir = dirname(resolve(configPath));
   const timings = routerTimings(config);
-  let identity: RouterIdentity = await loadRouterIdentity(config.identity, baseDir);
+  let identity: RouterIdentity = await loadRouterIdentity(config.identity, baseDir, { configFile: configPath, clock });
   const endpointsFile = endpointsFilePath(config, configPath);
   const fromFile = await readEndpointsFile(endpointsFile).catch((error) => {
     log.warn({ err: error }, `${endpointsFile} cannot be read; using the controller addresses of ${configPath}`);
@@ -171,34 +171,41 @@ export async function startRouter(
   }, timings.heartbeats.sendIntervalMs);
   latencyTimer.unref();
 
+  const event = (type: 'certificate-renewed' | 'renewal-failed', detail: string) =>
+    control.notify(ControlType.RouterEvents, { events: [{ type, at: clock.now().getTime(), detail: detail.slice(0, 900) }] });
+  let web: RouterWeb | undefined;
   const renewal: Renewal = createRenewal({
-    identitySection: config.identity,
-    csr: config.csr ?? config.edge?.csr,
-    baseDir,
+    configPath,
+    config,
     endpointsFile,
-    settings: timings.renewal,
     clock,
-    log,
+    log: { info: (line) => log.info(line), warn: (line) => log.warn(line), error: (line) => log.error(line) },
     onRenewed(renewed) {
       identity = renewed;
       metrics.renewal('success');
+      // New connections (the control channel's next one, the web listeners') use the new certificates; open ones stay.
       web?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
-      const line = `certificates renewed; they now expire at ${renewed.notAfter.toISOString()}`;
-      log.info(line);
-      control.notify(ControlType.RouterEvents, { events: [{ type: 'certificate-renewed', at: clock.now().getTime(), detail: line }] });
+      event('certificate-renewed', `certificates renewed; they now expire at ${renewed.notAfter.toISOString()}`);
     },
-    onFailed(error) {
+    onGaveUp(error) {
       metrics.renewal('failure');
-      control.notify(ControlType.RouterEvents, { events: [{ type: 'renewal-failed', at: clock.now().getTime(), detail: (error as Error).message.slice(0, 900) }] });
+      event('renewal-failed', error.message);
     },
   });
-  renewal.start();
+  try {
+    await renewal.start();
+  } catch (error) {
+    await control.stop();
+    health.stop();
+    clearInterval(latencyTimer);
+    throw error;
+  }
 
-  let web: RouterWeb | undefined;
   try {
     web = config.web && config.web.length > 0 ? await startRouterWeb(config.web, { tls: { key: identity.keyPem, cert: identity.serverCertPem }, health, metrics, log }) : undefined;
   } catch (error) {
-    await Promise.allSettled([control.stop(), renewal.stop()]);
+    renewal.stop();
+    await control.stop();
     health.stop();
     clearInterval(latencyTimer);
     throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
@@ -212,11 +219,11 @@ export async function startRouter(
     metrics,
     web,
     endpointsFile,
-    renewNow: () => renewal.renewNow(),
+    renewNow: async () => void (await renewal.renewNow()),
     async stop() {
       clearInterval(latencyTimer);
       health.stop();
-      await renewal.stop();
+      renewal.stop();
       await control.stop();
       await web?.close();
       log.info('router stopped');
