@@ -108,7 +108,7 @@ describe('ctrl heartbeats, options and endpoints file', () => {
     ]);
   });
 
-  it('warns about a channel option svc does not use, naming the known ones, and still accepts the file', () => {
+  it('warns about a channel option svc does not use, naming the known ones, and accepts the file without it', () => {
     const text = withCtrl('  options:\n    maxQueuedConnects: 50\n    connectTimeout: 3s\n');
     const { config } = validate(text);
 
@@ -116,6 +116,7 @@ describe('ctrl heartbeats, options and endpoints file', () => {
       "router.yml:6:5: warning: ctrl.options.maxQueuedConnects: option 'maxQueuedConnects' is not used by svc and is ignored; the known options are connectTimeout, reconnect",
     ]);
     assert.equal(routerTimings(config!).connectTimeoutMs, 3_000);
+    assert.deepEqual(Object.keys(config!.ctrl.options ?? {}).sort(), ['connectTimeout', 'reconnect'], 'the effective configuration holds only what is used');
   });
 
   it('refuses an endpoints file that names a folder', () => {

@@ -146,7 +146,10 @@ describe('router health checks', () => {
     links = 2;
     await timers.advance(5_000);
     assert.equal(health.report().data.checks[1]?.healthy, true);
-    assert.deepEqual(changes, [['link.health', true, undefined]]);
+    assert.deepEqual(changes, [
+      ['link.health', false, '1 link, fewer than minLinks 2'],
+      ['link.health', true, undefined],
+    ]);
     health.stop();
   });
 

@@ -14,7 +14,9 @@ import { addressProblem, interfaceProblem } from './values.js';
 /** The `ctrl.options` names svc reads; others are warned about, not refused (reference router files carry more). */
 export const CTRL_OPTIONS = ['connectTimeout', 'reconnect'] as const;
 
-/** Checks `ctrl` and, when both endpoint and endpoints are given, drops endpoints from the effective value. */
+/**
+ * Checks `ctrl`; drops from the effective value what is ignored: endpoints when endpoint is given, unknown options.
+ */
 export function ctrlRules(context: RuleContext, ctrl: RouterFile['ctrl'] | undefined): void {
   if (!isMapping(ctrl)) return;
   const hasEndpoint = ctrl.endpoint !== undefined;
@@ -63,6 +65,8 @@ function optionRules(context: RuleContext, options: RouterFile['ctrl']['options'
   for (const key of Object.keys(options)) {
     if ((CTRL_OPTIONS as readonly string[]).includes(key)) continue;
     reportWarning(context, ['ctrl', 'options', key], `option '${key}' is not used by svc and is ignored; the known options are ${CTRL_OPTIONS.join(', ')}`, 'key');
+    // Out of the effective configuration too, so `svc router explain` shows what the router uses.
+    delete (options as Record<string, unknown>)[key];
   }
   checkDuration(context, ['ctrl', 'options', 'connectTimeout'], options.connectTimeout);
   backoffRules(context, ['ctrl', 'options', 'reconnect'], options.reconnect);

@@ -21,7 +21,7 @@ export interface HealthCheckOptions {
   /** Resolves when a control channel answered a ping; rejects (its message is the check's `err`) otherwise. */
   readonly controllerPing: () => Promise<void>;
   readonly linkCount: () => number;
-  /** Told on every change of a check's health (not of the initial state), with the failure's reason. */
+  /** Told on every change of a check's health, and on a first run that fails, with the failure's reason. */
   readonly onChange?: (check: CheckId, healthy: boolean, reason: string | undefined) => void;
   readonly timers?: Timers;
   /** Elapsed milliseconds for lastCheckDuration; performance.now unless given. */
@@ -86,6 +86,8 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
   };
   const pending = new Map<CheckId, unknown>();
   let running = false;
+  // A run still in flight when stop() (and perhaps start()) came must not record or schedule anything.
+  let generation = 0;
 
   const runs: Record<CheckId, () => Promise<string | undefined>> = {
     [CONTROLLER_PING]: () => withTimeout(options.controllerPing(), ping.timeoutMs),
@@ -106,7 +108,7 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
     });
   }
 
-  async function runCheck(id: CheckId): Promise<void> {
+  async function runCheck(id: CheckId, runGeneration: number): Promise<void> {
     const at = clock.now();
     const begin = elapsed();
     let failure: string | undefined;
@@ -116,7 +118,7 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
       // linkCount throwing is a router bug; the check reports it rather than stopping for good.
       failure = error instanceof Error ? error.message : String(error);
     }
-    if (!running) return;
+    if (!running || runGeneration !== generation) return;
     record(id, at, elapsed() - begin, failure);
     schedule(id, id === CONTROLLER_PING ? ping.intervalMs : link.intervalMs);
   }
@@ -124,6 +126,7 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
   function record(id: CheckId, at: Date, durationMs: number, failure: string | undefined): void {
     const state = states[id];
     const was = state.healthy;
+    const first = state.lastCheckTime === undefined;
     state.lastCheckTime = at;
     state.lastCheckDurationMs = durationMs;
     if (failure === undefined) {
@@ -132,14 +135,15 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
       state.failingSince = state.healthy ? at : (state.failingSince ?? at);
       Object.assign(state, { healthy: false, err: failure, consecutiveFailures: state.consecutiveFailures + 1 });
     }
-    // controllerPing starts failing, so its first failed run is no change either; its reason may be new, though.
-    if (state.healthy !== was || (failure !== undefined && state.consecutiveFailures === 1 && id === CONTROLLER_PING)) {
+    // A check that starts failing ("not checked yet") reports its first failed run too: only then is there a reason.
+    if (state.healthy !== was || (first && !state.healthy)) {
       options.onChange?.(id, state.healthy, failure);
     }
   }
 
   function schedule(id: CheckId, ms: number): void {
-    pending.set(id, timers.setTimeout(() => void runCheck(id), ms));
+    const runGeneration = generation;
+    pending.set(id, timers.setTimeout(() => void runCheck(id, runGeneration), ms));
   }
 
   function checkReport(id: CheckId): CheckReport {
@@ -168,6 +172,7 @@ export function createHealthChecks(options: HealthCheckOptions): HealthChecks {
     },
     stop() {
       running = false;
+      generation++;
       for (const handle of pending.values()) timers.clearTimeout(handle);
       pending.clear();
     },
