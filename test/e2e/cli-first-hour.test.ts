@@ -69,7 +69,7 @@ describe('svc quickstart, the first hour', () => {
 
   it('says what it is doing on a first run and shows the OIDC issuer and discovery URL', async () => {
     port = await freePort();
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router', '--admin-user', 'operator', '--admin-password', 'first-password']);
     try {
       await cli.waitForOutput('Press Ctrl+C');
       const out = cli.stdout();
@@ -89,7 +89,7 @@ describe('svc quickstart, the first hour', () => {
   });
 
   it('names the admin user on a reused home, without any password', async () => {
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port)]);
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router']);
     try {
       await cli.waitForOutput('Press Ctrl+C');
       assert.match(cli.stdout(), /reusing/);
@@ -102,7 +102,7 @@ describe('svc quickstart, the first hour', () => {
   });
 
   it('logs every request at debug and every refused credential at info, with no secret in any line', async () => {
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port)], { SVC_LOG_LEVEL: 'debug' });
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router'], { SVC_LOG_LEVEL: 'debug' });
     const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
     const base = `https://127.0.0.1:${port}`;
     let forgedRequestId: unknown;
@@ -160,7 +160,7 @@ describe('svc quickstart, the first hour', () => {
   it('stops when the npm process that started it gets SIGTERM, leaving no process behind', async () => {
     // What `npx svc quickstart &` then `kill -TERM <pid>` does: npm runs `sh -c svc …`; the signal ends npm and the
     // shell, and nothing passes it on. Here the shell is the outer process (`; true` keeps it from exec-ing node).
-    const command = [process.execPath, ...loader, entry, 'quickstart', '--home', home, '--port', String(port)].map(quote).join(' ');
+    const command = [process.execPath, ...loader, entry, 'quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router'].map(quote).join(' ');
     const outer = spawn('sh', ['-c', `${command}; true`], { env: { ...process.env, SVC_LOG_LEVEL: 'warn', npm_command: 'exec' }, stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     outer.stdout.on('data', (chunk) => (out += chunk));
@@ -176,7 +176,7 @@ describe('svc quickstart, the first hour', () => {
   });
 
   it('stops on SIGHUP, as when the terminal that started it closes', async () => {
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port)]);
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.equal(await cli.stop('SIGHUP'), 0);
     assert.match(cli.stdout(), /stopping \(SIGHUP\)/);

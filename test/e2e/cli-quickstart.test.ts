@@ -26,10 +26,11 @@ describe('svc quickstart', () => {
   let port: number;
   let ctrlPort: number;
 
-  it('creates a home with PKI, config, database and admin, prints where routers connect, and serves the API until SIGTERM', async () => {
+  it('creates a home with PKI, config, database and admin, runs an edge router beside the controller, and serves the API until SIGTERM', async () => {
     port = await freePort();
     ctrlPort = await freePort();
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    const healthPort = await freePort();
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--router-health-port', String(healthPort), '--admin-user', 'operator', '--admin-password', 'first-password']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.match(cli.stdout(), new RegExp(`API: +https://127\\.0\\.0\\.1:${port}/edge/client/v1`));
     assert.match(cli.stdout(), new RegExp(`routers: +connect to tls:127\\.0\\.0\\.1:${ctrlPort}\n`));
@@ -49,13 +50,27 @@ describe('svc quickstart', () => {
       body: { username: 'operator', password: 'first-password' },
     });
     assert.equal(login.status, 200);
+    // The router quickstart created, enrolled and started shows online within seconds.
+    assert.match(cli.stdout(), new RegExp(`router: +quickstart-router \\(${join(home, 'router', 'router.yml').replaceAll('/', '\\/')}\\), edge tls:127\\.0\\.0\\.1:3022, health https://127\\.0\\.0\\.1:${healthPort}/health-checks`));
+    const token = login.json().data.token as string;
+    const routers = async () => (await request(`https://127.0.0.1:${port}/edge/management/v1/edge-routers?filter=${encodeURIComponent('name = "quickstart-router"')}`, { ca, headers: { 'svc-session': token } })).json().data;
+    let seen: { isOnline: boolean; supportedProtocols: Record<string, string> }[] = [];
+    for (const until = Date.now() + 15_000; Date.now() < until; await new Promise((r) => setTimeout(r, 100))) {
+      seen = await routers();
+      if (seen[0]?.isOnline) break;
+    }
+    assert.equal(seen[0]?.isOnline, true, 'the quickstart router is online');
+    assert.deepEqual(seen[0]?.supportedProtocols, { tls: 'tls://127.0.0.1:3022' });
+    const health = await request(`https://127.0.0.1:${healthPort}/health-checks`, { ca });
+    assert.equal(health.status, 200);
+    assert.equal(health.json().data.checks[0].id, 'controllerPing');
     assert.equal(await cli.stop('SIGTERM'), 0);
     assert.match(cli.stdout(), /stopped/);
   });
 
   it('reuses an existing home unchanged on later runs and stops cleanly on SIGINT', async () => {
     const before = sha(join(home, 'config.yml'));
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--admin-password', 'other-password']);
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router', '--admin-password', 'other-password']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.match(cli.stdout(), /reusing/);
     assert.equal(sha(join(home, 'config.yml')), before);
@@ -72,12 +87,12 @@ describe('svc quickstart', () => {
   it('prints a generated admin password once, on the first run only', async () => {
     const fresh = join(temp, 'generated');
     const p = await freePort();
-    const first = spawnCli(['quickstart', '--home', fresh, '--port', String(p)], { SVC_ADMIN_PASSWORD: '' });
+    const first = spawnCli(['quickstart', '--home', fresh, '--port', String(p), '--ctrl-port', String(await freePort()), '--no-router'], { SVC_ADMIN_PASSWORD: '' });
     await first.waitForOutput('Press Ctrl+C');
     const password = /admin password \(shown once, keep it\): (\S+)/.exec(first.stdout())?.[1];
     assert.ok(password && password.length >= 20);
     await first.stop();
-    const second = spawnCli(['quickstart', '--home', fresh, '--port', String(p)]);
+    const second = spawnCli(['quickstart', '--home', fresh, '--port', String(p), '--ctrl-port', String(await freePort()), '--no-router']);
     await second.waitForOutput('Press Ctrl+C');
     assert.doesNotMatch(second.stdout(), /admin password/);
     await second.stop();
@@ -86,7 +101,7 @@ describe('svc quickstart', () => {
   it('takes the admin password from SVC_ADMIN_PASSWORD', async () => {
     const envHome = join(temp, 'from-env');
     const p = await freePort();
-    const cli = spawnCli(['quickstart', '--home', envHome, '--port', String(p)], { SVC_ADMIN_PASSWORD: 'env-password' });
+    const cli = spawnCli(['quickstart', '--home', envHome, '--port', String(p), '--ctrl-port', String(await freePort()), '--no-router'], { SVC_ADMIN_PASSWORD: 'env-password' });
     await cli.waitForOutput('Press Ctrl+C');
     const ca = readFileSync(join(envHome, 'pki', 'ca-bundle.pem'), 'utf8');
     const login = await request(`https://127.0.0.1:${p}/edge/client/v1/authenticate?method=password`, { ca, method: 'POST', body: { username: 'admin', password: 'env-password' } });
