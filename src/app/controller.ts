@@ -34,7 +34,7 @@ import { startPeriodic } from '../shared/periodic.js';
 import { buildChangeFeed } from '../services/change-feed/index.js';
 import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
 import { buildCertificatesDomain } from '../services/certificates/index.js';
-import { buildRouterPresence, buildRouterStatus, type RouterPresence } from '../services/routers/index.js';
+import { buildRouterPresence, type RouterPresence } from '../services/routers/index.js';
 import { withSessionCertificates } from '../services/certificates/session-certificate-auth.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
@@ -201,10 +201,10 @@ export async function startController(
         })
       : undefined;
     const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed });
-    // Routers' online status, read with every router an API shows (decision 0064).
-    const routerStatus = buildRouterStatus(database, { clock });
+    // Routers' presence (decision 0064): its status is read with every router an API shows.
+    const routerPresence = buildRouterPresence(database, { clock, metrics });
     const authorization = buildAuthorizationDomain(database, {
-      routerStatus,
+      routerStatus: routerPresence,
       feed,
       clock,
       log: logger,
@@ -262,7 +262,7 @@ export async function startController(
         posture,
         signing: oidc && config.edge ? { signer: oidc.tokens, issuer: httpsOrigin(config.edge.api.address) } : undefined,
         tokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
-        routerStatus,
+        routerStatus: routerPresence,
       }),
     };
     const controllers = controllersDomain.records;
@@ -283,7 +283,7 @@ export async function startController(
       updatedAt: startedAt,
     });
     // Rows this controller left behind when it was killed; its routers reconnect and write them again (decision 0064).
-    const routerPresence = buildRouterPresence(database, { clock, controllerId, metrics });
+    routerPresence.registerAs(controllerId);
     await routerPresence.clearOwn();
 
     const specs = buildSpecRegistry(

@@ -182,6 +182,12 @@ describe(`router presence: online status wherever a router shows (${testDialect}
     await atA.disconnected(router.id);
     const moved = await detail(router.id);
     assert.deepEqual([statusOf(moved), moved.supportedProtocols], [ONLINE, { tls: 'tls://er-a.example:4022' }]);
+
+    // This controller is alive (it answers): a late write of its own heartbeat never shows its own routers offline.
+    const own = await database.db.selectFrom('controllers').select('id').where('id', '!=', controllerA).executeTakeFirstOrThrow();
+    await controllers.heartbeat(own.id, stale, new Date(0));
+    assert.deepEqual(statusOf(await detail(router.id)), ONLINE);
+    await controllers.heartbeat(own.id, systemClock.now(), new Date(0));
   });
 
   it("drops a deleted router's presence with it, and refuses to record a router that does not exist", async () => {

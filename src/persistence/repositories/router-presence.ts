@@ -15,9 +15,13 @@ export interface PresenceReport {
   capabilities: string[];
 }
 
-/** A stored presence as read: `live` when the channel is up at a controller whose heartbeat is fresh. */
+/**
+ * A stored presence as read: `up` while the row says the channel is up at `controllerId`, `live` when besides that
+ * controller's heartbeat is fresh.
+ */
 export interface StoredPresence extends PresenceReport {
   controllerId: string;
+  up: boolean;
   live: boolean;
 }
 
@@ -88,6 +92,7 @@ export function createRouterPresenceRepository(database: Database): RouterPresen
         const controllerAlive = row.is_online !== null && toBool(row.is_online) && row.last_heartbeat_at !== null && row.last_heartbeat_at >= since;
         found.set(row.router_id, {
           controllerId: row.controller_id,
+          up: row.disconnected_at === null,
           live: row.disconnected_at === null && controllerAlive,
           hostname: row.hostname,
           versionInfo: parseJson(row.version_info),

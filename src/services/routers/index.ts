@@ -11,7 +11,7 @@ import type { LoadedCertificateAuthority, x509 } from '../../pki/index.js';
 import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
 import type { ControllerMetrics } from '../metrics/controller-metrics.js';
-import { createRouterPresence, createRouterStatusReader, type RouterPresence, type RouterStatusReader } from './presence.js';
+import { createRouterPresence, type RegisteringRouterPresence } from './presence.js';
 import { hostKey } from './router-csrs.js';
 import { createRouterEnrollmentService, type RouterEnrollmentService } from './router-enrollment.js';
 import { createRouterControlService, type RouterControlService } from './router-control.js';
@@ -25,7 +25,7 @@ import type { PolicyEngine } from '../authorization/engine.js';
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
 export { watchRevocations, type RevocationSources } from './revocation-watch.js';
-export type { RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
+export type { RegisteringRouterPresence, RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
 export { UnknownRouterError } from './presence.js';
 
 /**
@@ -96,24 +96,21 @@ export function buildRouterControl(
   };
 }
 
-/** Routers' online status for the domains that show routers (no controller id needed: built before registering). */
-export function buildRouterStatus(database: Database, deps: { clock: Clock }): RouterStatusReader {
-  return createRouterStatusReader({ presence: createRouterPresenceRepository(database), clock: deps.clock });
-}
-
 /**
- * Router presence at the registered controller `controllerId` (seam 5): what the control plane calls as routers'
- * channels come and go; `metrics` hears how many are up here.
+ * Router presence at this controller (seam 5): built before the controller registers, since the domains that show
+ * routers read their status from it; `registerAs` (or `controllerId` here) names the registered controller before
+ * the control plane reports channels. `metrics` hears how many are up here.
  */
 export function buildRouterPresence(
   database: Database,
-  deps: { clock: Clock; controllerId: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'> },
-): RouterPresence {
+  deps: { clock: Clock; controllerId?: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'> },
+): RegisteringRouterPresence {
   const { metrics } = deps;
-  return createRouterPresence({
+  const presence = createRouterPresence({
     presence: createRouterPresenceRepository(database),
-    controllerId: deps.controllerId,
     clock: deps.clock,
     ...(metrics ? { onChange: (count: number) => metrics.setRoutersOnline(count) } : {}),
   });
+  if (deps.controllerId !== undefined) presence.registerAs(deps.controllerId);
+  return presence;
 }

@@ -46,10 +46,10 @@ export class UnknownRouterError extends Error {
 
 const NEVER_CONNECTED: RouterStatus = { isOnline: false, syncStatus: 'SYNC_NEW', hostname: '', supportedProtocols: {}, capabilities: [] };
 
-function statusFrom(stored: StoredPresence): RouterStatus {
-  const syncStatus: RouterSyncStatus = stored.live ? 'SYNC_DONE' : 'SYNC_DISCONNECTED';
+function statusFrom(stored: StoredPresence, online: boolean): RouterStatus {
+  const syncStatus: RouterSyncStatus = online ? 'SYNC_DONE' : 'SYNC_DISCONNECTED';
   return {
-    isOnline: stored.live,
+    isOnline: online,
     syncStatus,
     hostname: stored.hostname,
     supportedProtocols: stored.supportedProtocols,
@@ -59,42 +59,58 @@ function statusFrom(stored: StoredPresence): RouterStatus {
 }
 
 /**
- * Reads routers' status; no controller id needed, so the domains that show routers get it before this controller
- * has registered.
+ * Reads routers' status. `upHere` says whether a router's channel is up at this very controller (which is alive, as
+ * it is answering): such a router is online whatever this controller's heartbeat row says, so a controller whose
+ * own heartbeat write is late never shows its own routers offline.
  */
-export function createRouterStatusReader(deps: { presence: Pick<RouterPresenceRepository, 'find'>; clock: Clock }): RouterStatusReader {
+export function createRouterStatusReader(deps: {
+  presence: Pick<RouterPresenceRepository, 'find'>;
+  clock: Clock;
+  upHere?: (routerId: string, controllerId: string) => boolean;
+}): RouterStatusReader {
+  const upHere = deps.upHere ?? (() => false);
   return {
     async statusOf(routerIds) {
       const found = await deps.presence.find(routerIds, new Date(deps.clock.now().getTime() - ONLINE_WITHIN_MS));
       return new Map(routerIds.map((id) => {
         const stored = found.get(id);
-        return [id, stored ? statusFrom(stored) : NEVER_CONNECTED];
+        return [id, stored ? statusFrom(stored, stored.live || (stored.up && upHere(id, stored.controllerId))) : NEVER_CONNECTED];
       }));
     },
   };
 }
 
+/** Router presence before and after this controller has registered (its id is known only once its row is written). */
+export interface RegisteringRouterPresence extends RouterPresence {
+  /** Names the registered controller; `connected`, `disconnected` and `clearOwn` need it, `statusOf` does not. */
+  registerAs(controllerId: string): void;
+}
+
 /**
- * The presence of routers at controller `controllerId`. `onChange` hears the count of routers connected here after
- * each change (the metrics gauge).
+ * The presence of routers at this controller. `onChange` hears the count of routers connected here after each change
+ * (the metrics gauge).
  *
  * @example
- * const presence = createRouterPresence({ presence: repo, controllerId, clock });
+ * const presence = createRouterPresence({ presence: repo, clock });
+ * presence.registerAs(controllerId);
  * await presence.connected(routerId, hello); // on the router's verified hello
  * await presence.disconnected(routerId);     // when its channel closes
  */
-export function createRouterPresence(deps: {
-  presence: RouterPresenceRepository;
-  controllerId: string;
-  clock: Clock;
-  onChange?: (onlineHere: number) => void;
-}): RouterPresence {
-  const { presence, controllerId, clock } = deps;
+export function createRouterPresence(deps: { presence: RouterPresenceRepository; clock: Clock; onChange?: (onlineHere: number) => void }): RegisteringRouterPresence {
+  const { presence, clock } = deps;
+  let registered: string | undefined;
+  const own = () => {
+    if (registered === undefined) throw new Error('router presence was used before this controller registered (registerAs)');
+    return registered;
+  };
   // Held in memory: only this controller's channels count toward its gauge, and they live in this process.
   const here = new Set<string>();
   const changed = () => deps.onChange?.(here.size);
   return {
-    ...createRouterStatusReader({ presence, clock }),
+    ...createRouterStatusReader({ presence, clock, upHere: (routerId, controllerId) => controllerId === registered && here.has(routerId) }),
+    registerAs(controllerId) {
+      registered = controllerId;
+    },
     async connected(routerId, hello) {
       const report = {
         hostname: hello.hostname,
@@ -103,19 +119,19 @@ export function createRouterPresence(deps: {
         supportedProtocols: supportedProtocols(hello.listeners),
         capabilities: [...hello.capabilities],
       };
-      if (!(await presence.connect(routerId, controllerId, clock.now(), report))) throw new UnknownRouterError(routerId);
+      if (!(await presence.connect(routerId, own(), clock.now(), report))) throw new UnknownRouterError(routerId);
       here.add(routerId);
       changed();
     },
     async disconnected(routerId) {
       here.delete(routerId);
       changed();
-      await presence.release(routerId, controllerId, clock.now());
+      await presence.release(routerId, own(), clock.now());
     },
     async clearOwn() {
       here.clear();
       changed();
-      await presence.releaseAll(controllerId, clock.now());
+      await presence.releaseAll(own(), clock.now());
     },
     onlineHere: () => here.size,
   };
