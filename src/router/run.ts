@@ -109,9 +109,17 @@ export async function startRouter(
     capabilities: config.edge === undefined ? [] : ['edge'],
   };
 
+  let web: RouterWeb | undefined;
   const control = startControlClient({
     endpoints: () => known.ctrl,
-    tls: () => ({ key: identity.keyPem, cert: identity.certPem, ca: identity.caPem }),
+    // Read from the files before every attempt: `svc router renew` run beside this process replaces them, and the
+    // controller accepts only the current certificate on a new connection.
+    tls: async () => {
+      const onDisk = await loadRouterIdentity(config.identity, baseDir, { configFile: configPath, clock }).catch(() => identity);
+      if (onDisk.certPem !== identity.certPem) web?.updateTls({ key: onDisk.keyPem, cert: onDisk.serverCertPem });
+      identity = onDisk;
+      return { key: identity.keyPem, cert: identity.certPem, ca: identity.caPem };
+    },
     hello,
     connectTimeoutMs: timings.connectTimeoutMs,
     reconnect: { minMs: timings.reconnect.minRetryIntervalMs, maxMs: timings.reconnect.maxRetryIntervalMs, factor: timings.reconnect.retryBackoffFactor },
@@ -173,7 +181,6 @@ export async function startRouter(
 
   const event = (type: 'certificate-renewed' | 'renewal-failed', detail: string) =>
     control.notify(ControlType.RouterEvents, { events: [{ type, at: clock.now().getTime(), detail: detail.slice(0, 900) }] });
-  let web: RouterWeb | undefined;
   const renewal: Renewal = createRenewal({
     configPath,
     config,

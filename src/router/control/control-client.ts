@@ -37,7 +37,7 @@ export interface ControlClientOptions {
   /** The controllers to try, `tls:host:port`, in order; read again before every attempt (it changes as controllers come and go). */
   endpoints: () => readonly string[];
   /** The router's key, certificate chain and pinned CA bundle; read again before every attempt (renewal replaces them). */
-  tls: () => { key: string; cert: string; ca: string };
+  tls: () => { key: string; cert: string; ca: string } | Promise<{ key: string; cert: string; ca: string }>;
   hello: RouterHello;
   connectTimeoutMs: number;
   reconnect: Backoff;
@@ -140,7 +140,7 @@ export function startControlClient(options: ControlClientOptions): ControlClient
     let tls: { key: string; cert: string; ca: string };
     try {
       target = parseControllerAddress(endpoint);
-      tls = options.tls();
+      tls = await options.tls();
     } catch (error) {
       log.error({ err: error }, (error as Error).message);
       return schedule((error as Error).message);
