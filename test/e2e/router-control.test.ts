@@ -86,7 +86,7 @@ describe(`routers on the control channel (${testDialect})`, () => {
     assert.equal((await admin.post(`/identities/${userId}/disable`, { durationMinutes: 0 })).status, 200);
     assert.ok(await eventually(() => er.revocations.isIdentityRevoked(userId, Date.now())), 'identity revocation pushed');
     const before = er.revocations.accessChangedAt;
-    await createdId(admin, '/service-policies', { name: 'sp-revoke', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#all'], serviceRoles: ['#all'] });
+    await createdId(admin, '/service-policies', { name: 'sp-revoke', type: 'Bind', semantic: 'AnyOf', identityRoles: ['#nobody-here'], serviceRoles: ['#nothing-here'] });
     assert.ok(await eventually(() => er.revocations.accessChangedAt > before), 'access change pushed');
   });
 
@@ -146,5 +146,12 @@ describe(`routers on the control channel (${testDialect})`, () => {
     assert.ok(await eventually(() => !er.control.connected, 2_000), 'closed when re-enrolled');
     assert.ok(await eventually(() => lines.some((line) => line.includes('UNKNOWN_ROUTER'))), 'the old certificate is refused');
     assert.equal((await detail(router.id)).isOnline, false);
+
+    const deleted = await newRouter('er-deleted');
+    const { running: gone, lines: goneLines } = await run(deleted);
+    assert.ok(await online(deleted.id));
+    assert.equal((await admin.del(`/edge-routers/${deleted.id}`)).status, 200);
+    assert.ok(await eventually(() => !gone.control.connected, 2_000), 'closed when deleted');
+    assert.ok(await eventually(() => goneLines.some((line) => line.includes('UNKNOWN_ROUTER'))), 'and refused from then on');
   });
 });

@@ -47,7 +47,7 @@ export function writeRouterFile(router: Pick<EnrolledRouter, 'dir' | 'name'>, op
     v: 3,
     identity: { cert: 'client.pem', server_cert: 'server.pem', key: 'key.pem', ca: 'ca.pem' },
     ctrl: { ...(options.endpoints.length === 1 ? { endpoint: options.endpoints[0] } : { endpoints: options.endpoints }), ...FAST_CTRL },
-    csr: { sans: { dns: ['localhost'], ip: ['127.0.0.1'] } },
+    csr: { sans: { dns: [`${router.name}.routers.test`] } },
     edge: {},
     listeners: [{ binding: 'edge', address: 'tls:0.0.0.0:3022', advertise: options.advertise ?? `er-${router.name}.example:3022` }],
     ...options.extra,
@@ -70,7 +70,7 @@ export async function enrolledRouter(
   const id = await createdId(admin, '/edge-routers', { name, isTunnelerEnabled: false });
   const detail = (await admin.get(`/edge-routers/${id}`)).json().data;
   const keyPem = opensslKey();
-  const res = await enroll(detail.enrollmentToken, { certCsr: opensslCsr(keyPem, id), serverCertCsr: opensslCsr(keyPem, id, ['DNS:localhost', 'IP:127.0.0.1']) });
+  const res = await enroll(detail.enrollmentToken, { certCsr: opensslCsr(keyPem, id), serverCertCsr: opensslCsr(keyPem, id, [`DNS:${name}.routers.test`]) });
   if (res.status !== 200) throw new Error(`router enrollment failed: ${res.status} ${res.text}`);
   const { cert, serverCert, ca } = res.json().data as { cert: string; serverCert: string; ca: string };
   const dir = mkdtempSync(join(tmpdir(), `svc-router-${name}-`));

@@ -9,6 +9,7 @@ import type { FieldMap } from '../query/list-query.js';
 import { resourceRepository, type ResourceRepository, type ResourceTable } from '../resource-table.js';
 import type { EdgeRoutersTable } from '../tables.js';
 import { indexAttributes, unindexEntity } from './role-index.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toBool, toDate, toDateOrNull, toIso } from './row-values.js';
 
 /** Public field name -> column, for `filter` and `sort` on the edge router list. */
@@ -116,7 +117,10 @@ export function createEdgeRouterRepository(database: Database): EdgeRouterReposi
         })
         .where('id', '=', id)
         .executeTakeFirst();
-      return Number(result.numUpdatedRows) > 0;
+      const updated = Number(result.numUpdatedRows) > 0;
+      // The enrolled certificate is gone: the controller holding the router's control channel closes it (decision 0062).
+      if (updated) await recordChange(database, 'edge-router', id, now);
+      return updated;
     },
   };
 }
