@@ -171,6 +171,7 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
   }
 
   stream.on('data', onData);
+  stream.resume();
   stream.once('end', () => close('the peer closed the connection'));
   stream.once('close', () => close('the connection closed'));
   stream.on('error', (error: Error) => close(error.message, error));
@@ -238,6 +239,8 @@ function readFirstFrame(stream: Duplex, timeoutMs: number, firstLimits: FrameLim
       settled = true;
       clearTimeout(timer);
       stream.off('data', onData);
+      // Held until the channel takes the stream: bytes arriving meanwhile (a heartbeat) must wait, not be dropped.
+      stream.pause();
       stream.off('end', onEnd);
       stream.off('error', onError);
       if (error) reject(error);

@@ -93,7 +93,7 @@ describe(`routers and controllers as processes (${testDialect})`, () => {
     await a.restart();
     admin = await adminOf(a);
     const restartedAt = Date.now();
-    assert.ok(await eventually(() => isOnline(a, admin, router.id), 10_000), 'online again within seconds');
+    assert.ok(await eventually(() => isOnline(a, admin, router.id), 10_000), `online again within seconds; router said: ${cli.stderr().slice(-3000)}; controller said: ${a.cli.stderr().slice(-3000)}`);
     assert.ok(Date.now() - restartedAt < 10_000);
     assert.match(cli.stderr(), /disconnected from the controller/);
     await cli.stop('SIGTERM');

@@ -104,8 +104,8 @@ export function startControlClient(options: ControlClientOptions): ControlClient
     const delay = backoffDelay(options.reconnect, attempt, random);
     attempt++;
     log.debug({ delayMs: delay, reason }, 'reconnecting to a controller after a pause');
+    // Not unref'd: while it waits to reconnect, this timer is what keeps a router process alive.
     timer = setTimeout(() => void tryConnect(), delay);
-    timer.unref?.();
   }
 
   function onPush(message: Message) {
