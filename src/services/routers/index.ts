@@ -18,6 +18,7 @@ import { createRouterEnrollmentService, type RouterEnrollmentService } from './r
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RegisteringRouterPresence, RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
 export { UnknownRouterError } from './presence.js';
+export { InvalidHelloError } from './hello-check.js';
 
 /**
  * `serverCertificates`: the controller's own server certificates (every listener's), whose names no router may
