@@ -49,7 +49,8 @@ export class UnknownRouterError extends Error {
   }
 }
 
-const NEVER_CONNECTED: RouterStatus = { isOnline: false, syncStatus: 'SYNC_NEW', hostname: '', supportedProtocols: {}, capabilities: [] };
+/** A router with no presence row; a new object each time, so no caller can change another's. */
+const neverConnected = (): RouterStatus => ({ isOnline: false, syncStatus: 'SYNC_NEW', hostname: '', supportedProtocols: {}, capabilities: [] });
 
 function statusFrom(stored: StoredPresence, online: boolean): RouterStatus {
   const syncStatus: RouterSyncStatus = online ? 'SYNC_DONE' : 'SYNC_DISCONNECTED';
@@ -79,7 +80,7 @@ export function createRouterStatusReader(deps: {
       const found = await deps.presence.find(routerIds, new Date(deps.clock.now().getTime() - ONLINE_WITHIN_MS));
       return new Map(routerIds.map((id) => {
         const stored = found.get(id);
-        return [id, stored ? statusFrom(stored, stored.live || (stored.up && upHere(id, stored.controllerId))) : NEVER_CONNECTED];
+        return [id, stored ? statusFrom(stored, stored.live || (stored.up && upHere(id, stored.controllerId))) : neverConnected()];
       }));
     },
   };
