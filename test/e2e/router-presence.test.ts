@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createControllerRepository } from '../../src/persistence/repositories/controllers.js';
 import { ONLINE_WITHIN_MS } from '../../src/services/controllers/heartbeat.js';
-import { buildRouterPresence, UnknownRouterError } from '../../src/services/routers/index.js';
+import { buildRouterPresence, InvalidHelloError, UnknownRouterError } from '../../src/services/routers/index.js';
 import { newEntityId } from '../../src/shared/random.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { cliUser } from '../helpers/cli.js';
@@ -200,6 +200,29 @@ describe(`router presence: online status wherever a router shows (${testDialect}
     assert.deepEqual(await rows(), []);
     await assert.rejects(ctl.running.routerPresence.connected('no-such-router', routerHello('x.example', [])), UnknownRouterError);
     assert.deepEqual(await rows(), []);
+  });
+
+  it('refuses a hello with a field out of bounds, naming the field, and records nothing', async () => {
+    const router = await newRouter();
+    const presence = ctl.running.routerPresence;
+    const refusals: Array<[string, Parameters<typeof routerHello>[2]]> = [
+      ['hostname', { hostname: 'h'.repeat(256) }],
+      ['capabilities', { capabilities: Array.from({ length: 65 }, (_, i) => `c${i}`) }],
+      ['capabilities[0]', { capabilities: ['c'.repeat(65)] }],
+      ['versionInfo.os', { versionInfo: { version: 'v1', revision: '', buildDate: '', os: 'o'.repeat(129), arch: '' } }],
+      ['listeners', { listeners: Array.from({ length: 33 }, () => ({ binding: 'edge', advertise: 'tls:x.example:1' })) }],
+      ['listeners[0].advertise', { listeners: [{ binding: 'edge', advertise: `tls:${'x'.repeat(300)}:1` }] }],
+    ];
+    for (const [field, overrides] of refusals) {
+      await assert.rejects(presence.connected(router.id, routerHello('er-bad.example', [], overrides)), (error: Error) => {
+        assert.ok(error instanceof InvalidHelloError && error.field === field && error.message.includes(field), `${field}: ${error.message}`);
+        return true;
+      });
+    }
+    assert.deepEqual(statusOf(await detail(router.id)), NEVER, 'nothing recorded');
+
+    await presence.connected(router.id, routerHello('h'.repeat(255), ['tls:er-bad.example:3022'], { capabilities: ['c'.repeat(64)] }));
+    assert.deepEqual(statusOf(await detail(router.id)), ONLINE, 'the same router with a hello within bounds');
   });
 
   it('lists edge routers in svc edge with their online status and version after the name', async () => {

@@ -27,6 +27,7 @@ export type { RouterControlService } from './router-control.js';
 export { watchRevocations, type RevocationSources } from './revocation-watch.js';
 export type { RegisteringRouterPresence, RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
 export { UnknownRouterError } from './presence.js';
+export { InvalidHelloError } from './hello-check.js';
 
 /**
  * `serverCertificates`: the controller's own server certificates (every listener's), whose names no router may

@@ -9,6 +9,7 @@ import type { RouterPresenceRepository, StoredPresence } from '../../persistence
 import type { Clock } from '../../shared/clock.js';
 import { ONLINE_WITHIN_MS } from '../controllers/heartbeat.js';
 import { supportedProtocols } from './advertised-addresses.js';
+import { checkHello } from './hello-check.js';
 
 /** What a router says in its hello, as the control plane hands it over. */
 export interface RouterHello {
@@ -27,7 +28,11 @@ export interface RouterStatusReader {
 }
 
 export interface RouterPresence extends RouterStatusReader {
-  /** A verified router's control channel is up at this controller: record it (store row), so every controller sees it online. */
+  /**
+   * A verified router's control channel is up at this controller: record it (store row), so every controller sees it
+   * online. Rejects with InvalidHelloError (a field out of bounds) or UnknownRouterError (no such router); either way
+   * nothing is recorded and the channel should be closed.
+   */
   connected(routerId: string, hello: RouterHello): Promise<void>;
   /** Its channel closed here (only this controller's claim goes: it may already be connected elsewhere). */
   disconnected(routerId: string): Promise<void>;
@@ -44,7 +49,8 @@ export class UnknownRouterError extends Error {
   }
 }
 
-const NEVER_CONNECTED: RouterStatus = { isOnline: false, syncStatus: 'SYNC_NEW', hostname: '', supportedProtocols: {}, capabilities: [] };
+/** A router with no presence row; a new object each time, so no caller can change another's. */
+const neverConnected = (): RouterStatus => ({ isOnline: false, syncStatus: 'SYNC_NEW', hostname: '', supportedProtocols: {}, capabilities: [] });
 
 function statusFrom(stored: StoredPresence, online: boolean): RouterStatus {
   const syncStatus: RouterSyncStatus = online ? 'SYNC_DONE' : 'SYNC_DISCONNECTED';
@@ -74,7 +80,7 @@ export function createRouterStatusReader(deps: {
       const found = await deps.presence.find(routerIds, new Date(deps.clock.now().getTime() - ONLINE_WITHIN_MS));
       return new Map(routerIds.map((id) => {
         const stored = found.get(id);
-        return [id, stored ? statusFrom(stored, stored.live || (stored.up && upHere(id, stored.controllerId))) : NEVER_CONNECTED];
+        return [id, stored ? statusFrom(stored, stored.live || (stored.up && upHere(id, stored.controllerId))) : neverConnected()];
       }));
     },
   };
@@ -112,6 +118,7 @@ export function createRouterPresence(deps: { presence: RouterPresenceRepository;
       registered = controllerId;
     },
     async connected(routerId, hello) {
+      checkHello(hello);
       const report = {
         hostname: hello.hostname,
         // The hello's top-level version is the one shown when the router's build info leaves it out.
