@@ -2,10 +2,11 @@
 // `npm run bench -- router-fleet` (issue 41, "Measured"; needs `npm run build`): many routers on one controller.
 // A quickstart controller (no router of its own) on a temporary home; --routers routers created through the management
 // API and enrolled with their one-time tokens (a P-256 key and two CSRs each, made here), so each holds a real enrolled
-// certificate; then one control client per router, the router's own code (dist/src/router/control/control-client.js),
+// certificate; then one control client per router, the router's own code (dist/router/control/control-client.js),
 // all in this process. Reports:
 //  1. the time until all are connected, and the controller's RSS before and after (growth);
-//  2. the controller's CPU over --idle seconds of idle heartbeats (10 s interval), as a share of one core;
+//  2. the controller's CPU over --idle seconds of idle heartbeats (10 s interval), as a share of one core, beside the
+//     same window before any router connected;
 //  3. revocations: --revocations legacy API sessions deleted one by one through the management API, from the DELETE
 //     to the first router told and to every router told (p50, p99);
 //  4. the controller stopped (SIGTERM) and started again on the same home: time from the new process's start until
@@ -33,7 +34,8 @@ const { values } = parseArgs({
 const routerCount = Number(values.routers);
 const idleSeconds = Number(values.idle);
 const revocationCount = Number(values.revocations);
-const { startControlClient } = await import(join(root, 'dist/src/router/control/control-client.js'));
+const { startControlClient } = await import(join(root, 'dist/router/control/control-client.js'));
+await import('reflect-metadata');
 const x509 = await import('@peculiar/x509');
 const pino = (await import('pino')).default;
 x509.cryptoProvider.set(webcrypto);
@@ -114,6 +116,14 @@ try {
   });
   console.log(`${routerCount} routers created and enrolled in ${((performance.now() - enrollStart) / 1000).toFixed(1)} s`);
 
+  // The same idle window with no router connected: what the controller costs on its own (feed, heartbeat, sweeps).
+  const idleShare = async () => {
+    const before = processCpuMs(child.pid);
+    const start = performance.now();
+    await sleep(idleSeconds * 1000);
+    return (processCpuMs(child.pid) - before) / (performance.now() - start);
+  };
+  const baselineShare = await idleShare();
   const rssBefore = rssMiB(child.pid);
   const log = pino({ level: 'silent' });
   const told = new Map(); // api session id -> [first ms, count]
@@ -155,11 +165,10 @@ try {
   console.log(`all ${routerCount} connected in ${(connectedMs / 1000).toFixed(1)} s; controller RSS ${rssBefore.toFixed(1)} MiB -> ${rssAfter.toFixed(1)} MiB (+${(rssAfter - rssBefore).toFixed(1)} MiB)`);
 
   // 2. Idle CPU.
-  const cpuBefore = processCpuMs(child.pid);
-  const idleStart = performance.now();
-  await sleep(idleSeconds * 1000);
-  const cpuShare = (processCpuMs(child.pid) - cpuBefore) / (performance.now() - idleStart);
-  console.log(`idle heartbeats: controller CPU ${(cpuShare * 100).toFixed(2)} % of one core over ${idleSeconds} s`);
+  const cpuShare = await idleShare();
+  console.log(
+    `idle: controller CPU ${(cpuShare * 100).toFixed(2)} % of one core with ${routerCount} routers heartbeating, ${(baselineShare * 100).toFixed(2)} % with none (${idleSeconds} s each); the routers' share ${((cpuShare - baselineShare) * 100).toFixed(2)} %`,
+  );
 
   // 3. Revocations.
   const sessions = [];
