@@ -26,6 +26,8 @@ import { createRevocationState, type RevocationState } from './state/revocations
 import { createTrustStore, type TrustStore } from './state/trust.js';
 import { startRouterWeb, type RouterWeb } from './web/router-web.js';
 import { controlTypeName } from '../control-protocol/catalogue.js';
+import { parseDuration } from '../shared/durations.js';
+import { metricsSnapshot } from './metrics/report.js';
 
 export interface VersionInfo {
   version: string;
@@ -178,6 +180,14 @@ export async function startRouter(
     if (control.latencyMs !== undefined) metrics.controlLatency(control.latencyMs / 1000);
   }, timings.heartbeats.sendIntervalMs);
   latencyTimer.unref();
+  // Router metrics upstream, every `metrics.reportInterval` (spec default 1m).
+  const reportTimer = setInterval(() => {
+    if (!control.connected) return;
+    metricsSnapshot(metrics.registry)
+      .then((values) => control.notify(ControlType.RouterMetrics, { at: clock.now().getTime(), values }))
+      .catch((error) => log.debug({ err: error }, 'the metrics report could not be made'));
+  }, parseDuration(config.metrics?.reportInterval ?? '1m') ?? 60_000);
+  reportTimer.unref();
 
   const event = (type: 'certificate-renewed' | 'renewal-failed', detail: string) =>
     control.notify(ControlType.RouterEvents, { events: [{ type, at: clock.now().getTime(), detail: detail.slice(0, 900) }] });
@@ -205,6 +215,7 @@ export async function startRouter(
     await control.stop();
     health.stop();
     clearInterval(latencyTimer);
+    clearInterval(reportTimer);
     throw error;
   }
 
@@ -215,6 +226,7 @@ export async function startRouter(
     await control.stop();
     health.stop();
     clearInterval(latencyTimer);
+    clearInterval(reportTimer);
     throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
   }
 
@@ -229,6 +241,7 @@ export async function startRouter(
     renewNow: async () => void (await renewal.renewNow()),
     async stop() {
       clearInterval(latencyTimer);
+      clearInterval(reportTimer);
       health.stop();
       renewal.stop();
       await control.stop();

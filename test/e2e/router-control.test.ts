@@ -14,7 +14,7 @@ import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
-import { enrolledRouter, eventually, runRouterInProcess, type EnrolledRouter } from '../helpers/routers.js';
+import { enrolledRouter, eventually, runRouterInProcess, writeRouterFile, type EnrolledRouter } from '../helpers/routers.js';
 
 const CLIENT = '/edge/client/v1';
 
@@ -65,6 +65,22 @@ describe(`routers on the control channel (${testDialect})`, () => {
     assert.equal(er.control.connected, true);
     await er.stop();
     assert.ok(await offline(router.id), 'offline once stopped');
+  });
+
+  it('counts control messages, routers online and router reports in the controller metrics', async () => {
+    const router = await newRouter('er-metrics');
+    writeRouterFile(router, { endpoints: [ctrlEndpoint], extra: { metrics: { reportInterval: '200ms' } } });
+    await run(router);
+    assert.ok(await online(router.id));
+    const metric = async (pattern: RegExp) => {
+      const { body } = await ctl.running.services.metrics.exposition();
+      return Number(pattern.exec(body)?.[1] ?? Number.NaN);
+    };
+    assert.ok((await metric(/^svc_control_messages_total\{direction="out",type="TrustState"\} (\d+)/m)) >= 1, 'trust state sent');
+    assert.ok((await metric(/^svc_routers_online (\d+)/m)) >= 1, 'routers online');
+    assert.ok(await eventually(async () => (await metric(/^svc_router_metric_reports_total (\d+)/m)) >= 1), 'a metrics report from the router');
+    assert.ok(await eventually(async () => (await metric(/^svc_control_messages_total\{direction="in",type="RouterMetrics"\} (\d+)/m)) >= 1));
+    assert.match((await ctl.running.services.metrics.exposition()).body, /^# TYPE svc_router_heartbeat_latency_seconds histogram$/m);
   });
 
   it('gives the router the signing keys and CAs, and pushes revocations of sessions, identities and access', async () => {
