@@ -139,7 +139,13 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       if (error instanceof ControlBodyError) return refuse(ControlErrorCode.BadMessage, error.message);
       throw error;
     }
-    const standing = await service.identify(fingerprint);
+    let standing: RouterStanding | undefined;
+    try {
+      standing = await service.identify(fingerprint);
+    } catch (error) {
+      log.warn({ err: error }, 'a router could not be identified: the store did not answer');
+      return refuse(ControlErrorCode.Unavailable, 'the controller cannot read its store now; retry');
+    }
     const problem = standingProblem(standing, fingerprint, true);
     if (problem || !standing) return refuse(problem?.code ?? ControlErrorCode.UnknownRouter, problem?.sentence ?? 'unknown router');
     if (closing) return refuse(ControlErrorCode.Unavailable, 'the controller is shutting down');

@@ -6,50 +6,13 @@
  * and opened again. PostgreSQL only: an embedded SQLite file cannot become unreachable.
  */
 import assert from 'node:assert/strict';
-import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { newSharedDatabase, testDialect } from '../helpers/database.js';
+import { tcpRelay as relay } from '../helpers/tcp-relay.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { sql } from 'kysely';
 import { openDatabase } from '../../src/persistence/database.js';
-
-/** A TCP relay to `target` on a port of its own, which can be cut (every connection dropped, nothing accepted) and restored. */
-async function relay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
-  const sockets = new Set<Socket>();
-  let server: Server | undefined;
-  let port = 0;
-  const open = () =>
-    new Promise<void>((resolve, reject) => {
-      const next = createServer((client) => {
-        const upstream = connect(Number(target.port), target.hostname);
-        for (const socket of [client, upstream]) {
-          sockets.add(socket);
-          socket.on('close', () => sockets.delete(socket));
-          socket.on('error', () => socket.destroy());
-        }
-        client.pipe(upstream).pipe(client);
-      });
-      next.once('error', reject);
-      next.listen(port, '127.0.0.1', () => {
-        server = next;
-        port = (next.address() as { port: number }).port;
-        resolve();
-      });
-    });
-  const cut = async () => {
-    const closing = server;
-    server = undefined;
-    if (!closing) return;
-    await new Promise<void>((resolve) => {
-      closing.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    });
-  };
-  await open();
-  // Restoring an open relay changes nothing.
-  return { port, cut, restore: async () => (server ? undefined : open()) };
-}
 
 /** Polls `check` until it holds or `ms` have passed. */
 async function eventually(check: () => Promise<boolean>, ms: number): Promise<boolean> {
