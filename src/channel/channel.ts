@@ -72,6 +72,33 @@ export class HelloRefusedError extends Error {
 let channelCount = 0;
 
 /**
+ * One timer per check interval for every channel of the process, not one per channel: a controller with a thousand
+ * routers would otherwise wake a thousand times a second to find each of them answering.
+ */
+const checkers = new Map<number, { timer: NodeJS.Timeout; checks: Set<() => void> }>();
+function everyInterval(intervalMs: number, check: () => void): () => void {
+  let entry = checkers.get(intervalMs);
+  if (!entry) {
+    const checks = new Set<() => void>();
+    const timer = setInterval(() => {
+      for (const one of [...checks]) one();
+    }, intervalMs);
+    timer.unref();
+    entry = { timer, checks };
+    checkers.set(intervalMs, entry);
+  }
+  entry.checks.add(check);
+  const own = entry;
+  return () => {
+    own.checks.delete(check);
+    if (own.checks.size === 0) {
+      clearInterval(own.timer);
+      checkers.delete(intervalMs);
+    }
+  };
+}
+
+/**
  * Opens a channel on `stream` whose Hello exchange is done (see dialHello and acceptHello); `initial` are bytes
  * already read past the Hello, `firstSequence` the next sequence to send.
  */
@@ -178,14 +205,13 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
 
   if (options.heartbeat) {
     const hb = options.heartbeat;
-    timers.push(
-      setInterval(() => write({ contentType: ContentType.Heartbeat, sequence: sequence++, headers: [[Header.Heartbeat, encode.u64(clock())]] }), hb.sendIntervalMs),
-      setInterval(() => {
-        const silent = clock() - lastEchoAt;
-        if (silent > hb.closeUnresponsiveMs) close(`unresponsive: no heartbeat answer for ${(silent / 1000).toFixed(1)}s`);
-      }, hb.checkIntervalMs),
-    );
+    timers.push(setInterval(() => write({ contentType: ContentType.Heartbeat, sequence: sequence++, headers: [[Header.Heartbeat, encode.u64(clock())]] }), hb.sendIntervalMs));
     for (const timer of timers) timer.unref();
+    const stopChecking = everyInterval(hb.checkIntervalMs, () => {
+      const silent = clock() - lastEchoAt;
+      if (silent > hb.closeUnresponsiveMs) close(`unresponsive: no heartbeat answer for ${(silent / 1000).toFixed(1)}s`);
+    });
+    closeHandlers.unshift(stopChecking);
   }
 
   const channel: Channel = {

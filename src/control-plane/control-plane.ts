@@ -170,10 +170,6 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     log.info({ router: standing.name, routerId: standing.id, version: body.versionInfo.version, hostname: body.hostname, remote: socket.remoteAddress }, `router ${standing.name} connected`);
     send(session, ControlType.TrustState, (await currentTrust()).state);
     send(session, ControlType.Endpoints, (await currentEndpoints()).value);
-    const latency = setInterval(() => {
-      if (channel.latencyMs !== undefined) metrics.heartbeatLatency(channel.latencyMs / 1000);
-    }, heartbeat.sendIntervalMs).unref();
-    channel.onClose(() => clearInterval(latency));
   }
 
   const server: Server = createServer({
@@ -215,6 +211,11 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     });
   });
   server.on('error', (error) => log.warn({ err: error }, 'the control listener reported an error'));
+  // Each channel's latest heartbeat round trip, observed once per heartbeat interval by one timer for all routers.
+  const latencies = setInterval(() => {
+    for (const session of sessions.values()) if (session.channel.latencyMs !== undefined) metrics.heartbeatLatency(session.channel.latencyMs / 1000);
+  }, heartbeat.sendIntervalMs);
+  latencies.unref();
   const bound = server.address();
   const address = typeof bound === 'object' && bound ? { host: options.listen.host, port: bound.port } : options.listen;
 
@@ -254,6 +255,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     },
     async close() {
       closing = true;
+      clearInterval(latencies);
       await new Promise<void>((resolve) => {
         server.close(() => resolve());
         for (const session of sessions.values()) session.channel.close('the controller is shutting down');
