@@ -83,6 +83,23 @@ describe(`routers on the control channel (${testDialect})`, () => {
     assert.match((await ctl.running.services.metrics.exposition()).body, /^# TYPE svc_router_heartbeat_latency_seconds histogram$/m);
   });
 
+  it('renews its certificates through the controller without dropping its control channel, and reconnects with the new one', async () => {
+    const router = await newRouter('er-renew');
+    const { running: er, lines } = await run(router);
+    assert.ok(await online(router.id));
+    assert.ok(await eventually(() => lines.some((line) => line.includes('the controllers known are now'))), 'the endpoints file names the API to renew at');
+    await er.renewNow();
+    const after = await detail(router.id);
+    assert.notEqual(after.fingerprint, router.fingerprint, 'the controller holds the new certificate');
+    await ctl.running.routerControl?.recheck(router.id);
+    assert.equal(er.control.connected, true, 'the open channel stays, even when its standing is checked again');
+    // A new connection presents the new certificate from the files and is accepted.
+    await er.stop();
+    const again = await run(router);
+    assert.ok(await eventually(() => again.running.control.connected), 'reconnects with the renewed certificate');
+    assert.ok(await online(router.id));
+  });
+
   it('gives the router the signing keys and CAs, and pushes revocations of sessions, identities and access', async () => {
     const router = await newRouter('er-trust');
     const { running: er } = await run(router);
