@@ -28,7 +28,7 @@ export interface EnrolledRouter {
 
 /** Fast timings so that tests see state changes in a fraction of a second. */
 export const FAST_CTRL = {
-  heartbeats: { sendInterval: '200ms', checkInterval: '50ms', closeUnresponsiveTimeout: '1s' },
+  heartbeats: { sendInterval: '200ms', checkInterval: '50ms', closeUnresponsiveTimeout: '5s' },
   options: { connectTimeout: '2s', reconnect: { minRetryInterval: '50ms', maxRetryInterval: '500ms', retryBackoffFactor: 2 } },
 };
 
