@@ -6,7 +6,7 @@
  *
  * Heartbeats, as upstream's channel has them: every `sendIntervalMs` a side puts header 5 (a u64 timestamp, in
  * milliseconds of its own clock) on a standalone Heartbeat message; the peer echoes the value in header 6 at once.
- * The echo gives `latencyMs`. No echo for `closeUnresponsiveMs` closes the channel. Timers are unref'd and cleared
+ * The echo gives `latencyMs`. Nothing heard from the peer for `closeUnresponsiveMs` closes the channel. Timers are unref'd and cleared
  * on close.
  */
 import type { Duplex } from 'node:stream';
@@ -114,6 +114,9 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
   let closeInfo: ChannelClose | undefined;
   let latencyMs: number | undefined;
   let lastEchoAt = clock();
+  // Any message from the peer shows it alive; its own heartbeats show it is measuring the link (see below).
+  let lastHeardAt = clock();
+  let lastPeerHeartbeatAt = 0;
   const timers: NodeJS.Timeout[] = [];
   const id = options.id ?? `ch-${++channelCount}`;
 
@@ -144,6 +147,8 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
 
   function dispatch(m: Message): void {
     stats.messagesIn++;
+    lastHeardAt = clock();
+    if (m.headers.has(Header.Heartbeat)) lastPeerHeartbeatAt = lastHeardAt;
     if (m.headers.has(Header.Heartbeat)) write({ contentType: ContentType.Heartbeat, sequence: sequence++, headers: [[Header.HeartbeatResponse, m.headers.get(Header.Heartbeat)!]] });
     const echoed = read.u64(m, Header.HeartbeatResponse);
     if (echoed !== undefined) {
@@ -205,11 +210,20 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
 
   if (options.heartbeat) {
     const hb = options.heartbeat;
-    timers.push(setInterval(() => write({ contentType: ContentType.Heartbeat, sequence: sequence++, headers: [[Header.Heartbeat, encode.u64(clock())]] }), hb.sendIntervalMs));
+    // While the peer heartbeats this side (and so proves the link both ways), this side sends its own only every
+    // third interval, to keep its own latency figure fresh: a controller with a thousand routers then handles a third
+    // fewer heartbeat messages, and either side still notices a silent peer by the time nothing was heard.
+    timers.push(
+      setInterval(() => {
+        const now = clock();
+        if (now - lastPeerHeartbeatAt < hb.sendIntervalMs && now - lastEchoAt < 3 * hb.sendIntervalMs) return;
+        write({ contentType: ContentType.Heartbeat, sequence: sequence++, headers: [[Header.Heartbeat, encode.u64(now)]] });
+      }, hb.sendIntervalMs),
+    );
     for (const timer of timers) timer.unref();
     const stopChecking = everyInterval(hb.checkIntervalMs, () => {
-      const silent = clock() - lastEchoAt;
-      if (silent > hb.closeUnresponsiveMs) close(`unresponsive: no heartbeat answer for ${(silent / 1000).toFixed(1)}s`);
+      const silent = clock() - lastHeardAt;
+      if (silent > hb.closeUnresponsiveMs) close(`unresponsive: nothing heard from the peer for ${(silent / 1000).toFixed(1)}s`);
     });
     closeHandlers.unshift(stopChecking);
   }

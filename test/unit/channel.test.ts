@@ -189,7 +189,7 @@ describe('channel runtime over loopback sockets', () => {
     // The server side stops reading: its echoes stop, and the client closes the channel as unresponsive.
     server.pause();
     const closed = new Promise<string>((resolve) => channel.onClose(({ reason }) => resolve(reason)));
-    assert.match(await closed, /^unresponsive: no heartbeat answer for/);
+    assert.match(await closed, /^unresponsive: nothing heard from the peer for/);
     serverSide.close();
   });
 });
