@@ -57,6 +57,14 @@ export default tseslint.config(
     },
   },
   {
+    // A router is deployed without a store (STYLE.md "One package, several programs"): it speaks to the controller
+    // over the network only, so it reaches none of the controller's layers.
+    files: ['src/router/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [APP, ADAPTERS, FASTIFY, layer(['**/services/**', '**/persistence/**', 'pg', 'better-sqlite3', 'kysely'], 'A router has no store and calls no controller services.')] }],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [NET_SOCKETS], patterns: [layer(['../**'], 'shared/ holds leaf helpers: it imports nothing else of svc.'), IO_MODULES] }],

@@ -26,6 +26,7 @@ Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage (the
 // command such as `svc edge list` or `svc --help` does not need them.
 const controllerCommands = () => import('./controller-commands.js');
 const routerCommands = () => import('./router-commands.js');
+const routerIdentityCommands = () => import('./router-identity-commands.js');
 
 export interface ProgramState {
   /** The exit code the last action returned. */
@@ -93,7 +94,18 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
       }),
     );
 
-  const router = program.command('router').description('Validates and explains router config files');
+  const router = program.command('router').description('Enrolls edge routers, renews their certificates, and validates and explains router config files');
+  router
+    .command('enroll')
+    .description("Enrolls an edge router with its enrollment JWT: makes its key, pins the controller's CA bundle, writes the identity files")
+    .requiredOption('--jwt <file>', 'the enrollment JWT (svc edge create edge-router NAME -o FILE)')
+    .requiredOption('--config <file>', 'the router config (YAML); its identity section says where the files go')
+    .action((options: { jwt: string; config: string }) => run(async () => (await routerIdentityCommands()).enrollCommand(options, out)));
+  router
+    .command('renew')
+    .description("Renews the router's client and server certificates now (POST /enroll/extend/router)")
+    .requiredOption('--config <file>', 'the router config (YAML)')
+    .action((options: { config: string }) => run(async () => (await routerIdentityCommands()).renewCommand(options, out)));
   router
     .command('validate')
     .description('Validates router config files; every problem as FILE:LINE:COLUMN: error|warning: key.path: message')

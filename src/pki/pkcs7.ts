@@ -41,3 +41,12 @@ function parseCertificate(pem: string): x509.X509Certificate {
     throw new PkiError(`a certificate for the PKCS#7 bundle cannot be parsed: ${(error as Error).message}`);
   }
 }
+
+/**
+ * The certificates of a base64 certs-only PKCS#7 (what `pkcs7CertsOnlyBase64` writes and EST serves), as PEM, in
+ * bundle order. Throws on anything else; callers say whose bundle it was.
+ */
+export function certificatesOfPkcs7(base64: string): string[] {
+  const der = Buffer.from(base64.replace(/\s+/g, ''), 'base64');
+  return [...new x509.X509Certificates(der)].map((cert) => `${cert.toString('pem').trim()}\n`);
+}

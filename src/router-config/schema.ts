@@ -34,7 +34,16 @@ export const ROUTER_DEFAULTS = {
   metrics: { reportInterval: '1m', messageQueueSize: 10, intervalAgeThreshold: '80s' },
   memoryIntervalMs: 15000,
   tunnelMode: 'host',
+  keyType: 'ec-p256',
+  renewal: { lifetimeShare: 0.8, minRetryInterval: '10s', maxRetryInterval: '10m' },
 } as const;
+
+/** Key types `svc router enroll` generates (`csr.keyType`); the controller accepts EC P-256/P-384 and RSA >= 2048. */
+export const KEY_TYPES = ['ec-p256', 'ec-p384', 'rsa-2048', 'rsa-3072', 'rsa-4096'] as const;
+export type KeyType = (typeof KEY_TYPES)[number];
+
+/** Bounds of `identity.renewal.lifetimeShare`: never at issue time, never at the last moment. */
+export const LIFETIME_SHARE_BOUNDS = { minimum: 0.1, maximum: 0.95 } as const;
 
 /** Spec bounds of the backoff objects of link dialers. */
 export const BACKOFF_BOUNDS = { minIntervalMs: 10, maxIntervalMs: 24 * 3_600_000, minFactor: 1, maxFactor: 100 } as const;
@@ -71,13 +80,31 @@ const Bounded = (fallback: number, maximum: number, description: string) =>
 const Options = Type.Optional(Type.Record(Type.String(), Type.Unknown()));
 const Groups = Type.Optional(Type.Array(Text(), { minItems: 1, default: [...ROUTER_DEFAULTS.groups], description: 'Link groups' }));
 
-/** Router identity: the controller's keys plus alternate server certificates for SNI. */
+const R = ROUTER_DEFAULTS.renewal;
+/** When and how often the running router renews its certificates (POST /enroll/extend/router, decision 0063). */
+const RenewalSchema = section(
+  {
+    lifetimeShare: Type.Optional(
+      Type.Number({
+        ...LIFETIME_SHARE_BOUNDS,
+        default: R.lifetimeShare,
+        description: 'Share of the certificate lifetime after which the router renews (0.8: at 80 % of the earlier-expiring certificate)',
+      }),
+    ),
+    minRetryInterval: Duration(R.minRetryInterval),
+    maxRetryInterval: Duration(R.maxRetryInterval),
+  },
+  'Certificate renewal: when it starts, and the backoff between failed attempts (doubling from minRetryInterval up to maxRetryInterval)',
+);
+
+/** Router identity: the controller's keys plus alternate server certificates for SNI, and the renewal schedule. */
 export const RouterIdentitySchema = Type.Object(
   {
     ...ControllerIdentitySchema.properties,
     alt_server_certs: Type.Optional(
       Type.Array(Type.Object({ server_cert: Text('File path or pem:/engine URL'), server_key: Type.Optional(Text()) }, closed)),
     ),
+    renewal: RenewalSchema,
   },
   closed,
 );
@@ -111,6 +138,12 @@ export const CsrSchema = Type.Object(
     locality: Type.Optional(Type.String()),
     organization: Type.Optional(Type.String()),
     organizationalUnit: Type.Optional(Type.String()),
+    keyType: Type.Optional(
+      Type.Enum([...KEY_TYPES], {
+        default: ROUTER_DEFAULTS.keyType,
+        description: `Key svc router enroll generates for both certificates: ${KEY_TYPES.join(', ')}; an existing identity.key of this type is kept`,
+      }),
+    ),
     sans: Type.Optional(SansSchema),
   },
   closed,

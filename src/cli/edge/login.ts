@@ -9,7 +9,7 @@
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { x509 } from '../../pki/index.js';
+import { certificatesOfPkcs7 } from '../../pki/pkcs7.js';
 import type { Output } from '../output.js';
 import { forgetLogin, loginFilePath, readLogin, saveLogin } from './config-store.js';
 import { refusedError, usageError } from '../cli-error.js';
@@ -40,11 +40,8 @@ export function controllerOrigin(text: string): string {
   return url.origin;
 }
 
-/** The certificates of a base64 certs-only PKCS#7, as PEM. */
-export function certificatesOfPkcs7(base64: string): string[] {
-  const der = Buffer.from(base64.replace(/\s+/g, ''), 'base64');
-  return [...new x509.X509Certificates(der)].map((cert) => `${cert.toString('pem').trim()}\n`);
-}
+/** The certificates of a base64 certs-only PKCS#7, as PEM (pki/pkcs7.ts; the router's enrollment reads it too). */
+export { certificatesOfPkcs7 };
 
 /** `subject  SHA256 AB:CD:…` for each certificate. */
 export function describeCertificates(pems: string[]): string[] {

@@ -7,6 +7,7 @@ import type { RuleContext } from './check.js';
 import { csrRules } from './csr.js';
 import type { CsrOutcome } from './csr.js';
 import { ctrlRules } from './ctrl.js';
+import { identityRules } from './identity.js';
 import { linkRules } from './link.js';
 import { listenerRules } from './listeners.js';
 import { healthCheckRules, metricsRules, transportRules } from './sections.js';
@@ -19,6 +20,7 @@ import { webRules } from './web.js';
  */
 export function routerRules(context: RuleContext, file: RouterFile): CsrOutcome {
   ctrlRules(context, file.ctrl);
+  identityRules(context, file.identity);
   const csr = csrRules(context, file);
   linkRules(context, file.link);
   listenerRules(context, file.listeners);
