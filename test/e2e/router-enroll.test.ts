@@ -6,8 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createPrivateKey, X509Certificate } from 'node:crypto';
-import { statSync, writeFileSync } from 'node:fs';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,7 +107,7 @@ describe(`svc router enroll (${testDialect})`, () => {
   it('refuses an expired JWT before contacting the controller, and an enrollment the controller has expired, writing nothing', async () => {
     const router = await newEdgeRouter(ctl, 'er-expired');
     const h = home(router.jwt);
-    const { config } = validateRouterConfig(router.jwt === '' ? '' : (await import('node:fs')).readFileSync(h.config, 'utf8'), h.config);
+    const { config } = validateRouterConfig(readFileSync(h.config, 'utf8'), h.config);
     const later = manualClock(new Date(Date.now() + 400 * 24 * 3_600_000));
     await assert.rejects(
       enrollWithJwt({ configPath: h.config, config: config!, jwtFile: h.jwtFile, jwt: router.jwt, clock: later }),
@@ -124,7 +123,7 @@ describe(`svc router enroll (${testDialect})`, () => {
     assert.deepEqual(h.written(), {});
   });
 
-  it('refuses a JWT that the server at its address did not sign (another network answers there), writing nothing', async () => {
+  it('refuses a JWT when nothing answers at its address, or a server that did not sign it (another network), writing nothing', async () => {
     const otherPkiDir = mkdtempSync(join(tmpdir(), 'svc-other-pki-'));
     try {
       const other = await createControllerPki(otherPkiDir, { hosts: ['127.0.0.1'], commonName: 'other-network' });
@@ -133,9 +132,15 @@ describe(`svc router enroll (${testDialect})`, () => {
         config.edge.enrollment.signingCert = { cert: other.intermediateCert, key: other.intermediateKey };
       };
       const foreign = await startTestController({ modify: useOtherPki });
-      const router = await newEdgeRouter(foreign, 'er-foreign');
+      const otherCa = readFileSync(other.caBundle, 'utf8');
+      const router = await newEdgeRouter({ ...foreign, fetch: (path, options = {}) => request(`${foreign.baseUrl}${path}`, { ...options, ca: otherCa }) }, 'er-foreign');
       const ports = foreign.ports;
       await foreign.close();
+      const nobody = home(router.jwt);
+      const down = await enroll(nobody);
+      assert.equal(down.code, 1);
+      assert.match(down.stderr, /svc: cannot reach the controller at https:\/\/127\.0\.0\.1:\d+ \(connect ECONNREFUSED/, 'nothing answers at the address');
+      assert.deepEqual(nobody.written(), {});
       // The JWT names that address; a controller of this test's network now answers there.
       const impostor = await startTestController({ ports });
       try {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import type { TestController } from './controller.js';
-import { managementClient } from './management.js';
+import { createdId, managementClient } from './management.js';
 
 export interface RouterHome {
   dir: string;
@@ -67,12 +67,10 @@ export function routerHome(jwt: string, modify: (config: Record<string, any>) =>
 
 /** Creates edge router `name` at `ctl`; its id and enrollment JWT. */
 export async function newEdgeRouter(ctl: TestController, name: string): Promise<{ id: string; jwt: string }> {
-  // Through the service, not HTTPS: the controller may run on a PKI other than the test CA (a foreign network).
-  const routers = ctl.running.services.authorization.edgeRouters;
-  const { id } = await routers.create({ id: null, name: 'test' }, { name });
-  const jwt = (await routers.get(id)).enrollment?.jwt;
-  if (!jwt) throw new Error(`router ${name} has no enrollment JWT`);
-  return { id, jwt };
+  const admin = managementClient(ctl, await ctl.adminToken());
+  const id = await createdId(admin, '/edge-routers', { name });
+  const detail = (await admin.get(`/edge-routers/${id}`)).json().data;
+  return { id, jwt: detail.enrollmentJwt as string };
 }
 
 /** The router's detail as management shows it. */

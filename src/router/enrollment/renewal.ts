@@ -152,11 +152,12 @@ export function createRenewal(options: RenewalOptions): Renewal {
     if (stopped) return;
     clearTimeout(timer);
     dueAt = at;
-    const wait = Math.min(Math.max(0, at.getTime() - clock.now().getTime()), MAX_TIMER_MS);
+    const remaining = Math.max(0, at.getTime() - clock.now().getTime());
+    // A wait beyond the timer's range is taken in parts; the last part runs the attempt whatever the clock says then.
     timer = setTimeout(() => {
-      if (dueAt !== undefined && dueAt.getTime() > clock.now().getTime()) schedule(dueAt);
+      if (remaining > MAX_TIMER_MS) schedule(at);
       else void renewNow().catch(() => undefined);
-    }, wait);
+    }, Math.min(remaining, MAX_TIMER_MS));
     timer.unref();
   };
 
