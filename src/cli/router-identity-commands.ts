@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { enrollWithJwt } from '../router/enrollment/enroll.js';
 import { renewOnce } from '../router/enrollment/renewal.js';
 import { readRouterConfig } from '../router/config-file.js';
-import { endpointsFilePath } from '../router/endpoints-file.js';
+import { endpointsFilePath } from '../router-config/timings.js';
 import { RouterSetupError } from '../router/errors.js';
 import type { RouterFile } from '../router-config/schema.js';
 import { systemClock } from '../shared/clock.js';
@@ -66,7 +66,7 @@ export async function renewCommand(options: { config: string }, out: Output): Pr
   return reporting(out, async () => {
     const config = await checkedConfig(options.config, out);
     if (config === undefined) return 1;
-    const endpointsFile = endpointsFilePath(options.config, config.ctrl);
+    const endpointsFile = endpointsFilePath(config, options.config);
     const identity = await renewOnce({ configPath: options.config, config, endpointsFile, clock: systemClock });
     const base = dirname(resolve(options.config));
     out.print(`renewed the certificates of edge router ${identity.clientLeaf.subject.replace(/^CN=/, '')}: valid until ${identity.notAfter.toISOString()}`);

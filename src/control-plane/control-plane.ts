@@ -9,9 +9,9 @@
 import { createHash } from 'node:crypto';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { acceptHello, type Channel } from '../channel/index.js';
+import { acceptHello, encode, type Channel } from '../channel/index.js';
 import { CONTROL_LIMITS, CONTROL_PROTOCOL_VERSION, ControlErrorCode, ControlHeader, ControlType, controlTypeName } from '../control-protocol/catalogue.js';
-import { ControlBodyError, readBody, RouterHelloSchema, writeBody, type Endpoints, type HelloAnswer, type Revocation, type RouterHello, type TrustState } from '../control-protocol/bodies.js';
+import { ControlBodyError, readBody, RouterHelloSchema, writeBody, type Endpoints, type HelloAnswer, type Revocation, type RouterHello } from '../control-protocol/bodies.js';
 import { success } from '../control-protocol/results.js';
 import type { RouterControlService, RouterStanding } from '../services/routers/router-control.js';
 import type { RouterPresence } from '../services/routers/presence.js';
@@ -77,8 +77,6 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   const sockets = new Set<TLSSocket>();
   let pending = 0;
   let closing = false;
-  let trust: { state: TrustState; text: string } | undefined;
-  let endpoints: { value: Endpoints; text: string } | undefined;
 
   const send = (session: Session, contentType: number, body: unknown) => {
     if (session.channel.closed) return;
@@ -90,23 +88,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     session.channel.send({ contentType, body: writeBody(body) });
   };
 
-  async function currentTrust(): Promise<{ state: TrustState; text: string }> {
-    const kept = trust;
-    if (kept) return kept;
-    const state = await service.trustState();
-    const made = { state, text: JSON.stringify(state) };
-    trust = made;
-    return made;
-  }
-
-  async function currentEndpoints(): Promise<{ value: Endpoints; text: string }> {
-    const kept = endpoints;
-    if (kept) return kept;
-    const value = await options.endpoints();
-    const made = { value, text: JSON.stringify(value) };
-    endpoints = made;
-    return made;
-  }
+  const trust = pushedState(() => service.trustState());
+  const endpoints = pushedState(() => options.endpoints());
 
   /** Why `standing` may not hold a channel made with `fingerprint`, or undefined when it may. */
   function standingProblem(standing: RouterStanding | undefined, fingerprint: string, atHello: boolean): { code: ControlErrorCode; sentence: string } | undefined {
@@ -152,7 +135,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
 
     const answer: HelloAnswer = { protocol: CONTROL_PROTOCOL_VERSION, routerId: standing.id, routerName: standing.name, controllerId: options.controller.id, controllerName: options.controller.name };
     const reply = success(answer);
-    (reply.headers as Map<number, Buffer>).set(ControlHeader.ProtocolVersion, u32(CONTROL_PROTOCOL_VERSION));
+    (reply.headers as Map<number, Buffer>).set(ControlHeader.ProtocolVersion, encode.u32(CONTROL_PROTOCOL_VERSION));
     const channel = accept(reply);
     const session: Session = { router: standing, fingerprint, channel, socket };
 
@@ -168,8 +151,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     handleRouterMessages({ channel, router: () => session.router, service, metrics, log });
     await presence.connected(standing.id, { ...body, version: body.versionInfo.version });
     log.info({ router: standing.name, routerId: standing.id, version: body.versionInfo.version, hostname: body.hostname, remote: socket.remoteAddress }, `router ${standing.name} connected`);
-    send(session, ControlType.TrustState, (await currentTrust()).state);
-    send(session, ControlType.Endpoints, (await currentEndpoints()).value);
+    send(session, ControlType.TrustState, (await trust.current()).value);
+    send(session, ControlType.Endpoints, (await endpoints.current()).value);
   }
 
   const server: Server = createServer({
@@ -242,16 +225,12 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       for (const session of targets) await recheckOne(session);
     },
     async refreshTrust() {
-      const before = trust?.text;
-      trust = undefined;
-      const now = await currentTrust();
-      if (now.text !== before) for (const session of sessions.values()) send(session, ControlType.TrustState, now.state);
+      const changed = await trust.reread();
+      if (changed) for (const session of sessions.values()) send(session, ControlType.TrustState, changed);
     },
     async refreshEndpoints() {
-      const before = endpoints?.text;
-      endpoints = undefined;
-      const now = await currentEndpoints();
-      if (now.text !== before) for (const session of sessions.values()) send(session, ControlType.Endpoints, now.value);
+      const changed = await endpoints.reread();
+      if (changed) for (const session of sessions.values()) send(session, ControlType.Endpoints, changed);
     },
     async close() {
       closing = true;
@@ -266,8 +245,26 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
   };
 }
 
-function u32(value: number): Buffer {
-  const buffer = Buffer.alloc(4);
-  buffer.writeUInt32LE(value);
-  return buffer;
+/**
+ * What the controller pushes to every router (trust state, endpoints): read once and kept; `reread` reads it again
+ * and answers the new value only when it differs, so routers are sent a state only when it changed.
+ */
+function pushedState<T>(read: () => Promise<T>) {
+  let kept: { value: T; text: string } | undefined;
+  const load = async () => {
+    const value = await read();
+    return { value, text: JSON.stringify(value) };
+  };
+  return {
+    async current(): Promise<{ value: T }> {
+      kept ??= await load();
+      return kept;
+    },
+    async reread(): Promise<T | undefined> {
+      const before = kept?.text;
+      const now = await load();
+      kept = now;
+      return now.text === before ? undefined : now.value;
+    },
+  };
 }

@@ -5,7 +5,6 @@
  * cluster. YAML, mode 0600, replaced atomically so a reader never sees half a file.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, isAbsolute, resolve } from 'node:path';
 import { parse, stringify } from 'yaml';
 import { reasonOf } from '../shared/system-errors.js';
 import { writeFilesAtomically } from './atomic-files.js';
@@ -19,16 +18,6 @@ export interface RouterEndpoints {
 }
 
 const HEADER = '# Written by svc router: the controllers this router knows. Kept current while it runs.\n';
-
-/** The default name, beside the config file, when the config names none (`ctrl.endpointsFile`). */
-export const DEFAULT_ENDPOINTS_FILE = 'endpoints.yml';
-
-/** Where the endpoints file of a config is: `ctrl.endpointsFile` (relative to the config's folder) or the default. */
-export function endpointsFilePath(configPath: string, ctrl: object | undefined): string {
-  const given = (ctrl as { endpointsFile?: unknown } | undefined)?.endpointsFile;
-  const named = typeof given === 'string' ? given : DEFAULT_ENDPOINTS_FILE;
-  return isAbsolute(named) ? named : resolve(dirname(resolve(configPath)), named);
-}
 
 /**
  * The file's endpoints, or undefined when there is no file yet. A file that is there but unreadable or malformed

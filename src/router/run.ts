@@ -4,13 +4,12 @@
  * control channel to a controller, renew the certificates before they expire, and serve the health checks and
  * metrics the file's `web` section binds. One log line per state change; `stop()` ends everything cleanly.
  */
-import { readFile } from 'node:fs/promises';
 import { hostname as osHostname } from 'node:os';
 import { dirname, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { ControlType } from '../control-protocol/catalogue.js';
 import type { RouterHello } from '../control-protocol/bodies.js';
-import { validateRouterConfig } from '../router-config/validate.js';
+import { readRouterConfig } from './config-file.js';
 import type { RouterFile } from '../router-config/schema.js';
 import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
 import { systemClock, type Clock } from '../shared/clock.js';
@@ -55,13 +54,7 @@ const REVOCATION_CAPACITY = 200_000;
 
 /** Reads and validates the file; RouterSetupError with every error, one per line, when it has any. */
 export async function loadRouterFile(configPath: string, env: Readonly<Record<string, string | undefined>>, log: Logger): Promise<RouterFile> {
-  let text: string;
-  try {
-    text = await readFile(configPath, 'utf8');
-  } catch (error) {
-    throw new RouterSetupError(`${configPath}: the router configuration cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
-  }
-  const { config, diagnostics } = validateRouterConfig(text, configPath, { env });
+  const { config, diagnostics } = await readRouterConfig(configPath, env);
   for (const diagnostic of diagnostics.filter((d) => d.severity === 'warning')) log.warn(formatDiagnostic(diagnostic, { style: 'severity-first' }));
   if (!config || hasErrors(diagnostics)) {
     const errors = diagnostics.filter((d) => d.severity === 'error').map((d) => formatDiagnostic(d, { style: 'severity-first' }));

@@ -8,7 +8,7 @@
 import { connect, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import type { Static, TSchema } from 'typebox';
-import { dialHello, HelloRefusedError, type Channel, type Message } from '../../channel/index.js';
+import { dialHello, encode, HelloRefusedError, type Channel, type Message } from '../../channel/index.js';
 import { parseHostPort } from '../../config/host-port.js';
 import { CONTROL_LIMITS, CONTROL_PROTOCOL_VERSION, ControlErrorCode, ControlHeader, ControlType } from '../../control-protocol/catalogue.js';
 import {
@@ -148,7 +148,7 @@ export function startControlClient(options: ControlClientOptions): ControlClient
     try {
       const opened = await openTls(target, tls, options.connectTimeoutMs);
       socket = opened;
-      const headers = new Map([[ControlHeader.ProtocolVersion, u32(CONTROL_PROTOCOL_VERSION)]]);
+      const headers = new Map([[ControlHeader.ProtocolVersion, encode.u32(CONTROL_PROTOCOL_VERSION)]]);
       const { channel: up, reply } = await dialHello(opened, { contentType: 0, headers, body: writeBody(options.hello) }, { timeoutMs: options.connectTimeoutMs, limits: CONTROL_LIMITS, heartbeat: options.heartbeat });
       const answer = readBody(HelloAnswerSchema, reply.body, 'Hello answer');
       if (stopped) {
@@ -247,10 +247,4 @@ function openTls(target: { host: string; port: number }, tls: { key: string; cer
       reject(error);
     });
   });
-}
-
-function u32(value: number): Buffer {
-  const buffer = Buffer.alloc(4);
-  buffer.writeUInt32LE(value);
-  return buffer;
 }

@@ -22,7 +22,8 @@ import type { Clock } from '../../shared/clock.js';
 import { systemClock } from '../../shared/clock.js';
 import { reasonOf } from '../../shared/system-errors.js';
 import { stageFiles } from '../atomic-files.js';
-import { endpointsFilePath, endpointsFileText } from '../endpoints-file.js';
+import { endpointsFileText } from '../endpoints-file.js';
+import { endpointsFilePath } from '../../router-config/timings.js';
 import { RouterSetupError } from '../errors.js';
 import { controllerRequest, describeAnswer, presentedCertificate } from './controller-https.js';
 import { readRouterJwt } from './enrollment-jwt.js';
@@ -130,7 +131,7 @@ export async function enrollWithJwt(options: EnrollOptions): Promise<EnrollResul
   const { keyPem, kept } = await keyFor(paths.key, csr?.keyType ?? ROUTER_DEFAULTS.keyType);
   const body = await routerCsrs(keyPem, claims.routerId, csr);
 
-  const endpointsPath = endpointsFilePath(configPath, config.ctrl);
+  const endpointsPath = endpointsFilePath(config, configPath);
   const ctrl = config.ctrl.endpoint !== undefined ? [config.ctrl.endpoint] : [...(config.ctrl.endpoints ?? [])];
   const contents = { certPem: '', serverCertPem: '', caPem: bundle, ...(kept ? {} : { keyPem }) };
   const files = [...identityFilesToWrite(paths, contents), { path: endpointsPath, label: `endpoints file ${endpointsPath}`, mode: 0o600 }];

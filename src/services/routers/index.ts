@@ -19,8 +19,6 @@ import type { RevocationSources } from './revocation-watch.js';
 import { createApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
-import type { TerminatorService } from '../authorization/terminators.js';
-import type { PolicyEngine } from '../authorization/engine.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
@@ -65,15 +63,7 @@ export function buildRouterEnrollment(
  */
 export function buildRouterControl(
   database: Database,
-  deps: {
-    clock: Clock;
-    terminators: TerminatorService;
-    engine: PolicyEngine;
-    jwks?: () => Promise<{ keys: Record<string, unknown>[] }>;
-    issuers: readonly string[];
-    clientCaPems: () => Promise<string[]>;
-    activity: { seen(sessionId: string, at: Date): void };
-  },
+  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers'>,
 ): { service: RouterControlService; sources: RevocationSources } {
   const routers = createRouterCertificateRepository(database);
   const apiSessions = createApiSessionRepository(database);
