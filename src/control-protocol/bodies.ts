@@ -64,8 +64,12 @@ export const RevocationsSchema = Type.Object(
     items: Type.Array(
       Type.Object(
         {
-          /** `api-session`: that session ended; `identity`: disabled or deleted; `access`: policies changed, decide again at the next dial. */
-          kind: Type.Union([Type.Literal('api-session'), Type.Literal('identity'), Type.Literal('access')]),
+          /**
+           * `api-session`: that session ended; `identity`: disabled or deleted (sessions created before `committedAt`
+           * end); `access`: policies changed, decide again at the next dial; `terminator`: an SDK-bound terminator was
+           * deleted (its host lost Bind access, or an administrator deleted it), so the router ends that binding.
+           */
+          kind: Type.Union([Type.Literal('api-session'), Type.Literal('identity'), Type.Literal('access'), Type.Literal('terminator')]),
           /** The session or identity id; `*` for `access` changes that concern many identities. */
           id: Id,
           reason: Text(200),
@@ -122,8 +126,44 @@ export const TerminatorAnswerSchema = Type.Object(
 );
 export type TerminatorAnswer = Static<typeof TerminatorAnswerSchema>;
 
-/** Router -> controller: may the identity of this API session dial the service now. */
-export const DialRequestSchema = Type.Object({ identityId: Id, serviceId: Id }, closed);
+/** Router -> controller: keep these SDK-bound terminators of the router (ids it still hosts); the others are deleted. */
+export const ReconcileTerminatorsSchema = Type.Object({ keep: Type.Array(Id, { maxItems: 100_000 }) }, closed);
+export type ReconcileTerminators = Static<typeof ReconcileTerminatorsSchema>;
+export const ReconcileAnswerSchema = Type.Object({ removed: Type.Integer({ minimum: 0 }) }, closed);
+export type ReconcileAnswer = Static<typeof ReconcileAnswerSchema>;
+
+/**
+ * Router -> controller: who is behind an SDK's Hello. Either a legacy `svc-session` token (sent over the mutual-TLS
+ * control channel, never logged), or an OIDC API session id whose access token did not list the client certificate in
+ * `z_cfs` (an ephemeral certificate made after the token). `fingerprint` is the SHA-1 (lowercase hex) of the SDK's leaf.
+ */
+export const ApiSessionCheckSchema = Type.Object(
+  {
+    legacyToken: Type.Optional(Type.String({ minLength: 1, maxLength: 1_024 })),
+    apiSessionId: Type.Optional(Id),
+    fingerprint: Type.String({ pattern: '^[0-9a-f]{40}$' }),
+  },
+  closed,
+);
+export type ApiSessionCheck = Static<typeof ApiSessionCheckSchema>;
+/** The answer; a token or session that names nothing (unknown, ended, expired) is refused with NOT_FOUND instead. */
+export const ApiSessionCheckAnswerSchema = Type.Object(
+  {
+    apiSessionId: Id,
+    identityId: Id,
+    identityName: Text(512),
+    legacy: Type.Boolean(),
+    /** When the API session was created (ms since the epoch). */
+    createdAt: Type.Number({ minimum: 0 }),
+    /** Whether `fingerprint` is a certificate of this session: its identity's certificate authenticator or one of its ephemeral certificates. */
+    certificateBound: Type.Boolean(),
+  },
+  closed,
+);
+export type ApiSessionCheckAnswer = Static<typeof ApiSessionCheckAnswerSchema>;
+
+/** Router -> controller: may the identity of this API session dial the service now (policy and posture checks). */
+export const DialRequestSchema = Type.Object({ identityId: Id, serviceId: Id, apiSessionId: Type.Optional(Id) }, closed);
 export type DialRequest = Static<typeof DialRequestSchema>;
 
 /** The answer: the terminator chosen (the next issue relays to it). */

@@ -23,8 +23,12 @@ export const ControlType = {
   UpdateTerminator: 30021,
   /** router -> controller (request): delete terminators by id. */
   DeleteTerminators: 30022,
+  /** router -> controller (request): keep only these of the router's SDK-bound terminators, delete the rest (after a reconnect). */
+  ReconcileTerminators: 30023,
   /** router -> controller (request): may this API session dial this service, and through which terminator. */
   DialRequest: 30030,
+  /** router -> controller (request): the API session behind a legacy token, or whether a certificate belongs to a session. */
+  ApiSessionCheck: 30031,
   /** router -> controller: legacy API sessions whose SDKs hold a channel to this router (keeps them alive). */
   ApiSessionActivity: 30040,
   /** router -> controller: router events (state changes) for the controller's log and metrics. */

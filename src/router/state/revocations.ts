@@ -44,7 +44,7 @@ export function createRevocationState(options: { keepMs: number; capacity: numbe
       for (const item of items) {
         if (item.kind === 'api-session') remember(sessions, item.id, now);
         else if (item.kind === 'identity') remember(identities, item.id, now);
-        else accessChangedAt = Math.max(accessChangedAt, item.committedAt);
+        else if (item.kind === 'access') accessChangedAt = Math.max(accessChangedAt, item.committedAt);
       }
       for (const listener of listeners) listener(items);
     },
