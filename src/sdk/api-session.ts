@@ -23,6 +23,8 @@ export interface ApiSession {
   onToken(listener: (token: string) => void): () => void;
   /** Logs in again now (the controller refused the token). */
   renew(): Promise<void>;
+  /** Does now what the background timer does next: an OIDC refresh (or a legacy touch). */
+  refresh(): Promise<void>;
   /** Stops the refreshing and ends the session at the controller (a courtesy: failing to end it is ignored). */
   close(): Promise<void>;
 }
@@ -156,6 +158,7 @@ export async function openApiSession(options: ApiSessionOptions): Promise<ApiSes
     async renew() {
       adopt(await login());
     },
+    refresh,
     async close() {
       closed = true;
       if (timer) clearTimeout(timer);

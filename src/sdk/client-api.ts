@@ -97,6 +97,7 @@ export function clientApi(http: ControllerHttp, base: URL, session: ApiSession):
       const answer = await call('/sessions', { method: 'POST', json: { serviceId: service.id, type } });
       const data = answer.json?.data;
       if ((answer.status !== 200 && answer.status !== 201) || typeof data?.token !== 'string') {
+        if (answer.json?.error?.code === 'NO_EDGE_ROUTERS_AVAILABLE') throw new SdkError('NO_ROUTER', `no edge router is assigned to both identity and service '${service.name}' (edge router policies and service edge router policies)`);
         const code = answer.status === 404 ? 'NO_SUCH_SERVICE' : 'NOT_AUTHORIZED';
         throw fail(code, `opening a ${type} session for service '${service.name}'`, answer);
       }
