@@ -53,6 +53,14 @@ describe(`SDK sessions as routers see them (${testDialect})`, () => {
     return opensslFingerprint(res.json().data.certificate as string);
   };
 
+  it('lists the OIDC issuer of access tokens and the edge API issuer of session tokens in the trust state', async () => {
+    assert.ok(await eventually(() => er.trust.current !== undefined));
+    const discovery = (await ctl.fetch('/oidc/.well-known/openid-configuration')).json();
+    const issuers = er.trust.current!.issuers;
+    assert.ok(issuers.includes(discovery.issuer), `${discovery.issuer} in ${issuers.join(', ')}`);
+    assert.ok(issuers.includes(ctl.baseUrl), `${ctl.baseUrl} (the iss of session tokens) in ${issuers.join(', ')}`);
+  });
+
   describe('z_cfs in access tokens', () => {
     it("lists the login certificate's fingerprint in the access token of a certificate login, and again after a refresh", async () => {
       const config = await discoverClient(ctl);
