@@ -332,7 +332,8 @@ export async function startController(
           tls: { key: identity.serverKeyPem, cert: identity.serverChainPem, ca: caPems },
           controller: { id: controllerId, name: identity.serverLeaf.subject },
           apiOrigin: config.edge ? httpsOrigin(config.edge.api.address) : (urls[0]?.publicUrl ?? ''),
-          issuers: oidcIssuers,
+          // Routers see the OIDC issuers in access tokens and the edge API's origin in session tokens (issue 42).
+          issuers: [...new Set([...oidcIssuers, ...(config.edge ? [httpsOrigin(config.edge.api.address)] : [])])],
           services,
           controllers: controllersDomain.service,
           presence: routerPresence,

@@ -36,7 +36,7 @@ export interface QuickstartRouter {
 const bracket = (host: string) => (host.includes(':') ? `[${host}]` : host);
 
 /** The router file quickstart writes; every path relative to the router folder. */
-export function quickstartRouterFile(host: string, ctrl: string, healthPort: number): Record<string, unknown> {
+export function quickstartRouterFile(host: string, ctrl: string, healthPort: number, edgePort = QUICKSTART_EDGE_PORT): Record<string, unknown> {
   const sans = isIP(host) ? { dns: ['localhost'], ip: [...new Set([host, '127.0.0.1'])] } : { dns: [...new Set([host, 'localhost'])], ip: ['127.0.0.1'] };
   const health = `${bracket(host)}:${healthPort}`;
   return {
@@ -45,7 +45,7 @@ export function quickstartRouterFile(host: string, ctrl: string, healthPort: num
     ctrl: { endpoint: ctrl },
     csr: { sans },
     edge: {},
-    listeners: [{ binding: 'edge', address: `tls:${bracket(host)}:${QUICKSTART_EDGE_PORT}`, advertise: `${bracket(host)}:${QUICKSTART_EDGE_PORT}` }],
+    listeners: [{ binding: 'edge', address: `tls:${bracket(host)}:${edgePort}`, advertise: `${bracket(host)}:${edgePort}` }],
     web: [{ name: 'health', bindPoints: [{ interface: health, address: health }], apis: [{ binding: 'health-checks' }, { binding: 'metrics' }] }],
   };
 }
@@ -82,14 +82,14 @@ async function enrollmentJwt(controller: RunningController): Promise<string> {
  */
 export async function startQuickstartRouter(
   controller: RunningController,
-  options: { home: string; host: string; ctrl: string; healthPort: number; log: Logger; build: VersionInfo },
+  options: { home: string; host: string; ctrl: string; healthPort: number; edgePort?: number; log: Logger; build: VersionInfo },
 ): Promise<QuickstartRouter> {
   const dir = join(options.home, 'router');
   const configPath = join(dir, 'router.yml');
   const created = !existsSync(configPath);
   if (created) {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const text = stringify(quickstartRouterFile(options.host, options.ctrl, options.healthPort));
+    const text = stringify(quickstartRouterFile(options.host, options.ctrl, options.healthPort, options.edgePort));
     const { config, diagnostics } = validateRouterConfig(text, configPath, {});
     if (!config) throw new Error(`the quickstart router file is invalid: ${diagnostics.map((d) => d.message).join('; ')}`);
     const jwt = await enrollmentJwt(controller);
@@ -100,7 +100,7 @@ export async function startQuickstartRouter(
   return {
     running,
     configPath,
-    edge: `tls:${bracket(options.host)}:${QUICKSTART_EDGE_PORT}`,
+    edge: `tls:${bracket(options.host)}:${options.edgePort ?? QUICKSTART_EDGE_PORT}`,
     health: running.web?.urls[0] ? `${running.web.urls[0]}/health-checks` : 'none',
     created,
   };

@@ -10,7 +10,7 @@
  * on close.
  */
 import type { Duplex } from 'node:stream';
-import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeMessage, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
+import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeFrame, encodeMessage, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
 import { ContentType, encode, Header, read, replyFor, type Message, type OutboundMessage } from './message.js';
 
 export interface HeartbeatOptions {
@@ -70,6 +70,8 @@ export class HelloRefusedError extends Error {
 }
 
 let channelCount = 0;
+/** Bodies from this size on are written after their frame's head instead of being copied into one buffer. */
+const LARGE_BODY_BYTES = 16_384;
 
 /**
  * One timer per check interval for every channel of the process, not one per channel: a controller with a thousand
@@ -122,10 +124,18 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
 
   const write = (m: OutboundMessage & { sequence: number }): boolean => {
     if (closed) return false;
-    const frame = encodeMessage(m);
     stats.messagesOut++;
-    stats.bytesOut += frame.length;
-    return stream.write(frame);
+    const bodyLength = m.body === undefined ? 0 : m.body.length;
+    if (bodyLength < LARGE_BODY_BYTES) {
+      const frame = encodeMessage(m);
+      stats.bytesOut += frame.length;
+      return stream.write(frame);
+    }
+    // A large body is written as it is, after its head, rather than copied into one frame.
+    const [head, body] = encodeFrame(m, false) as [Buffer, Buffer];
+    stats.bytesOut += head.length + body.length;
+    stream.write(head);
+    return stream.write(body);
   };
 
   function close(reason = 'closed', error?: Error): void {

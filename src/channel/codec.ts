@@ -40,16 +40,35 @@ function headerEntries(headers: OutboundMessage['headers']): Array<[number, Buff
 
 /** One frame in one Buffer. */
 export function encodeMessage(m: OutboundMessage & { sequence: number }): Buffer {
+  return encodeFrame(m, true)[0];
+}
+
+/**
+ * One frame as [head] (the body copied in) or, with `joinBody` false, [head, body] with the body not copied: a
+ * relay writes megabytes of Data bodies, and copying each into a new frame buffer only to write it costs a copy per hop.
+ */
+export function encodeFrame(m: OutboundMessage & { sequence: number }, joinBody: boolean): [Buffer] | [Buffer, Buffer] {
   const entries = headerEntries(m.headers);
   const body = m.body === undefined ? Buffer.alloc(0) : Buffer.isBuffer(m.body) ? m.body : Buffer.from(m.body, 'utf8');
   let headersLength = 0;
   for (const [, value] of entries) headersLength += 8 + value.length;
+  if (!joinBody) {
+    const head = Buffer.allocUnsafe(FRAME_HEADER_BYTES + headersLength);
+    writeHead(head, m, entries, headersLength, body.length);
+    return [head, body];
+  }
   const frame = Buffer.allocUnsafe(FRAME_HEADER_BYTES + headersLength + body.length);
+  const at = writeHead(frame, m, entries, headersLength, body.length);
+  body.copy(frame, at);
+  return [frame];
+}
+
+function writeHead(frame: Buffer, m: { contentType: number; sequence: number }, entries: Array<[number, Buffer]>, headersLength: number, bodyLength: number): number {
   MAGIC_V2.copy(frame, 0);
   frame.writeInt32LE(m.contentType, 4);
   frame.writeInt32LE(m.sequence, 8);
   frame.writeInt32LE(headersLength, 12);
-  frame.writeInt32LE(body.length, 16);
+  frame.writeInt32LE(bodyLength, 16);
   let at = FRAME_HEADER_BYTES;
   for (const [id, value] of entries) {
     frame.writeInt32LE(id, at);
@@ -57,8 +76,7 @@ export function encodeMessage(m: OutboundMessage & { sequence: number }): Buffer
     value.copy(frame, at + 8);
     at += 8 + value.length;
   }
-  body.copy(frame, at);
-  return frame;
+  return at;
 }
 
 /** Reads the header records of one frame; a record running past the block is refused. */
@@ -135,7 +153,9 @@ export function createFrameDecoder(limits: FrameLimits = DEFAULT_LIMITS, firstMe
           contentType: data.readInt32LE(at + 4),
           sequence: data.readInt32LE(at + 8),
           headers: decodeHeaders(data.subarray(headersStart, headersStart + headersLength)),
-          body: Buffer.from(data.subarray(headersStart + headersLength, at + total)),
+          // A small body is copied so that it does not keep a large read buffer alive; a large one is most of that
+          // buffer anyway and is passed on as it is.
+          body: bodyLength >= 16_384 ? data.subarray(headersStart + headersLength, at + total) : Buffer.from(data.subarray(headersStart + headersLength, at + total)),
         });
         frames++;
         at += total;

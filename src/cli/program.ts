@@ -66,6 +66,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .option('--ctrl-port <port>', 'the port routers connect to (default 6262)')
     .option('--no-router', 'run the controller only, without the quickstart edge router')
     .option('--router-health-port <port>', "the quickstart router's health checks and metrics port (default 8081)")
+    .option('--router-edge-port <port>', "the quickstart router's edge listener port, where SDKs connect (default 3022)")
     .option('--admin-user <name>', 'the default administrator (default admin)')
     .option('--admin-password <password>', 'its password on first start, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD; else generated and printed)')
     .action((options: Record<string, string | undefined> & { router?: boolean }) =>

@@ -1,5 +1,5 @@
 /**
- * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--ctrl-port PORT] [--router-health-port PORT] [--no-router]
+ * `svc quickstart [--home DIR] [--host HOST] [--port PORT] [--ctrl-port PORT] [--router-health-port PORT] [--router-edge-port PORT] [--no-router]
  * [--admin-user NAME] [--admin-password PW]`: a controller on the embedded store in one command, listening for routers
  * on the control-plane port, with one edge router beside it (quickstart-router.ts).
  */
@@ -15,7 +15,7 @@ import type { Output } from './output.js';
 import type { Logger } from 'pino';
 import type { RunningController } from '../app/controller.js';
 import { readBuildInfo } from '../app/build-info.js';
-import { QUICKSTART_HEALTH_PORT, QUICKSTART_ROUTER, startQuickstartRouter, type QuickstartRouter } from '../app/quickstart-router.js';
+import { QUICKSTART_EDGE_PORT, QUICKSTART_HEALTH_PORT, QUICKSTART_ROUTER, startQuickstartRouter, type QuickstartRouter } from '../app/quickstart-router.js';
 
 export interface QuickstartArgs {
   home?: string;
@@ -28,6 +28,7 @@ export interface QuickstartArgs {
   router?: boolean;
   /** The quickstart router's health-check port (default 8081). */
   routerHealthPort?: string;
+  routerEdgePort?: string;
 }
 
 export function defaultQuickstartHome(): string {
@@ -40,7 +41,8 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   const port = portArgument('--port', args.port, 1280, out);
   const ctrlPort = portArgument('--ctrl-port', args.ctrlPort, DEFAULT_CTRL_PORT, out);
   const healthPort = portArgument('--router-health-port', args.routerHealthPort, QUICKSTART_HEALTH_PORT, out);
-  if (port === undefined || ctrlPort === undefined || healthPort === undefined) return 2;
+  const edgePort = portArgument('--router-edge-port', args.routerEdgePort, QUICKSTART_EDGE_PORT, out);
+  if (port === undefined || ctrlPort === undefined || healthPort === undefined || edgePort === undefined) return 2;
   if (ctrlPort === port) {
     out.error(`--ctrl-port: routers need a port of their own; ${ctrlPort} is the API's --port`);
     return 2;
@@ -68,7 +70,7 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   const companion = async (controller: RunningController, logger: Logger) => {
     if (!withRouter || !config.ctrl) return async () => {};
     out.print(prepared.created ? `creating, enrolling and starting ${QUICKSTART_ROUTER}…` : `starting ${QUICKSTART_ROUTER}…`);
-    router = await startQuickstartRouter(controller, { home, host, healthPort, ctrl: `tls:${config.ctrl.advertise.text}`, log: logger, build: readBuildInfo() });
+    router = await startQuickstartRouter(controller, { home, host, healthPort, edgePort, ctrl: `tls:${config.ctrl.advertise.text}`, log: logger, build: readBuildInfo() });
     const started = router;
     return () => started.running.stop();
   };

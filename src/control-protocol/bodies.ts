@@ -51,7 +51,7 @@ export const TrustStateSchema = Type.Object(
     jwks: Type.Object({ keys: Type.Array(Type.Record(Type.String(), Type.Unknown()), { maxItems: 64 }) }, closed),
     /** PEM certificates of the CAs client certificates may chain to: the controller's and verified third-party CAs. */
     cas: Type.Array(Type.String({ maxLength: 16_384 }), { maxItems: 1_000 }),
-    /** Issuers whose tokens the router accepts (the controller's OIDC issuers). */
+    /** Issuers whose tokens the router accepts: the OIDC issuers (access tokens) and the edge API origin (session tokens). */
     issuers: Type.Array(Text(2_048), { maxItems: 64 }),
   },
   closed,

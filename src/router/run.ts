@@ -27,6 +27,8 @@ import { startRouterWeb, type RouterWeb } from './web/router-web.js';
 import { controlTypeName } from '../control-protocol/catalogue.js';
 import { parseDuration } from '../shared/durations.js';
 import { metricsSnapshot } from './metrics/report.js';
+import { createEdgeMetrics } from './metrics/edge-metrics.js';
+import { startEdgeListener, type EdgeListener } from './edge/edge-listener.js';
 
 export interface VersionInfo {
   version: string;
@@ -41,6 +43,8 @@ export interface RunningRouter {
   readonly health: HealthChecks;
   readonly metrics: RouterMetrics;
   readonly web: RouterWeb | undefined;
+  /** The SDK edge listener, when the file has a `binding: edge` listener and an `edge` section. */
+  readonly edge: EdgeListener | undefined;
   /** The endpoints file in use. */
   readonly endpointsFile: string;
   /** Renews the certificates now (what `svc router renew` does, from inside the running router). */
@@ -61,6 +65,18 @@ export async function loadRouterFile(configPath: string, env: Readonly<Record<st
     throw new RouterSetupError(`${configPath} has ${errors.length} error${errors.length === 1 ? '' : 's'}; the router does not start:\n${errors.join('\n')}`);
   }
   return config;
+}
+
+/** Where the edge listener binds: the first `binding: edge` listener's `address` (or `bind`), `tls:host:port`. */
+export function edgeListenAddress(config: RouterFile): { host: string; port: number } | undefined {
+  if (config.edge === undefined) return undefined;
+  const listener = (config.listeners ?? []).find((l) => l.binding === 'edge');
+  const address = listener?.address ?? listener?.bind;
+  if (!address) return undefined;
+  const match = /^[a-z]+:(.*):(\d+)$/.exec(address);
+  if (!match) return undefined;
+  const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
+  return { host, port: Number(match[2]) };
 }
 
 /** The edge listeners the router advertises, as `tls:host:port`, for the controller's `supportedProtocols`. */
@@ -105,6 +121,7 @@ export async function startRouter(
   };
 
   let web: RouterWeb | undefined;
+  let edge: EdgeListener | undefined;
   const control = startControlClient({
     endpoints: () => known.ctrl,
     // Read from the files before every attempt: `svc router renew` run beside this process replaces them, and the
@@ -125,6 +142,7 @@ export async function startRouter(
       connected(answer, endpoint) {
         metrics.controlConnected(true);
         log.info({ controller: answer.controllerName, endpoint, routerId: answer.routerId }, `connected to controller ${answer.controllerName} at ${endpoint} as router ${answer.routerName}`);
+        edge?.controllerConnected();
       },
       disconnected(reason) {
         metrics.controlConnected(false);
@@ -195,6 +213,7 @@ export async function startRouter(
       metrics.renewal('success');
       // New connections (the control channel's next one, the web listeners') use the new certificates; open ones stay.
       web?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
+      edge?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
       event('certificate-renewed', `certificates renewed; they now expire at ${renewed.notAfter.toISOString()}`);
     },
     onGaveUp(error) {
@@ -223,6 +242,34 @@ export async function startRouter(
     throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
   }
 
+  const edgeAt = edgeListenAddress(config);
+  try {
+    edge = edgeAt
+      ? await startEdgeListener({
+          host: edgeAt.host,
+          port: edgeAt.port,
+          tls: { key: identity.keyPem, cert: identity.serverCertPem },
+          trust,
+          revocations,
+          control,
+          metrics: createEdgeMetrics(metrics.registry),
+          log: log.child({ component: 'edge' }),
+          version: options.build.version,
+          routerId: () => control.controller?.routerId,
+          clock: () => clock.now().getTime(),
+        })
+      : undefined;
+    if (edge && control.connected) edge.controllerConnected();
+  } catch (error) {
+    renewal.stop();
+    await control.stop();
+    await web?.close();
+    health.stop();
+    clearInterval(latencyTimer);
+    clearInterval(reportTimer);
+    throw new RouterSetupError(`the router's edge listener could not start on ${edgeAt?.host}:${edgeAt?.port}: ${(error as Error).message}`);
+  }
+
   return {
     control,
     trust,
@@ -230,6 +277,7 @@ export async function startRouter(
     health,
     metrics,
     web,
+    edge,
     endpointsFile,
     renewNow: async () => void (await renewal.renewNow()),
     async stop() {
@@ -237,6 +285,7 @@ export async function startRouter(
       clearInterval(reportTimer);
       health.stop();
       renewal.stop();
+      await edge?.close();
       await control.stop();
       await web?.close();
       log.info('router stopped');

@@ -30,7 +30,7 @@ describe('svc quickstart', () => {
     port = await freePort();
     ctrlPort = await freePort();
     const healthPort = await freePort();
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--router-health-port', String(healthPort), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--router-health-port', String(healthPort), '--router-edge-port', String(await freePort()), '--admin-user', 'operator', '--admin-password', 'first-password']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.match(cli.stdout(), new RegExp(`API: +https://127\\.0\\.0\\.1:${port}/edge/client/v1`));
     assert.match(cli.stdout(), new RegExp(`routers: +connect to tls:127\\.0\\.0\\.1:${ctrlPort}\n`));

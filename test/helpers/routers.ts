@@ -13,6 +13,7 @@ import { startRouter, type RunningRouter } from '../../src/router/run.js';
 import { createdId, type ManagementClient } from './management.js';
 import { opensslCsr, opensslFingerprint, opensslKey } from './openssl.js';
 import type { TestResponse } from './https.js';
+import { freePort } from './ports.js';
 
 export interface EnrolledRouter {
   id: string;
@@ -22,6 +23,8 @@ export interface EnrolledRouter {
   keyPem: string;
   certPem: string;
   fingerprint: string;
+  /** The loopback port its edge listener binds (free when the router was enrolled). */
+  edgePort: number;
   /** Removes the router's folder. */
   remove(): void;
 }
@@ -37,19 +40,28 @@ export interface RouterFileOptions {
   endpoints: string[];
   /** Advertised edge listener host:port (default er-<name>.example:3022). */
   advertise?: string;
+  /** The port the edge listener binds on 127.0.0.1 (default: the router's own edgePort). */
+  edgePort?: number;
   /** Extra top-level keys (e.g. `web`, `healthChecks`), merged over the defaults. */
   extra?: Record<string, unknown>;
 }
 
+let edgePortCounter = 0;
+/** A port below Linux's ephemeral range, spread by process id so parallel test files rarely meet. */
+function fallbackEdgePort(): number {
+  return 20_000 + ((process.pid * 97 + edgePortCounter++ * 13) % 12_000);
+}
+
 /** Writes the router's configuration file (v3, identity files in its folder, fast control timings). */
-export function writeRouterFile(router: Pick<EnrolledRouter, 'dir' | 'name'>, options: RouterFileOptions): string {
+export function writeRouterFile(router: Pick<EnrolledRouter, 'dir' | 'name'> & { edgePort?: number }, options: RouterFileOptions): string {
+  const edgePort = options.edgePort ?? router.edgePort ?? fallbackEdgePort();
   const config: Record<string, unknown> = {
     v: 3,
     identity: { cert: 'client.pem', server_cert: 'server.pem', key: 'key.pem', ca: 'ca.pem' },
     ctrl: { ...(options.endpoints.length === 1 ? { endpoint: options.endpoints[0] } : { endpoints: options.endpoints }), ...FAST_CTRL },
     csr: { sans: { dns: [`${router.name}.routers.test`] } },
     edge: {},
-    listeners: [{ binding: 'edge', address: 'tls:0.0.0.0:3022', advertise: options.advertise ?? `er-${router.name}.example:3022` }],
+    listeners: [{ binding: 'edge', address: `tls:127.0.0.1:${edgePort}`, advertise: options.advertise ?? `er-${router.name}.example:3022` }],
     ...options.extra,
   };
   const path = join(router.dir, 'router.yml');
@@ -74,6 +86,7 @@ export async function enrolledRouter(
   if (res.status !== 200) throw new Error(`router enrollment failed: ${res.status} ${res.text}`);
   const { cert, serverCert, ca } = res.json().data as { cert: string; serverCert: string; ca: string };
   const dir = mkdtempSync(join(tmpdir(), `svc-router-${name}-`));
+  const edgePort = await freePort();
   writeFileSync(join(dir, 'client.pem'), cert);
   writeFileSync(join(dir, 'server.pem'), serverCert);
   writeFileSync(join(dir, 'key.pem'), keyPem, { mode: 0o600 });
@@ -86,6 +99,7 @@ export async function enrolledRouter(
     keyPem,
     certPem: cert,
     fingerprint: opensslFingerprint(cert),
+    edgePort,
     remove: () => rmSync(dir, { recursive: true, force: true }),
   };
   if (file) writeRouterFile(router, file);

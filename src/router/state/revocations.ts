@@ -12,6 +12,8 @@ export interface RevocationState {
   apply(items: readonly Revocation[], now: number): void;
   isSessionRevoked(apiSessionId: string, now: number): boolean;
   isIdentityRevoked(identityId: string, now: number): boolean;
+  /** True when the identity was disabled or deleted at or after `since` (ms): a session begun before then is over. */
+  identityRevokedSince(identityId: string, since: number): boolean;
   /** When policies last changed (a dial decided before then is decided again). */
   readonly accessChangedAt: number;
   /** Calls `listener` with every revocation applied from now on; returns the way to stop. */
@@ -43,13 +45,17 @@ export function createRevocationState(options: { keepMs: number; capacity: numbe
     apply(items, now) {
       for (const item of items) {
         if (item.kind === 'api-session') remember(sessions, item.id, now);
-        else if (item.kind === 'identity') remember(identities, item.id, now);
+        else if (item.kind === 'identity') remember(identities, item.id, Math.min(now, item.committedAt || now));
         else if (item.kind === 'access') accessChangedAt = Math.max(accessChangedAt, item.committedAt);
       }
       for (const listener of listeners) listener(items);
     },
     isSessionRevoked: (id, now) => live(sessions, id, now),
     isIdentityRevoked: (id, now) => live(identities, id, now),
+    identityRevokedSince(id, since) {
+      const at = identities.get(id);
+      return at !== undefined && at >= since;
+    },
     get accessChangedAt() {
       return accessChangedAt;
     },

@@ -13,6 +13,7 @@ import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import { createAuthorizationCodes } from './oidc-codes.js';
 import { createAuthenticatorExtensionRepository } from '../../persistence/repositories/authenticator-extensions.js';
 import { certFlagsReader } from '../certificates/authenticator-extension.js';
+import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
 import { createSigningKeyRepository } from '../../persistence/repositories/signing-keys.js';
 import type { Clock } from '../../shared/clock.js';
 import type { AuthenticationService } from '../authentication/authentication.js';
@@ -75,6 +76,7 @@ export async function buildOidcDomain(
   });
   // The certificate extension flags of a session's login, as its access tokens carry them (decision 0038).
   const flagsOf = certFlagsReader(createAuthenticatorExtensionRepository(database));
+  const fingerprints = createCertificateFingerprintRepository(database);
   const tokens = createOidcTokenSigner({
     signingKey,
     accessTokenDurationMs: lifetimes.accessTokenDurationMs,
@@ -94,6 +96,8 @@ export async function buildOidcDomain(
     refreshTokenDurationMs: lifetimes.refreshTokenDurationMs,
     configTypes: deps.configTypes,
     certFlags: (session) => flagsOf({ authMethod: session.amr[0] ?? '', authenticatorId: session.authenticatorId ?? '' }),
+    // Read at every login and refresh, so a certificate made or renewed since shows in the next token (issue 42).
+    certFingerprints: (session, now) => fingerprints.ofSession(session.identityId, session.id, now),
   });
   return {
     provider,

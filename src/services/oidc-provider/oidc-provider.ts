@@ -150,6 +150,8 @@ export function createOidcProviderService(deps: {
   configTypes: Pick<SessionConfigTypes, 'resolve'>;
   /** The certificate extension flags of a session's login, as its tokens carry them (`z_ice`, `z_cer`, `z_ckrr`). */
   certFlags?: (session: OidcSession) => Promise<CertExtensionFlags>;
+  /** The fingerprints of the certificates the session may present to a router, as its access tokens list them (`z_cfs`). */
+  certFingerprints?: (session: OidcSession, now: Date) => Promise<string[]>;
 }): OidcProviderService {
   const { oidc, identities, authentication, tokens, seal, clock } = deps;
   const principals = createPrincipalLoader({ identities, clock });
@@ -215,10 +217,13 @@ export function createOidcProviderService(deps: {
   async function tokenSet(session: OidcSession, nonce: string | null, refresh?: string): Promise<TokenResponse> {
     const now = clock.now();
     const identity = await activeIdentity(session.identityId);
-    const cert = deps.certFlags ? await deps.certFlags(session) : NO_EXTENSION;
+    const [cert, certFingerprints] = await Promise.all([
+      deps.certFlags ? deps.certFlags(session) : NO_EXTENSION,
+      deps.certFingerprints ? deps.certFingerprints(session, now) : [],
+    ]);
     // Signed in place for an ES256 key, on the thread pool for a slower one, side by side (crypto/jws.ts).
     const [access, idToken] = await Promise.all([
-      tokens.signAccess({ issuer: session.issuer, identity, session, cert, now }),
+      tokens.signAccess({ issuer: session.issuer, identity, session, cert, certFingerprints, now }),
       tokens.signId({ issuer: session.issuer, identity, session, nonce, now }),
     ]);
     const response: TokenResponse = {

@@ -34,6 +34,12 @@ export interface AccessTokenClaims extends JWTPayload {
   /** An administrator asked for the login certificate's extension, and for a new key (reference `z_cer`, `z_ckrr`). */
   z_cer?: boolean;
   z_ckrr?: boolean;
+  /**
+   * Lowercase hex SHA-1 fingerprints of the certificates the session may present to an edge router: its identity's
+   * certificate authenticators and the session's unexpired ephemeral certificates when the token is signed
+   * (reference `z_cfs`; a router checks the TLS client certificate against it offline).
+   */
+  z_cfs: string[];
 }
 
 /** Why a presented token was refused: the two Bearer errors of spec Errors, rules 2 and 3. */
@@ -45,8 +51,18 @@ export class TokenRejected extends Error {
 }
 
 export interface OidcTokenSigner {
-  /** `cert`: the session's certificate extension flags when the token is signed (all false when not given). */
-  signAccess(input: { issuer: string; identity: Identity; session: OidcSession; cert?: CertExtensionFlags; now: Date }): Promise<{ token: string; expiresAt: Date }>;
+  /**
+   * `cert`: the session's certificate extension flags when the token is signed (all false when not given);
+   * `certFingerprints`: the `z_cfs` claim (empty when not given).
+   */
+  signAccess(input: {
+    issuer: string;
+    identity: Identity;
+    session: OidcSession;
+    cert?: CertExtensionFlags;
+    certFingerprints?: readonly string[];
+    now: Date;
+  }): Promise<{ token: string; expiresAt: Date }>;
   signId(input: { issuer: string; identity: Identity; session: OidcSession; nonce: string | null; now: Date }): Promise<string>;
   /**
    * Verifies signature (a key of any controller sharing the store), `iss` (an issuer of any of them), `aud` and times
@@ -137,7 +153,7 @@ export function createOidcTokenSigner(options: {
   }
 
   return {
-    async signAccess({ issuer, identity, session, cert = NO_EXTENSION, now }) {
+    async signAccess({ issuer, identity, session, cert = NO_EXTENSION, certFingerprints = [], now }) {
       const iat = seconds(now);
       const exp = iat + Math.floor(options.accessTokenDurationMs / 1000);
       const claims = {
@@ -154,6 +170,7 @@ export function createOidcTokenSigner(options: {
         ...(session.authenticatorId ? { z_authid: session.authenticatorId } : {}),
         z_cer: cert.isCertExtendRequested,
         z_ckrr: cert.isCertKeyRollRequested,
+        z_cfs: [...certFingerprints],
       };
       // RFC 9068 §2.1: `typ: at+jwt` keeps an access token from being taken for an ID token and vice versa.
       const token = await sign(
