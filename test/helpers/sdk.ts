@@ -1,8 +1,10 @@
 /**
  * Helpers for SDK tests (issue 42): an identity with a certificate authenticator and the identity file an ott
- * enrollment would have written for it (pem: values), services with Dial/Bind policies for named identities, and the
- * edge router policies that let them use every router. Builders return values and never assert.
+ * enrollment would have written for it (pem: values), services with Dial/Bind policies for named identities, the
+ * edge router policies that let them use every router, routers SDKs can reach on loopback, and a reader of a whole
+ * connection. Builders return values and never assert.
  */
+import type { Readable } from 'node:stream';
 import type { SdkIdentityFile } from '../../src/sdk/index.js';
 import type { TestController } from './controller.js';
 import { addCertAuthenticator, createIdentity, issueClientCertificate } from './fixtures.js';
@@ -37,3 +39,19 @@ export async function openRouterPolicies(admin: ManagementClient): Promise<void>
   await createdId(admin, '/edge-router-policies', { name: 'all-routers', semantic: 'AnyOf', identityRoles: ['#all'], edgeRouterRoles: ['#all'] });
   await createdId(admin, '/service-edge-router-policies', { name: 'all-services-all-routers', semantic: 'AnyOf', serviceRoles: ['#all'], edgeRouterRoles: ['#all'] });
 }
+
+/**
+ * Everything a connection gives until its end. Events, not `for await`: the async iterator destroys the stream when
+ * it ends, which would also end the writing half a half-closed connection still needs.
+ */
+export function readAll(stream: Readable): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  return new Promise((resolve, reject) => {
+    stream.on('data', (chunk: Buffer) => chunks.push(chunk));
+    stream.once('end', () => resolve(Buffer.concat(chunks)));
+    stream.once('error', reject);
+    // A 'data' listener does not restart a stream paused by pause(); resume() does.
+    stream.resume();
+  });
+}
+
