@@ -339,6 +339,7 @@ export async function startController(
           presence: routerPresence,
           feed,
           activity: sessions.activity,
+          sessionTimeoutMs,
           metrics,
           log: logger,
           clock,

@@ -37,7 +37,9 @@ export async function startRouterControlPlane(deps: {
   controllers: ControllerService;
   presence: RouterPresence;
   feed: ChangeFeed;
-  activity: { seen(sessionId: string, at: Date): void };
+  activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
+  /** The legacy API sessions' inactivity timeout. */
+  sessionTimeoutMs: number;
   metrics: ControlPlaneMetrics;
   log: Logger;
   clock: Clock;
@@ -52,6 +54,7 @@ export async function startRouterControlPlane(deps: {
     issuers: deps.issuers,
     clientCaPems: async () => clientCas,
     activity: deps.activity,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
   });
 
   async function endpoints() {

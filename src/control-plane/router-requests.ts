@@ -10,6 +10,7 @@ import type { Channel, Message } from '../channel/index.js';
 import { ControlErrorCode, ControlType, controlTypeName } from '../control-protocol/catalogue.js';
 import {
   ApiSessionActivitySchema,
+  ApiSessionCheckSchema,
   ControlBodyError,
   CreateTerminatorSchema,
   DeleteTerminatorsSchema,
@@ -101,6 +102,10 @@ export function handleRouterMessages(deps: {
           const request = readBody(DialRequestSchema, message.body, 'DialRequest');
           return service.dial(router, request.identityId, request.serviceId);
         });
+        return;
+      case ControlType.ApiSessionCheck:
+        // The body may hold a legacy token: no log line here quotes it (refusals name fields, never values).
+        void answer(message, () => service.checkApiSession(readBody(ApiSessionCheckSchema, message.body, 'ApiSessionCheck')));
         return;
       case ControlType.ApiSessionActivity:
         notice(message, () => service.recordActivity(readBody(ApiSessionActivitySchema, message.body, 'ApiSessionActivity').apiSessionIds));

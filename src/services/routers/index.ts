@@ -19,6 +19,8 @@ import type { RevocationSources } from './revocation-watch.js';
 import { createApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
+import { createSdkSessions } from './sdk-sessions.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
@@ -63,14 +65,28 @@ export function buildRouterEnrollment(
  */
 export function buildRouterControl(
   database: Database,
-  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers'>,
+  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity'> & {
+    /** Legacy session activity (the sessions domain's): what routers report, and what this controller saw unwritten. */
+    activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
+    /** The legacy API sessions' inactivity timeout (`edge.api.sessionTimeout`). */
+    sessionTimeoutMs: number;
+  },
 ): { service: RouterControlService; sources: RevocationSources } {
   const routers = createRouterCertificateRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const oidc = createOidcRepository(database);
   const identities = createIdentityRepository(database);
+  const sessions = createSdkSessions({
+    apiSessions,
+    oidc,
+    identities,
+    fingerprints: createCertificateFingerprintRepository(database),
+    activity: deps.activity,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
+    clock: deps.clock,
+  });
   return {
-    service: createRouterControlService({ ...deps, routers }),
+    service: createRouterControlService({ ...deps, routers, sessions }),
     sources: {
       apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,
       oidcSessionLive: async (id) => {

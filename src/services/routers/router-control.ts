@@ -6,7 +6,7 @@
  */
 import type { Actor } from '../../domain/audit.js';
 import type { TerminatorPrecedence } from '../../domain/terminator.js';
-import type { CreateTerminator, DialAnswer, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
+import type { ApiSessionCheck, ApiSessionCheckAnswer, CreateTerminator, DialAnswer, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
@@ -22,16 +22,10 @@ export interface RouterStanding {
   fingerprint: string | null;
 }
 
-/** Why a router's request was refused: the code goes on the wire (ControlErrorCode), the sentence in the body. */
-export class RouterRequestError extends Error {
-  override readonly name = 'RouterRequestError';
-  constructor(
-    readonly code: 'NOT_FOUND' | 'NOT_ALLOWED' | 'BAD_MESSAGE',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+import { RouterRequestError } from './router-request-error.js';
+import type { SdkSessions } from './sdk-sessions.js';
+
+export { RouterRequestError } from './router-request-error.js';
 
 export interface RouterControlService {
   /** The router whose current client certificate has this fingerprint (lowercase hex SHA-1 of the DER). */
@@ -46,6 +40,8 @@ export interface RouterControlService {
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
   /** Whether `identityId` may dial `serviceId` now, and the terminator chosen by precedence, then cost. */
   dial(router: RouterStanding, identityId: string, serviceId: string): Promise<DialAnswer>;
+  /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
+  checkApiSession(input: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
   /** Legacy API sessions in use through a router's SDK channels: their inactivity timer restarts. */
   recordActivity(apiSessionIds: readonly string[]): void;
 }
@@ -77,6 +73,8 @@ export function createRouterControlService(deps: {
   /** Every CA a client certificate may chain to: the controller's own and the verified third-party CAs. */
   clientCaPems: () => Promise<string[]>;
   activity: { seen(sessionId: string, at: Date): void };
+  /** The API sessions of SDKs (sdk-sessions.ts). */
+  sessions: SdkSessions;
   clock: Clock;
 }): RouterControlService {
   const { terminators } = deps;
@@ -149,6 +147,7 @@ export function createRouterControlService(deps: {
         terminator: { id: best.id, routerId: best.routerId, binding: best.binding, address: best.address, instanceId: best.identity },
       };
     },
+    checkApiSession: (input) => deps.sessions.check(input),
     recordActivity(apiSessionIds) {
       const now = deps.clock.now();
       for (const id of apiSessionIds) deps.activity.seen(id, now);
