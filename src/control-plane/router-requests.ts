@@ -15,6 +15,7 @@ import {
   CreateTerminatorSchema,
   DeleteTerminatorsSchema,
   DialRequestSchema,
+  ReconcileTerminatorsSchema,
   EmptySchema,
   readBody,
   RouterEventsSchema,
@@ -96,6 +97,11 @@ export function handleRouterMessages(deps: {
           await service.deleteTerminators(router, readBody(DeleteTerminatorsSchema, message.body, 'DeleteTerminators').ids);
           return {};
         });
+        return;
+      case ControlType.ReconcileTerminators:
+        void answer(message, async () => ({
+          removed: await service.reconcileTerminators(router, readBody(ReconcileTerminatorsSchema, message.body, 'ReconcileTerminators').keep),
+        }));
         return;
       case ControlType.DialRequest:
         void answer(message, async () => {

@@ -38,6 +38,8 @@ export interface RouterControlService {
   updateTerminator(router: RouterStanding, input: UpdateTerminator): Promise<TerminatorAnswer>;
   /** Deletes the router's own terminators among `ids` (others' are refused by name). */
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
+  /** Deletes the router's SDK-bound terminators whose id is not in `keep` (after a reconnect); how many went. */
+  reconcileTerminators(router: RouterStanding, keep: readonly string[]): Promise<number>;
   /** Whether `identityId` may dial `serviceId` now, and the terminator chosen by precedence, then cost. */
   dial(router: RouterStanding, identityId: string, serviceId: string): Promise<DialAnswer>;
   /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
@@ -133,7 +135,24 @@ export function createRouterControlService(deps: {
     },
     async deleteTerminators(router, ids) {
       for (const id of ids) await ownTerminator(router, id);
-      for (const id of ids) await terminators.delete(routerActor(router), id).catch(notFoundOrRethrow);
+      for (const id of ids) await terminators.delete(routerActor(router), id, { byItsRouter: true }).catch(notFoundOrRethrow);
+    },
+    async reconcileTerminators(router, keep) {
+      const kept = new Set(keep);
+      const stale = (await terminators.listHosted(router.id)).filter((terminator) => !kept.has(terminator.id));
+      let removed = 0;
+      for (const terminator of stale) {
+        // Gone meanwhile (an administrator, the host's lost access): nothing left to remove.
+        const deleted = await terminators.delete(routerActor(router), terminator.id, { byItsRouter: true }).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof ApiError && error.code === 'NOT_FOUND') return false;
+            throw error;
+          },
+        );
+        if (deleted) removed++;
+      }
+      return removed;
     },
     async dial(_router, identityId, serviceId) {
       const access = await deps.engine.access(identityId, serviceId, 'Dial').catch(notFoundOrRethrow);
