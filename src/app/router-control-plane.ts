@@ -50,6 +50,7 @@ export async function startRouterControlPlane(deps: {
     clock: deps.clock,
     terminators: services.authorization.terminators,
     engine: services.authorization.engine,
+    posture: services.posture,
     ...(services.oidc ? { jwks: async () => ({ keys: (await services.oidc!.jwks()).keys as unknown as Record<string, unknown>[] }) } : {}),
     issuers: deps.issuers,
     clientCaPems: async () => clientCas,

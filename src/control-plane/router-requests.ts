@@ -104,10 +104,7 @@ export function handleRouterMessages(deps: {
         }));
         return;
       case ControlType.DialRequest:
-        void answer(message, async () => {
-          const request = readBody(DialRequestSchema, message.body, 'DialRequest');
-          return service.dial(router, request.identityId, request.serviceId);
-        });
+        void answer(message, () => service.dial(router, readBody(DialRequestSchema, message.body, 'DialRequest')));
         return;
       case ControlType.ApiSessionCheck:
         // The body may hold a legacy token: no log line here quotes it (refusals name fields, never values).

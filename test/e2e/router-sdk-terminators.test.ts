@@ -8,11 +8,12 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
-import { ReconcileAnswerSchema, TerminatorAnswerSchema, type CreateTerminator } from '../../src/control-protocol/bodies.js';
+import { DialAnswerSchema, ReconcileAnswerSchema, TerminatorAnswerSchema, type CreateTerminator, type DialRequest } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
 import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
+import { createIdentity } from '../helpers/fixtures.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 import { enrolledRouter, eventually, runRouterInProcess, type EnrolledRouter } from '../helpers/routers.js';
 
@@ -93,6 +94,94 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       await assert.rejects(a.er.control.request(ControlType.ReconcileTerminators, {}, ReconcileAnswerSchema, 5_000), refused('BAD_MESSAGE', /keep/));
       assert.deepEqual(await terminatorIds(serviceId), [one.id]);
       assert.deepEqual(await a.er.control.request(ControlType.ReconcileTerminators, { keep: [one.id] }, ReconcileAnswerSchema, 5_000), { removed: 0 });
+    });
+  });
+
+  describe('DialRequest', () => {
+    const dial = (er: RunningRouter, body: DialRequest) => er.control.request(ControlType.DialRequest, body, DialAnswerSchema, 5_000);
+    const legacyLogin = async (username: string, password: string) => {
+      const res = await ctl.fetch(`${CLIENT}/authenticate?method=password`, { method: 'POST', body: { username, password } });
+      if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+      return { token: res.headers['svc-session'] as string, sessionId: res.json().data.id as string };
+    };
+    /** A user with a password, the attribute `<name>-dialers`, and a legacy API session. */
+    const dialer = async (name: string) => {
+      const identity = await createIdentity(ctl.running.database, { name, password: `${name}-password` });
+      assert.equal((await admin.patch(`/identities/${identity.id}`, { roleAttributes: [`${name}-dialers`] })).status, 200);
+      return { id: identity.id, ...(await legacyLogin(name, `${name}-password`)) };
+    };
+
+    it('allows a dial only with Dial access, and only to a terminator on the asking router', async () => {
+      const a = await startRouterNamed('er-dial-a');
+      const b = await startRouterNamed('er-dial-b');
+      const { serviceId, hostId } = await hostedService('dial-access');
+      const terminator = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:a', hostId });
+      const user = await dialer('dial-user');
+      const request = { identityId: user.id, serviceId, apiSessionId: user.sessionId };
+      await assert.rejects(dial(a.er, request), refused('NOT_ALLOWED', new RegExp(`Identity '${user.id}' may not dial service '${serviceId}': no service policy grants Dial`)));
+      await createdId(admin, '/service-policies', { name: 'dial-access-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dial-user-dialers'], serviceRoles: [`@${serviceId}`] });
+      const answer = await dial(a.er, request);
+      assert.equal(answer.terminator.id, terminator.id);
+      assert.equal(answer.terminator.routerId, a.id);
+      assert.match(answer.circuitId, /^[0-9A-Za-z]{16}$/);
+      await assert.rejects(dial(b.er, request), refused('NOT_FOUND', /has no terminator on this router/), "a's terminator is not offered to b");
+      await assert.rejects(dial(a.er, { ...request, serviceId: 'no-such-service' }), refused('NOT_FOUND', /No service has the id 'no-such-service'/));
+      await assert.rejects(dial(a.er, { identityId: hostId, serviceId, apiSessionId: user.sessionId }), refused('NOT_ALLOWED', /is not a session of identity/));
+      await assert.rejects(dial(a.er, { identityId: user.id, serviceId, apiSessionId: 'no-such-session' }), refused('NOT_FOUND', /names no live API session/));
+      await assert.rejects(dial(a.er, { identityId: user.id, serviceId: '' } as DialRequest), refused('BAD_MESSAGE', /body\.serviceId/));
+      // The decision is made at every dial: an ended API session dials no more.
+      assert.equal((await ctl.fetch(`${CLIENT}/current-api-session`, { method: 'DELETE', headers: { 'svc-session': user.token } })).status, 200);
+      await assert.rejects(dial(a.er, request), refused('NOT_FOUND', /names no live API session/));
+    });
+
+    it("checks the posture checks of the granting policy for the dialing API session, naming the failing check", async () => {
+      const a = await startRouterNamed('er-dial-posture');
+      const { serviceId, hostId } = await hostedService('dial-posture');
+      await create(a.er, { serviceId, binding: 'edge', address: 'sdk:posture', hostId });
+      const checkId = await createdId(admin, '/posture-checks', { name: 'dial-domain', typeId: 'DOMAIN', domains: ['corp.example'], roleAttributes: ['dial-posture'] });
+      await createdId(admin, '/service-policies', {
+        name: 'dial-posture-dial',
+        type: 'Dial',
+        semantic: 'AnyOf',
+        identityRoles: ['#dial-posture-user-dialers'],
+        serviceRoles: [`@${serviceId}`],
+        postureCheckRoles: ['#dial-posture'],
+      });
+      const user = await dialer('dial-posture-user');
+      const request = { identityId: user.id, serviceId, apiSessionId: user.sessionId };
+      const failing = new RegExp(`posture checks fail for API session '${user.sessionId}': ${checkId} \\(DOMAIN\\)`);
+      await assert.rejects(dial(a.er, request), refused('NOT_ALLOWED', failing));
+      await assert.rejects(dial(a.er, { identityId: user.id, serviceId }), refused('NOT_ALLOWED', /posture checks fail for a dial naming no API session/));
+      const posted = await ctl.fetch(`${CLIENT}/posture-response`, { method: 'POST', headers: { 'svc-session': user.token }, body: { id: checkId, typeId: 'DOMAIN', domain: 'corp.example' } });
+      assert.equal(posted.status, 201, posted.text);
+      assert.ok((await dial(a.er, request)).terminator.id, 'allowed once the session passes the check');
+      // The posture is the API session's: another session of the same identity has reported nothing.
+      const other = await legacyLogin('dial-posture-user', 'dial-posture-user-password');
+      await assert.rejects(dial(a.er, { ...request, apiSessionId: other.sessionId }), refused('NOT_ALLOWED', /posture checks fail/));
+    });
+
+    it("chooses by the service's terminator strategy: precedence first, then lowest cost for smartrouting, any of the best for random", async () => {
+      const a = await startRouterNamed('er-dial-strategy');
+      const { serviceId, hostId } = await hostedService('dial-strategy');
+      const user = await dialer('dial-strategy-user');
+      await createdId(admin, '/service-policies', { name: 'dial-strategy-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: ['#dial-strategy-user-dialers'], serviceRoles: [`@${serviceId}`] });
+      const request = { identityId: user.id, serviceId, apiSessionId: user.sessionId };
+      const cheap = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:cheap', hostId, cost: 5 });
+      const dear = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:dear', hostId, cost: 50 });
+      await create(a.er, { serviceId, binding: 'edge', address: 'sdk:failed', hostId, cost: 0, precedence: 'failed' });
+      const chosen = async (times: number) => {
+        const ids = new Set<string>();
+        for (let i = 0; i < times; i++) ids.add((await dial(a.er, request)).terminator.id);
+        return ids;
+      };
+      assert.deepEqual(await chosen(10), new Set([cheap.id]), 'smartrouting: the lowest cost of the best precedence');
+      const required = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:required', hostId, cost: 900, precedence: 'required' });
+      assert.deepEqual(await chosen(10), new Set([required.id]), 'a required terminator wins whatever its cost');
+      assert.equal((await admin.patch(`/terminators/${required.id}`, { precedence: 'failed' })).status, 200);
+      assert.equal((await admin.patch(`/services/${serviceId}`, { terminatorStrategy: 'random' })).status, 200);
+      // Two equally likely choices: 40 dials choosing one of them only would happen once in 2^39 runs.
+      assert.ok(await eventually(async () => (await chosen(40)).size === 2), 'random: both default terminators, never a failed one');
+      assert.deepEqual([...(await chosen(20))].filter((id) => id !== cheap.id && id !== dear.id), []);
     });
   });
 });

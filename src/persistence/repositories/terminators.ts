@@ -36,6 +36,8 @@ export interface TerminatorRepository {
   /** Writes every column but `id`, `created_at` and `host_id`. */
   update(terminator: Terminator): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /** The terminators of service `serviceId` on router `routerId` (a dial chooses among them). */
+  listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
   /** The terminators SDKs bound (host set), of one router or of all: as many as the network hosts, never more. */
   listHosted(routerId?: string): Promise<Terminator[]>;
   /**
@@ -121,6 +123,10 @@ export function createTerminatorRepository(database: Database): TerminatorReposi
     async delete(id) {
       const result = await db.deleteFrom('terminators').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
+    },
+    async listOnRouter(serviceId, routerId) {
+      const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).where('router_id', '=', routerId).orderBy('id').execute();
+      return rows.map(fromRow);
     },
     async listHosted(routerId) {
       let query = db.selectFrom('terminators').selectAll().where('host_id', 'is not', null);

@@ -53,6 +53,8 @@ export interface TerminatorService {
   delete(actor: Actor, id: string, options?: { byItsRouter?: boolean }): Promise<void>;
   /** The terminators SDKs bound (host set), of one router or of all. */
   listHosted(routerId?: string): Promise<Terminator[]>;
+  /** The terminators of a service on one router. */
+  listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
 }
 
 function invalid(field: string, reason: string, value: unknown): ApiError {
@@ -179,5 +181,6 @@ export function createTerminatorService(deps: {
       });
     },
     listHosted: (routerId) => terminators.listHosted(routerId),
+    listOnRouter: (serviceId, routerId) => terminators.listOnRouter(serviceId, routerId),
   };
 }

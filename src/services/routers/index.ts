@@ -21,6 +21,11 @@ import { createOidcRepository } from '../../persistence/repositories/oidc.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
 import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
 import { createSdkSessions } from './sdk-sessions.js';
+import { createSdkDial } from './sdk-dial.js';
+import { createEdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
+import { createSessionAccess } from '../edge-sessions/session-access.js';
+import type { PostureService } from '../posture/index.js';
+import { randomUnit } from '../../shared/random.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
@@ -65,7 +70,9 @@ export function buildRouterEnrollment(
  */
 export function buildRouterControl(
   database: Database,
-  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity'> & {
+  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity' | 'dial'> & {
+    /** The posture evaluator's state of an API session (the posture domain's). */
+    posture: Pick<PostureService, 'stateOf'>;
     /** Legacy session activity (the sessions domain's): what routers report, and what this controller saw unwritten. */
     activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
     /** The legacy API sessions' inactivity timeout (`edge.api.sessionTimeout`). */
@@ -85,8 +92,18 @@ export function buildRouterControl(
     sessionTimeoutMs: deps.sessionTimeoutMs,
     clock: deps.clock,
   });
+  const dial = createSdkDial({
+    sessions,
+    identities,
+    access: createSessionAccess({ engine: deps.engine, routers: createEdgeRouterRepository(database), clock: deps.clock }),
+    engine: deps.engine,
+    posture: deps.posture,
+    terminators: deps.terminators,
+    random: randomUnit,
+    clock: deps.clock,
+  });
   return {
-    service: createRouterControlService({ ...deps, routers, sessions }),
+    service: createRouterControlService({ ...deps, routers, sessions, dial }),
     sources: {
       apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,
       oidcSessionLive: async (id) => {

@@ -6,10 +6,9 @@
  */
 import type { Actor } from '../../domain/audit.js';
 import type { TerminatorPrecedence } from '../../domain/terminator.js';
-import type { ApiSessionCheck, ApiSessionCheckAnswer, CreateTerminator, DialAnswer, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
+import type { ApiSessionCheck, ApiSessionCheckAnswer, CreateTerminator, DialAnswer, DialRequest, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Clock } from '../../shared/clock.js';
-import { newEntityId } from '../../shared/random.js';
 import type { PolicyEngine } from '../authorization/engine.js';
 import type { TerminatorService } from '../authorization/terminators.js';
 
@@ -23,6 +22,7 @@ export interface RouterStanding {
 }
 
 import { RouterRequestError } from './router-request-error.js';
+import type { SdkDial } from './sdk-dial.js';
 import type { SdkSessions } from './sdk-sessions.js';
 
 export { RouterRequestError } from './router-request-error.js';
@@ -40,16 +40,13 @@ export interface RouterControlService {
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
   /** Deletes the router's SDK-bound terminators whose id is not in `keep` (after a reconnect); how many went. */
   reconcileTerminators(router: RouterStanding, keep: readonly string[]): Promise<number>;
-  /** Whether `identityId` may dial `serviceId` now, and the terminator chosen by precedence, then cost. */
-  dial(router: RouterStanding, identityId: string, serviceId: string): Promise<DialAnswer>;
+  /** Whether the identity (and API session) may dial the service now, and the terminator of this router chosen (sdk-dial.ts). */
+  dial(router: RouterStanding, request: DialRequest): Promise<DialAnswer>;
   /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
   checkApiSession(input: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
   /** Legacy API sessions in use through a router's SDK channels: their inactivity timer restarts. */
   recordActivity(apiSessionIds: readonly string[]): void;
 }
-
-/** Lower ranks first: a `required` terminator is chosen over any `default`, a `failed` one only when nothing else is. */
-const PRECEDENCE_RANK: Record<TerminatorPrecedence, number> = { required: 0, default: 1, failed: 2 };
 
 /** The audit trail's actor for what a router does itself. */
 export const routerActor = (router: { name: string }): Actor => ({ id: null, name: `edge-router ${router.name}` });
@@ -77,6 +74,8 @@ export function createRouterControlService(deps: {
   activity: { seen(sessionId: string, at: Date): void };
   /** The API sessions of SDKs (sdk-sessions.ts). */
   sessions: SdkSessions;
+  /** The dial decision (sdk-dial.ts). */
+  dial: SdkDial;
   clock: Clock;
 }): RouterControlService {
   const { terminators } = deps;
@@ -154,18 +153,7 @@ export function createRouterControlService(deps: {
       }
       return removed;
     },
-    async dial(_router, identityId, serviceId) {
-      const access = await deps.engine.access(identityId, serviceId, 'Dial').catch(notFoundOrRethrow);
-      if (!access.allowed) throw new RouterRequestError('NOT_ALLOWED', `Identity '${identityId}' may not dial service '${serviceId}'`);
-      const page = await terminators.listOfService(serviceId, { limit: 500 }).catch(notFoundOrRethrow);
-      const candidates = [...page.items].sort((a, b) => PRECEDENCE_RANK[a.precedence] - PRECEDENCE_RANK[b.precedence] || a.cost - b.cost);
-      const best = candidates[0];
-      if (!best) throw new RouterRequestError('NOT_FOUND', `Service '${serviceId}' has no terminator: nothing hosts it`);
-      return {
-        circuitId: newEntityId(),
-        terminator: { id: best.id, routerId: best.routerId, binding: best.binding, address: best.address, instanceId: best.identity },
-      };
-    },
+    dial: (router, request) => deps.dial(router, request),
     checkApiSession: (input) => deps.sessions.check(input),
     recordActivity(apiSessionIds) {
       const now = deps.clock.now();
