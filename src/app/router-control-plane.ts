@@ -46,7 +46,7 @@ export async function startRouterControlPlane(deps: {
 }): Promise<RouterControlPlane> {
   const { services, log } = deps;
   let clientCas = [...deps.tls.ca];
-  const { service, sources } = buildRouterControl(deps.database, {
+  const { service, sources, hosted } = buildRouterControl(deps.database, {
     clock: deps.clock,
     terminators: services.authorization.terminators,
     engine: services.authorization.engine,
@@ -83,6 +83,7 @@ export async function startRouterControlPlane(deps: {
       revocations: (items) => plane.revoke(items),
       routerChanged: (id) => void plane.recheck(id).catch(warn('a router standing could not be read')),
       trustChanged: () => void plane.refreshTrust().catch(warn('the trust state could not be read')),
+      hostsMayHaveLostAccess: (hostId) => void hosted.recheck(hostId).catch(warn('the SDK-bound terminators could not be checked again')),
     },
     onError: warn('a revocation could not be classified'),
   });

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
-import { DialAnswerSchema, ReconcileAnswerSchema, TerminatorAnswerSchema, type CreateTerminator, type DialRequest } from '../../src/control-protocol/bodies.js';
+import { DialAnswerSchema, EmptySchema, ReconcileAnswerSchema, TerminatorAnswerSchema, type CreateTerminator, type DialRequest, type Revocation } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
 import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -182,6 +182,61 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       // Two equally likely choices: 40 dials choosing one of them only would happen once in 2^39 runs.
       assert.ok(await eventually(async () => (await chosen(40)).size === 2), 'random: both default terminators, never a failed one');
       assert.deepEqual([...(await chosen(20))].filter((id) => id !== cheap.id && id !== dear.id), []);
+    });
+  });
+
+  describe('terminator revocations', () => {
+    /** Every revocation router `er` is pushed from now on. */
+    const collect = (er: RunningRouter) => {
+      const items: Revocation[] = [];
+      er.revocations.subscribe((pushed) => items.push(...pushed));
+      return items;
+    };
+    const revokedTerminators = (items: Revocation[]) => items.filter((item) => item.kind === 'terminator').map((item) => item.id);
+
+    it('pushes a terminator revocation when an administrator deletes an SDK-bound terminator, not for others or its own router', async () => {
+      const a = await startRouterNamed('er-revoke-admin');
+      const { serviceId, hostId } = await hostedService('revoke-admin');
+      const items = collect(a.er);
+      const plain = await create(a.er, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.2:80' });
+      const byRouter = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:by-router', hostId });
+      const byAdmin = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:by-admin', hostId });
+      assert.equal((await admin.del(`/terminators/${plain.id}`)).status, 200);
+      await a.er.control.request(ControlType.DeleteTerminators, { ids: [byRouter.id] }, EmptySchema, 5_000);
+      assert.equal((await admin.del(`/terminators/${byAdmin.id}`)).status, 200);
+      assert.ok(await eventually(() => revokedTerminators(items).includes(byAdmin.id)), 'the revocation reaches the router');
+      const revocation = items.find((item) => item.kind === 'terminator')!;
+      assert.match(revocation.reason, /deleted/);
+      assert.ok(revocation.committedAt > 0);
+      // The feed keeps commit order: the two deletes before it would have arrived first.
+      assert.deepEqual(revokedTerminators(items), [byAdmin.id], 'nothing for a terminator no SDK bound, nor for its own router deleting one');
+    });
+
+    it("deletes and revokes the SDK-bound terminators of a host that lost its Bind attribute, and keeps the others'", async () => {
+      const a = await startRouterNamed('er-revoke-attribute');
+      const { serviceId, hostId } = await hostedService('revoke-attribute');
+      const keeperId = await createdId(admin, '/identities', { name: 'revoke-attribute-keeper', type: 'User', isAdmin: false, roleAttributes: ['revoke-attribute-hosts'] });
+      const items = collect(a.er);
+      const lost = [await create(a.er, { serviceId, binding: 'edge', address: 'sdk:lost-1', hostId }), await create(a.er, { serviceId, binding: 'edge', address: 'sdk:lost-2', hostId })];
+      const kept = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:kept', hostId: keeperId });
+      assert.equal((await admin.patch(`/identities/${hostId}`, { roleAttributes: ['something-else'] })).status, 200);
+      assert.ok(await eventually(() => lost.every((t) => revokedTerminators(items).includes(t.id))), 'both terminators of the host revoked');
+      assert.deepEqual(await terminatorIds(serviceId), [kept.id], 'the host that still may bind keeps its terminator');
+      assert.ok(!revokedTerminators(items).includes(kept.id));
+      const audit = (await admin.get(`/audit-log?filter=${encodeURIComponent(`entityId = "${lost[0]!.id}"`)}`)).json().data as { action: string; actorId: string | null; actorName: string }[];
+      assert.ok(audit.some((entry) => entry.action === 'delete' && entry.actorId === null && /Bind access lost/.test(entry.actorName)), JSON.stringify(audit));
+    });
+
+    it('deletes and revokes the SDK-bound terminators whose Bind policy went away', async () => {
+      const a = await startRouterNamed('er-revoke-policy');
+      const { serviceId, hostId, policyId } = await hostedService('revoke-policy');
+      const items = collect(a.er);
+      const bound = await create(a.er, { serviceId, binding: 'edge', address: 'sdk:bound', hostId });
+      const plain = await create(a.er, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.3:80' });
+      assert.equal((await admin.del(`/service-policies/${policyId}`)).status, 200);
+      assert.ok(await eventually(() => revokedTerminators(items).includes(bound.id)), 'revoked once the policy is gone');
+      assert.deepEqual(await terminatorIds(serviceId), [plain.id], 'a terminator no SDK bound is not the policy engine\'s to delete');
+      assert.equal(revokedTerminators(items).length, 1);
     });
   });
 });

@@ -38,8 +38,8 @@ export interface TerminatorRepository {
   delete(id: string): Promise<boolean>;
   /** The terminators of service `serviceId` on router `routerId` (a dial chooses among them). */
   listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
-  /** The terminators SDKs bound (host set), of one router or of all: as many as the network hosts, never more. */
-  listHosted(routerId?: string): Promise<Terminator[]>;
+  /** The terminators SDKs bound (host set), all or those of one router or host: as many as the network hosts, never more. */
+  listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
   /**
    * Logs the removal of an SDK-bound terminator in the change log, in the caller's transaction, so that every
    * controller tells its routers (a `terminator` revocation) within the feed's bound.
@@ -128,9 +128,10 @@ export function createTerminatorRepository(database: Database): TerminatorReposi
       const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).where('router_id', '=', routerId).orderBy('id').execute();
       return rows.map(fromRow);
     },
-    async listHosted(routerId) {
+    async listHosted(of = {}) {
       let query = db.selectFrom('terminators').selectAll().where('host_id', 'is not', null);
-      if (routerId !== undefined) query = query.where('router_id', '=', routerId);
+      if (of.routerId !== undefined) query = query.where('router_id', '=', of.routerId);
+      if (of.hostId !== undefined) query = query.where('host_id', '=', of.hostId);
       return (await query.orderBy('id').execute()).map(fromRow);
     },
     announceRemoval: (id) => recordChange(database, 'terminator', id),

@@ -51,8 +51,8 @@ export interface TerminatorService {
    * feed) unless `byItsRouter`: the router that hosts it deleted it and knows.
    */
   delete(actor: Actor, id: string, options?: { byItsRouter?: boolean }): Promise<void>;
-  /** The terminators SDKs bound (host set), of one router or of all. */
-  listHosted(routerId?: string): Promise<Terminator[]>;
+  /** The terminators SDKs bound (host set), all or those of one router or host. */
+  listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
   /** The terminators of a service on one router. */
   listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
 }
@@ -180,7 +180,7 @@ export function createTerminatorService(deps: {
         await scope.audit.record(actor, 'delete', 'terminator', id, { service: terminator.serviceId, router: terminator.routerId });
       });
     },
-    listHosted: (routerId) => terminators.listHosted(routerId),
+    listHosted: (of) => terminators.listHosted(of),
     listOnRouter: (serviceId, routerId) => terminators.listOnRouter(serviceId, routerId),
   };
 }

@@ -22,6 +22,7 @@ import { createIdentityRepository } from '../../persistence/repositories/identit
 import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
 import { createSdkSessions } from './sdk-sessions.js';
 import { createSdkDial } from './sdk-dial.js';
+import { createHostedTerminatorCheck, type HostedTerminatorCheck } from './hosted-terminators.js';
 import { createEdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
 import { createSessionAccess } from '../edge-sessions/session-access.js';
 import type { PostureService } from '../posture/index.js';
@@ -78,7 +79,7 @@ export function buildRouterControl(
     /** The legacy API sessions' inactivity timeout (`edge.api.sessionTimeout`). */
     sessionTimeoutMs: number;
   },
-): { service: RouterControlService; sources: RevocationSources } {
+): { service: RouterControlService; sources: RevocationSources; hosted: HostedTerminatorCheck } {
   const routers = createRouterCertificateRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const oidc = createOidcRepository(database);
@@ -104,6 +105,7 @@ export function buildRouterControl(
   });
   return {
     service: createRouterControlService({ ...deps, routers, sessions, dial }),
+    hosted: createHostedTerminatorCheck({ terminators: deps.terminators, engine: deps.engine }),
     sources: {
       apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,
       oidcSessionLive: async (id) => {

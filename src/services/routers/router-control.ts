@@ -138,7 +138,7 @@ export function createRouterControlService(deps: {
     },
     async reconcileTerminators(router, keep) {
       const kept = new Set(keep);
-      const stale = (await terminators.listHosted(router.id)).filter((terminator) => !kept.has(terminator.id));
+      const stale = (await terminators.listHosted({ routerId: router.id })).filter((terminator) => !kept.has(terminator.id));
       let removed = 0;
       for (const terminator of stale) {
         // Gone meanwhile (an administrator, the host's lost access): nothing left to remove.
