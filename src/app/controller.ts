@@ -340,6 +340,7 @@ export async function startController(
           feed,
           activity: sessions.activity,
           sessionTimeoutMs,
+          cached: { identities: lookups.identities, oidc: lookups.oidcSessions },
           metrics,
           log: logger,
           clock,

@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.js';
 import type { ControlPlaneMetrics } from '../control-plane/metrics.js';
 import type { Database } from '../persistence/database.js';
+import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import type { ChangeFeed } from '../services/change-feed/change-feed.js';
 import type { ControllerService } from '../services/controllers/controllers.js';
 import { buildRouterControl, watchRevocations } from '../services/routers/index.js';
@@ -40,6 +42,8 @@ export async function startRouterControlPlane(deps: {
   activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
   /** The legacy API sessions' inactivity timeout. */
   sessionTimeoutMs: number;
+  /** The authentication cache's identities and OIDC sessions, which dial decisions read. */
+  cached: { identities: Pick<IdentityRepository, 'findById'>; oidc: Pick<OidcRepository, 'findSession'> };
   metrics: ControlPlaneMetrics;
   log: Logger;
   clock: Clock;
@@ -56,6 +60,7 @@ export async function startRouterControlPlane(deps: {
     clientCaPems: async () => clientCas,
     activity: deps.activity,
     sessionTimeoutMs: deps.sessionTimeoutMs,
+    cached: deps.cached,
   });
 
   async function endpoints() {

@@ -7,6 +7,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { decodeJwt } from 'jose';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
 import { DialAnswerSchema, EmptySchema, ReconcileAnswerSchema, TerminatorAnswerSchema, type CreateTerminator, type DialRequest, type Revocation } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
@@ -14,6 +15,7 @@ import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
+import { passwordLoginTokens } from '../helpers/oidc.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 import { enrolledRouter, eventually, runRouterInProcess, type EnrolledRouter } from '../helpers/routers.js';
 
@@ -125,6 +127,9 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       assert.equal(answer.terminator.routerId, a.id);
       assert.match(answer.circuitId, /^[0-9A-Za-z]{16}$/);
       await assert.rejects(dial(b.er, request), refused('NOT_FOUND', /has no terminator on this router/), "a's terminator is not offered to b");
+      const oidc = await passwordLoginTokens(ctl, 'dial-user', 'dial-user-password');
+      const oidcSessionId = decodeJwt(oidc.accessToken).z_asid as string;
+      assert.equal((await dial(a.er, { ...request, apiSessionId: oidcSessionId })).terminator.id, terminator.id, 'an OIDC API session dials too');
       await assert.rejects(dial(a.er, { ...request, serviceId: 'no-such-service' }), refused('NOT_FOUND', /No service has the id 'no-such-service'/));
       await assert.rejects(dial(a.er, { identityId: hostId, serviceId, apiSessionId: user.sessionId }), refused('NOT_ALLOWED', /is not a session of identity/));
       await assert.rejects(dial(a.er, { identityId: user.id, serviceId, apiSessionId: 'no-such-session' }), refused('NOT_FOUND', /names no live API session/));

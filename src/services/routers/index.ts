@@ -17,8 +17,8 @@ import { createRouterEnrollmentService, type RouterEnrollmentService } from './r
 import { createRouterControlService, type RouterControlService } from './router-control.js';
 import type { RevocationSources } from './revocation-watch.js';
 import { createApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
-import { createOidcRepository } from '../../persistence/repositories/oidc.js';
-import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createOidcRepository, type OidcRepository } from '../../persistence/repositories/oidc.js';
+import { createIdentityRepository, type IdentityRepository } from '../../persistence/repositories/identities.js';
 import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
 import { createSdkSessions } from './sdk-sessions.js';
 import { createSdkDial } from './sdk-dial.js';
@@ -78,13 +78,18 @@ export function buildRouterControl(
     activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
     /** The legacy API sessions' inactivity timeout (`edge.api.sessionTimeout`). */
     sessionTimeoutMs: number;
+    /**
+     * The authentication cache's identities and OIDC sessions (auth-lookups.ts), current within the change feed's
+     * bound: dials read them as `POST /sessions` does; without them, the store.
+     */
+    cached?: { identities: Pick<IdentityRepository, 'findById'>; oidc: Pick<OidcRepository, 'findSession'> };
   },
 ): { service: RouterControlService; sources: RevocationSources; hosted: HostedTerminatorCheck } {
   const routers = createRouterCertificateRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const oidc = createOidcRepository(database);
   const identities = createIdentityRepository(database);
-  const sessions = createSdkSessions({
+  const sessionDeps = {
     apiSessions,
     oidc,
     identities,
@@ -92,10 +97,13 @@ export function buildRouterControl(
     activity: deps.activity,
     sessionTimeoutMs: deps.sessionTimeoutMs,
     clock: deps.clock,
-  });
+  };
+  // A router's ApiSessionCheck (once per SDK channel) reads the store; dials read what request authentication reads.
+  const sessions = createSdkSessions(sessionDeps);
+  const dialIdentities = deps.cached?.identities ?? identities;
   const dial = createSdkDial({
-    sessions,
-    identities,
+    sessions: createSdkSessions({ ...sessionDeps, identities: dialIdentities, oidc: deps.cached?.oidc ?? oidc }),
+    identities: dialIdentities,
     access: createSessionAccess({ engine: deps.engine, routers: createEdgeRouterRepository(database), clock: deps.clock }),
     engine: deps.engine,
     posture: deps.posture,

@@ -42,7 +42,7 @@ export function createSdkDial(deps: {
   async function dialer(request: DialRequest) {
     const { identityId, apiSessionId } = request;
     if (apiSessionId !== undefined) {
-      const found = await deps.sessions.byId(apiSessionId);
+      const found = await deps.sessions.byId(apiSessionId, identityId);
       if (found.identity.id !== identityId) throw new RouterRequestError('NOT_ALLOWED', `API session '${apiSessionId}' is not a session of identity '${identityId}'`);
       return { identity: found.identity, state: () => deps.posture.stateOf(found), postureOf: `API session '${apiSessionId}'` };
     }
@@ -63,6 +63,9 @@ export function createSdkDial(deps: {
 
   return async function dial(router, request) {
     const { identityId, serviceId } = request;
+    // Read beside the decision: most dials are allowed, and the candidates are needed then.
+    const candidates = deps.terminators.listOnRouter(serviceId, router.id);
+    candidates.catch(() => undefined);
     const { identity, state, postureOf } = await dialer(request);
     const refusal = await deps.access.refusal({ identity }, serviceId, 'Dial', state);
     if (refusal?.reason === 'policy') {
@@ -75,7 +78,7 @@ export function createSdkDial(deps: {
     }
     const granted = await deps.engine.visibleService(identity, serviceId, false);
     const strategy = granted?.service.terminatorStrategy ?? DEFAULT_TERMINATOR_STRATEGY;
-    const chosen = chooseTerminator(await deps.terminators.listOnRouter(serviceId, router.id), strategy, deps.random);
+    const chosen = chooseTerminator(await candidates, strategy, deps.random);
     if (!chosen) throw new RouterRequestError('NOT_FOUND', `Service '${serviceId}' has no terminator on this router: nothing hosts it here`);
     return {
       circuitId: newEntityId(),

@@ -28,9 +28,15 @@ export interface SdkSession {
 export interface SdkSessions {
   /** Answers a router's ApiSessionCheck; RouterRequestError NOT_FOUND (or BAD_MESSAGE, NOT_ALLOWED) otherwise. */
   check(request: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
-  /** The live API session (legacy or OIDC) with this id; RouterRequestError NOT_FOUND otherwise. */
-  byId(apiSessionId: string): Promise<SdkSession>;
+  /**
+   * The live API session (legacy or OIDC) with this id; RouterRequestError NOT_FOUND otherwise. `identityId`, when
+   * the caller expects one, is read beside the session rather than after it (a dial names both).
+   */
+  byId(apiSessionId: string, identityId?: string): Promise<SdkSession>;
 }
+
+/** OIDC session ids are UUIDs, legacy ones 16 letters and digits (api-session-listing.ts): the first read goes to the likely table. */
+const OIDC_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The view of an OIDC session the posture evaluator reads (as request authentication builds it for an access token). */
 function oidcView(session: OidcSession, now: Date): ApiSession {
@@ -62,7 +68,13 @@ export function createSdkSessions(deps: {
   // One sentence for every way a session is not there: which one it was stays in the controller.
   const gone = (what: string) => new RouterRequestError('NOT_FOUND', `${what} names no live API session (unknown, ended, expired, or its identity is disabled)`);
 
-  async function live(kind: 'legacy' | 'oidc', session: ApiSession | undefined, oidc: OidcSession | undefined, what: string): Promise<SdkSession> {
+  async function live(
+    kind: 'legacy' | 'oidc',
+    session: ApiSession | undefined,
+    oidc: OidcSession | undefined,
+    what: string,
+    expected?: { id: string; read: Promise<Identity | undefined> },
+  ): Promise<SdkSession> {
     if (!session) throw gone(what);
     const now = clock.now();
     let facts: { revoked?: boolean; expiresAt?: Date };
@@ -73,16 +85,17 @@ export function createSdkSessions(deps: {
     } else {
       facts = { revoked: oidc?.revokedAt !== null };
     }
-    const principal = judgePrincipal(await deps.identities.findById(session.identityId), facts, now);
+    const identity = expected?.id === session.identityId ? await expected.read : await deps.identities.findById(session.identityId);
+    const principal = judgePrincipal(identity, facts, now);
     if (!principal.ok) throw gone(what);
     // A legacy session still answering its secondary factors may not act yet (spec: partial authentication).
     if (session.outstanding.length > 0) throw new RouterRequestError('NOT_ALLOWED', `${what} has secondary factors still to answer`);
     return { kind, session, identity: principal.identity };
   }
 
-  async function oidcById(id: string, what: string): Promise<SdkSession> {
+  async function oidcById(id: string, what: string, expected?: { id: string; read: Promise<Identity | undefined> }): Promise<SdkSession> {
     const oidc = await deps.oidc.findSession(id);
-    return live('oidc', oidc && oidcView(oidc, clock.now()), oidc, what);
+    return live('oidc', oidc && oidcView(oidc, clock.now()), oidc, what, expected);
   }
 
   return {
@@ -107,10 +120,18 @@ export function createSdkSessions(deps: {
         certificateBound: bound.includes(fingerprint),
       };
     },
-    async byId(apiSessionId) {
+    async byId(apiSessionId, identityId) {
       const what = `API session '${apiSessionId}'`;
+      const expected = identityId === undefined ? undefined : { id: identityId, read: deps.identities.findById(identityId) };
+      // Settled even when the session's read fails first, so no rejection is left unhandled.
+      expected?.read.catch(() => undefined);
+      if (OIDC_ID.test(apiSessionId)) {
+        const oidc = await deps.oidc.findSession(apiSessionId);
+        if (oidc) return live('oidc', oidcView(oidc, clock.now()), oidc, what, expected);
+        return live('legacy', await deps.apiSessions.findById(apiSessionId), undefined, what, expected);
+      }
       const legacy = await deps.apiSessions.findById(apiSessionId);
-      return legacy ? live('legacy', legacy, undefined, what) : oidcById(apiSessionId, what);
+      return legacy ? live('legacy', legacy, undefined, what, expected) : oidcById(apiSessionId, what, expected);
     },
   };
 }
