@@ -134,7 +134,12 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       await assert.rejects(dial(a.er, { identityId: hostId, serviceId, apiSessionId: user.sessionId }), refused('NOT_ALLOWED', /is not a session of identity/));
       await assert.rejects(dial(a.er, { identityId: user.id, serviceId, apiSessionId: 'no-such-session' }), refused('NOT_FOUND', /names no live API session/));
       await assert.rejects(dial(a.er, { identityId: user.id, serviceId: '' } as DialRequest), refused('BAD_MESSAGE', /body\.serviceId/));
-      // The decision is made at every dial: an ended API session dials no more.
+      // The decision is made at every dial: a disabled identity dials no more until enabled, an ended API session never.
+      assert.equal((await admin.post(`/identities/${user.id}/disable`, { durationMinutes: 0 })).status, 200);
+      await assert.rejects(dial(a.er, request), refused('NOT_FOUND', /names no live API session/));
+      await assert.rejects(dial(a.er, { identityId: user.id, serviceId }), refused('NOT_ALLOWED', /the identity is disabled/));
+      assert.equal((await admin.post(`/identities/${user.id}/enable`, {})).status, 200);
+      assert.equal((await dial(a.er, request)).terminator.id, terminator.id);
       assert.equal((await ctl.fetch(`${CLIENT}/current-api-session`, { method: 'DELETE', headers: { 'svc-session': user.token } })).status, 200);
       await assert.rejects(dial(a.er, request), refused('NOT_FOUND', /names no live API session/));
     });
