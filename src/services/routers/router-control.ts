@@ -1,7 +1,8 @@
 /**
  * What the controller decides for routers on its control channels (decision 0062), apart from the wire: which router
  * a client certificate is, whether it may stay connected, the trust material it checks tokens with, terminators it
- * creates for the services it hosts, and the dial decision. The control plane (src/control-plane/) is the adapter;
+ * creates for the services it hosts (and those it keeps after a reconnect), the dial decision (sdk-dial.ts) and who
+ * is behind an SDK's Hello (sdk-sessions.ts). The control plane (src/control-plane/) is the adapter;
  * this module knows nothing of channels or TLS.
  */
 import type { Actor } from '../../domain/audit.js';
@@ -11,6 +12,9 @@ import { ApiError } from '../../errors/api-error.js';
 import type { Clock } from '../../shared/clock.js';
 import type { PolicyEngine } from '../authorization/engine.js';
 import type { TerminatorService } from '../authorization/terminators.js';
+import { RouterRequestError } from './router-request-error.js';
+import type { SdkDial } from './sdk-dial.js';
+import type { SdkSessions } from './sdk-sessions.js';
 
 /** A router as the control plane sees it: who it is and whether it may be connected. */
 export interface RouterStanding {
@@ -20,10 +24,6 @@ export interface RouterStanding {
   /** The fingerprint of its current client certificate; null while an enrollment is pending (re-enrolled). */
   fingerprint: string | null;
 }
-
-import { RouterRequestError } from './router-request-error.js';
-import type { SdkDial } from './sdk-dial.js';
-import type { SdkSessions } from './sdk-sessions.js';
 
 export { RouterRequestError } from './router-request-error.js';
 
