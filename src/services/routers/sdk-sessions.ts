@@ -4,8 +4,8 @@
  * and names the API session of each dial. A check reads the store (a router asks once per SDK channel and must not be
  * told of a session another controller ended a moment ago); dials read identities and OIDC sessions through the
  * authentication cache, as API requests do (the builder decides, index.ts). Both apply the principal decision of
- * API requests (decision 0019): an unknown, ended, expired or revoked session, and one whose identity is disabled or gone, is
- * refused NOT_FOUND alike, so a router learns nothing about which.
+ * API requests (decision 0019): an unknown, ended, expired or revoked session, and one whose identity is disabled
+ * or gone, is refused NOT_FOUND alike, so a router learns nothing about which.
  */
 import type { ApiSessionCheck, ApiSessionCheckAnswer } from '../../control-protocol/bodies.js';
 import { hashToken } from '../../crypto/secrets.js';
