@@ -249,5 +249,19 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       assert.deepEqual(await terminatorIds(serviceId), [plain.id], 'a terminator no SDK bound is not the policy engine\'s to delete');
       assert.equal(revokedTerminators(items).length, 1);
     });
+
+    it('revokes the SDK-bound terminators of a service an administrator deletes, and no other', async () => {
+      const a = await startRouterNamed('er-revoke-service');
+      const doomed = await hostedService('revoke-service');
+      const other = await hostedService('revoke-service-other');
+      const items = collect(a.er);
+      const bound = await create(a.er, { serviceId: doomed.serviceId, binding: 'edge', address: 'sdk:doomed', hostId: doomed.hostId });
+      await create(a.er, { serviceId: doomed.serviceId, binding: 'tunnel', address: 'tcp:10.0.0.4:80' });
+      const survivor = await create(a.er, { serviceId: other.serviceId, binding: 'edge', address: 'sdk:other', hostId: other.hostId });
+      assert.equal((await admin.del(`/services/${doomed.serviceId}`)).status, 200);
+      assert.ok(await eventually(() => revokedTerminators(items).includes(bound.id)), 'revoked with its service');
+      assert.deepEqual(revokedTerminators(items), [bound.id]);
+      assert.deepEqual(await terminatorIds(other.serviceId), [survivor.id]);
+    });
   });
 });
