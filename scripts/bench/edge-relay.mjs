@@ -1,0 +1,270 @@
+#!/usr/bin/env node
+// `npm run bench -- edge-relay` (issue 42, "Measured"; needs `npm run build`): traffic through one router, on the
+// overlay edge-overlay.mjs builds (a controller process, a router process, two enrolled identities). Reports:
+//  1. throughput of one stream of --mib MiB: a bare Node TLS relay over the same hops (client -> TLS relay process ->
+//     TLS server, tls-relay.mjs) against svc (dialing SDK context -> router -> hosting SDK context, `dial` and
+//     `listen` of svc/sdk), with end-to-end encryption off (a service with encryptionRequired false) and on; the
+//     three alternate in --rounds rounds and each svc figure is read against the baseline of its own round. Both
+//     ends of every path live in this process; the relay and the router each in their own. Before the rounds, each
+//     path carries 8 MiB whose SHA-256 is checked at the far end;
+//  2. dial setup: --dials dials of one service, --concurrency at a time, each until the SDK's dial resolves (the
+//     router asked the controller, which chose the hoster's terminator, the hoster accepted): p50, p99, dials/s;
+//  3. idle channels: --channels raw SDK channels (TLS with the dialer's certificate, ALPN ziti-edge, the Hello with
+//     one OIDC access token, src/channel from dist) open to the router: its RSS before and after, per channel.
+// Options: --mib N (256), --rounds N (3), --dials N (2000), --concurrency N (16), --channels N (10000),
+//          --parts throughput,dials,idle (all), --store sqlite|postgres (sqlite).
+import { spawn } from 'node:child_process';
+import { createHash, randomBytes } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect as tlsConnect, createServer as tlsServer } from 'node:tls';
+import { parseArgs } from 'node:util';
+import { startOverlay } from './edge-overlay.mjs';
+import { median, rssMiB, stop } from './lib.mjs';
+import { describeAgainst } from './paired-ratio.mjs';
+
+const root = new URL('../..', import.meta.url).pathname;
+const { values } = parseArgs({
+  options: {
+    mib: { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '3' },
+    dials: { type: 'string', default: '2000' },
+    concurrency: { type: 'string', default: '16' },
+    channels: { type: 'string', default: '10000' },
+    parts: { type: 'string', default: 'throughput,dials,idle' },
+    store: { type: 'string', default: 'sqlite' },
+  },
+});
+const MiB = 1_048_576;
+const totalBytes = Number(values.mib) * MiB;
+const rounds = Number(values.rounds);
+const parts = new Set(values.parts.split(','));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+
+const sdk = await import(join(root, 'dist/sdk/index.js')).catch((error) => {
+  throw new Error(`the SDK is not in dist (${error.message}): npm run build, with src/sdk present`);
+});
+const { dialHello } = await import(join(root, 'dist/channel/index.js'));
+
+/** A `pem:` or `file:` value of an SDK identity file. */
+const pemOf = (value) => (value.startsWith('pem:') ? value.slice(4) : readFileSync(value.replace(/^file:/, ''), 'utf8'));
+const identityPems = (file) => {
+  const { id } = JSON.parse(readFileSync(file, 'utf8'));
+  return { cert: pemOf(id.cert), key: pemOf(id.key), ca: pemOf(id.ca) };
+};
+
+/** Hands each connection a listener accepts to the next waiter (or keeps it until one asks). */
+function acceptQueue() {
+  const ready = [];
+  const waiting = [];
+  return {
+    push(conn) {
+      const waiter = waiting.shift();
+      if (waiter) waiter(conn);
+      else ready.push(conn);
+    },
+    next: () => (ready.length > 0 ? Promise.resolve(ready.shift()) : new Promise((resolve) => waiting.push(resolve))),
+  };
+}
+
+const BLOCK = randomBytes(MiB);
+/** Writes `bytes` in 1 MiB writes, waiting for drain when asked to, then ends. */
+async function send(stream, bytes) {
+  for (let sent = 0; sent < bytes; sent += BLOCK.length) {
+    if (!stream.write(bytes - sent >= BLOCK.length ? BLOCK : BLOCK.subarray(0, bytes - sent))) await once(stream, 'drain');
+  }
+  stream.end();
+}
+/** The SHA-256 of what `send` writes. */
+function sentDigest(bytes) {
+  const hash = createHash('sha256');
+  for (let sent = 0; sent < bytes; sent += BLOCK.length) hash.update(bytes - sent >= BLOCK.length ? BLOCK : BLOCK.subarray(0, bytes - sent));
+  return hash.digest('hex');
+}
+/** Reads until `bytes` arrived (or the stream ends); resolves with the count, the time of the last byte and, if asked, the SHA-256. */
+function receive(stream, bytes, withHash) {
+  return new Promise((resolve, reject) => {
+    const hash = withHash ? createHash('sha256') : undefined;
+    let count = 0;
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      resolve({ count, at: performance.now(), digest: hash?.digest('hex') });
+    };
+    stream.on('data', (chunk) => {
+      count += chunk.length;
+      hash?.update(chunk);
+      if (count >= bytes) finish();
+    });
+    stream.once('end', finish);
+    stream.once('error', (error) => (done ? undefined : reject(error)));
+  });
+}
+
+/** One stream of `bytes` from a connection `open()` makes to the one `accepted()` answers; MiB/s. Checks the hash when asked. */
+async function transfer(label, open, accepted, bytes, check = false) {
+  const far = accepted();
+  const near = await open();
+  const receiving = receive(await far, bytes, check);
+  const start = performance.now();
+  await send(near, bytes);
+  const got = await receiving;
+  near.destroy();
+  if (got.count !== bytes) throw new Error(`${label}: ${got.count} of ${bytes} bytes arrived`);
+  if (check && got.digest !== sentDigest(bytes)) throw new Error(`${label}: the bytes that arrived differ from those sent (SHA-256)`);
+  return bytes / MiB / ((got.at - start) / 1000);
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'svc-bench-edge-'));
+const rows = [];
+const row = (name, value) => rows.push(`${name.padEnd(64)} ${value}`);
+const result = { suite: 'edge-relay', node: process.version, store: values.store };
+const cleanups = [];
+try {
+  const services = [
+    { name: 'bench-plain', encryptionRequired: false },
+    { name: 'bench-e2ee', encryptionRequired: true },
+    { name: 'bench-dials', encryptionRequired: false },
+  ];
+  const overlay = await startOverlay({ dir, store: values.store, services });
+  cleanups.push(() => overlay.stop());
+  const hoster = await sdk.createContext({ identityFile: overlay.hoster.file });
+  const dialer = await sdk.createContext({ identityFile: overlay.dialer.file });
+  cleanups.unshift(() => Promise.allSettled([hoster.close(), dialer.close()]));
+  const queues = Object.fromEntries(services.map((s) => [s.name, acceptQueue()]));
+  for (const service of services) {
+    const listener = await hoster.listen(service.name, (conn) => {
+      conn.on('error', () => undefined);
+      if (service.name === 'bench-dials') conn.resume();
+      else queues[service.name].push(conn);
+    });
+    if (listener.routers.length === 0) await once(listener, 'bound');
+  }
+
+  if (parts.has('throughput')) {
+    // The baseline: the router's own certificates on a bare relay, the dialer's certificate on the client.
+    const client = identityPems(overlay.dialer.file);
+    const routerPem = (name) => join(overlay.routerDir, name);
+    const sinkQueue = acceptQueue();
+    const sink = tlsServer({ cert: readFileSync(routerPem('server.cert.pem')), key: readFileSync(routerPem('router.key.pem')), ca: overlay.ca, requestCert: true, rejectUnauthorized: true }, (socket) => {
+      socket.on('error', () => undefined);
+      sinkQueue.push(socket);
+    });
+    sink.listen(0, '127.0.0.1');
+    await once(sink, 'listening');
+    cleanups.unshift(() => sink.close());
+    const relay = spawn(process.execPath, [join(root, 'scripts/bench/tls-relay.mjs'), routerPem('server.cert.pem'), routerPem('router.key.pem'), routerPem('client.cert.pem'), routerPem('router.key.pem'), join(dir, 'controller/pki/ca-bundle.pem'), String(sink.address().port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    cleanups.unshift(() => stop(relay));
+    const relayPort = await new Promise((resolve) => relay.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
+    const bareOpen = async () => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: relayPort, servername: 'localhost', cert: client.cert, key: client.key, ca: overlay.ca });
+      await once(socket, 'secureConnect');
+      return socket;
+    };
+    const paths = {
+      baseline: (bytes, check) => transfer('bare TLS relay', bareOpen, sinkQueue.next, bytes, check),
+      plain: (bytes, check) => transfer('svc, encryption off', () => dialer.dial('bench-plain'), queues['bench-plain'].next, bytes, check),
+      e2ee: (bytes, check) => transfer('svc, encryption on', () => dialer.dial('bench-e2ee'), queues['bench-e2ee'].next, bytes, check),
+    };
+    for (const run of Object.values(paths)) await run(8 * MiB, true);
+    const rates = { baseline: [], plain: [], e2ee: [] };
+    for (let round = 0; round < rounds; round++) for (const [name, run] of Object.entries(paths)) rates[name].push(await run(totalBytes, false));
+    const mbit = (mibps) => `${((mibps * MiB * 8) / 1e6).toFixed(0)} Mbit/s`;
+    const medianOf = (name) => median(rates[name]);
+    row(`one stream of ${values.mib} MiB: bare Node TLS relay (median of ${rounds})`, `${medianOf('baseline').toFixed(1)} MiB/s (${mbit(medianOf('baseline'))})`);
+    row('svc, encryption off: MiB/s; / baseline of the same round', `${medianOf('plain').toFixed(1)} MiB/s (${mbit(medianOf('plain'))}); ${describeAgainst(rates.plain, rates.baseline)}`);
+    row('svc, encryption on: MiB/s; / baseline of the same round', `${medianOf('e2ee').toFixed(1)} MiB/s (${mbit(medianOf('e2ee'))}); ${describeAgainst(rates.e2ee, rates.baseline)}`);
+    const ratios = (name) => rates[name].map((r, i) => Number((r / rates.baseline[i]).toFixed(3)));
+    result.throughput = {
+      mib: Number(values.mib),
+      rounds,
+      mibPerSecond: Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(1)))])),
+      ratioPlain: median(ratios('plain')),
+      ratioE2ee: median(ratios('e2ee')),
+    };
+  }
+
+  if (parts.has('dials')) {
+    const dials = Number(values.dials);
+    const concurrency = Number(values.concurrency);
+    const dialOnce = async () => {
+      const started = performance.now();
+      const conn = await dialer.dial('bench-dials');
+      const ms = performance.now() - started;
+      conn.on('error', () => undefined);
+      conn.destroy();
+      return ms;
+    };
+    for (let i = 0; i < 100; i++) await dialOnce(); // warm-up: sessions, router links, JIT
+    const latencies = [];
+    const failures = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < dials) {
+          next++;
+          await dialOnce().then((ms) => latencies.push(ms), (error) => failures.push(error.message));
+        }
+      }),
+    );
+    const seconds = (performance.now() - started) / 1000;
+    const perSecond = latencies.length / seconds;
+    row(`dial setup, ${dials} dials, ${concurrency} at a time: p50, p99, max`, `${percentile(latencies, 50).toFixed(2)} ms, ${percentile(latencies, 99).toFixed(2)} ms, ${Math.max(...latencies).toFixed(2)} ms`);
+    row('dials per second on one router', `${perSecond.toFixed(0)}${failures.length ? ` (${failures.length} failed: ${failures[0]})` : ''}`);
+    result.dials = { dials, concurrency, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), perSecond, failed: failures.length };
+  }
+
+  if (parts.has('idle')) {
+    const count = Number(values.channels);
+    // One OIDC API session of the dialer (as its SDK would hold) for every channel: the router checks its access token
+    // offline at each Hello.
+    const { readIdentityFile } = await import(join(root, 'dist/sdk/identity-file.js'));
+    const { controllerHttp } = await import(join(root, 'dist/sdk/controller-http.js'));
+    const { openApiSession } = await import(join(root, 'dist/sdk/api-session.js'));
+    const identity = readIdentityFile(overlay.dialer.file);
+    const session = await openApiSession({ http: controllerHttp(identity), clientApi: identity.clientApi, auth: 'oidc' });
+    cleanups.unshift(() => session.close());
+    const open = [];
+    cleanups.unshift(() => open.forEach(({ channel, socket }) => (channel.close('bench done'), socket.destroy())));
+    const openOne = async (i) => {
+      const socket = tlsConnect({ host: '127.0.0.1', port: overlay.edgePort, cert: identity.certPem, key: identity.keyPem, ca: overlay.ca, ALPNProtocols: ['ziti-edge'] });
+      socket.on('error', () => undefined);
+      await once(socket, 'secureConnect');
+      const hello = { contentType: 0, headers: [[1002, Buffer.from(session.token)], [1023, Buffer.from([1])], [7, Buffer.from('edge.default')]], body: `ziti-sdk-c[${i}]@bench` };
+      const { channel } = await dialHello(socket, hello, { timeoutMs: 30_000, heartbeat: false });
+      open.push({ channel, socket });
+    };
+    await sleep(3_000);
+    const before = rssMiB(overlay.routerPid);
+    const failures = [];
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: 32 }, async () => {
+        while (next < count) await openOne(next++).catch((error) => failures.push(error.message));
+      }),
+    );
+    const openSeconds = (performance.now() - started) / 1000;
+    if (failures.length > count / 100) throw new Error(`${failures.length} of ${count} channels failed to open, the first: ${failures[0]}`);
+    await sleep(5_000);
+    const after = rssMiB(overlay.routerPid);
+    const perChannelKiB = ((after - before) * 1024) / open.length;
+    row(`idle channels: ${open.length} open to the router (in ${openSeconds.toFixed(1)} s)`, `router RSS ${before.toFixed(1)} MiB -> ${after.toFixed(1)} MiB`);
+    row('router RSS per idle channel', `${perChannelKiB.toFixed(1)} KiB${failures.length ? ` (${failures.length} failed to open: ${failures[0]})` : ''}`);
+    result.idle = { channels: open.length, failed: failures.length, routerRssBeforeMiB: before, routerRssAfterMiB: after, perChannelKiB };
+  }
+
+  const command = `npm run bench -- edge-relay --mib ${values.mib} --rounds ${values.rounds} --dials ${values.dials} --concurrency ${values.concurrency} --channels ${values.channels} --parts ${values.parts} --store ${values.store}`;
+  console.log(`\nsvc bench edge-relay — node ${process.version}, store ${values.store}, one router\n`);
+  for (const line of rows) console.log(line);
+  console.log(`\nrepeat: ${command}`);
+  console.log(JSON.stringify({ ...result, command }));
+} finally {
+  for (const cleanup of cleanups) await cleanup();
+  rmSync(dir, { recursive: true, force: true });
+}
