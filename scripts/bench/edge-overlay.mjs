@@ -70,8 +70,9 @@ export async function startOverlay({ dir, store, services, password = 'bench-pas
   };
   try {
     let controller = spawnLogged(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--no-router'], 'controller.log');
+    // config.yml is written after the PKI: the CA bundle is whole once it exists (read earlier, it may be half written).
     const ca = await Promise.race([
-      readWhenWritten(join(home, 'pki', 'ca-bundle.pem')),
+      readWhenWritten(join(home, 'config.yml')).then(() => readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8')),
       new Promise((_, reject) => controller.once('exit', (code) => reject(new Error(`svc quickstart exited ${code}: ${readFileSync(join(dir, 'controller.log'), 'utf8').trim()}`)))),
     ]);
     await waitFor(`${base}/edge/client/v1/version`, ca, process.hrtime.bigint(), controller);
