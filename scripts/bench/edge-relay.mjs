@@ -23,6 +23,7 @@ import { connect as tlsConnect, createServer as tlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { startOverlay } from './edge-overlay.mjs';
 import { median, rssMiB, stop } from './lib.mjs';
+import { processCpuMs } from './cpu-budget.mjs';
 import { describeAgainst } from './paired-ratio.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
@@ -105,18 +106,25 @@ function receive(stream, bytes, withHash) {
   });
 }
 
-/** One stream of `bytes` from a connection `open()` makes to the one `accepted()` answers; MiB/s. Checks the hash when asked. */
-async function transfer(label, open, accepted, bytes, check = false) {
+/**
+ * One stream of `bytes` from a connection `open()` makes to the one `accepted()` answers, checking the hash when
+ * asked. Resolves with MiB/s and the CPU ms per MiB of the middle hop (`middlePid`: the relay or the router) and of
+ * this process (both ends).
+ */
+async function transfer(label, { open, accepted, middlePid }, bytes, check = false) {
   const far = accepted();
   const near = await open();
   const receiving = receive(await far, bytes, check);
+  const cpu = [processCpuMs(middlePid), processCpuMs(process.pid)];
   const start = performance.now();
   await send(near, bytes);
   const got = await receiving;
+  const mib = bytes / MiB;
+  const [middleMs, endsMs] = [processCpuMs(middlePid) - cpu[0], processCpuMs(process.pid) - cpu[1]];
   near.destroy();
   if (got.count !== bytes) throw new Error(`${label}: ${got.count} of ${bytes} bytes arrived`);
   if (check && got.digest !== sentDigest(bytes)) throw new Error(`${label}: the bytes that arrived differ from those sent (SHA-256)`);
-  return bytes / MiB / ((got.at - start) / 1000);
+  return { mibps: mib / ((got.at - start) / 1000), middleMsPerMiB: middleMs / mib, endsMsPerMiB: endsMs / mib };
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-edge-'));
@@ -166,25 +174,32 @@ try {
       return socket;
     };
     const paths = {
-      baseline: (bytes, check) => transfer('bare TLS relay', bareOpen, sinkQueue.next, bytes, check),
-      plain: (bytes, check) => transfer('svc, encryption off', () => dialer.dial('bench-plain'), queues['bench-plain'].next, bytes, check),
-      e2ee: (bytes, check) => transfer('svc, encryption on', () => dialer.dial('bench-e2ee'), queues['bench-e2ee'].next, bytes, check),
+      baseline: { label: 'bare TLS relay', open: bareOpen, accepted: sinkQueue.next, middlePid: relay.pid },
+      plain: { label: 'svc, encryption off', open: () => dialer.dial('bench-plain'), accepted: queues['bench-plain'].next, middlePid: overlay.routerPid },
+      e2ee: { label: 'svc, encryption on', open: () => dialer.dial('bench-e2ee'), accepted: queues['bench-e2ee'].next, middlePid: overlay.routerPid },
     };
-    for (const run of Object.values(paths)) await run(8 * MiB, true);
-    const rates = { baseline: [], plain: [], e2ee: [] };
-    for (let round = 0; round < rounds; round++) for (const [name, run] of Object.entries(paths)) rates[name].push(await run(totalBytes, false));
+    for (const path of Object.values(paths)) await transfer(path.label, path, 8 * MiB, true);
+    const runs = { baseline: [], plain: [], e2ee: [] };
+    for (let round = 0; round < rounds; round++) for (const [name, path] of Object.entries(paths)) runs[name].push(await transfer(path.label, path, totalBytes));
+    const rates = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => r.mibps)]));
     const mbit = (mibps) => `${((mibps * MiB * 8) / 1e6).toFixed(0)} Mbit/s`;
-    const medianOf = (name) => median(rates[name]);
+    const medianOf = (name, key = 'mibps') => median(runs[name].map((r) => r[key]));
     row(`one stream of ${values.mib} MiB: bare Node TLS relay (median of ${rounds})`, `${medianOf('baseline').toFixed(1)} MiB/s (${mbit(medianOf('baseline'))})`);
     row('svc, encryption off: MiB/s; / baseline of the same round', `${medianOf('plain').toFixed(1)} MiB/s (${mbit(medianOf('plain'))}); ${describeAgainst(rates.plain, rates.baseline)}`);
     row('svc, encryption on: MiB/s; / baseline of the same round', `${medianOf('e2ee').toFixed(1)} MiB/s (${mbit(medianOf('e2ee'))}); ${describeAgainst(rates.e2ee, rates.baseline)}`);
+    // Where the time goes: CPU per MiB of the hop in the middle and of the two ends (this process), each a median.
+    const cpuText = (name) => `${medianOf(name, 'middleMsPerMiB').toFixed(2)} / ${medianOf(name, 'endsMsPerMiB').toFixed(2)}`;
+    row('CPU ms per MiB, middle hop / both ends: bare relay', cpuText('baseline'));
+    row('CPU ms per MiB, router / both SDK ends: encryption off; on', `${cpuText('plain')}; ${cpuText('e2ee')}`);
     const ratios = (name) => rates[name].map((r, i) => Number((r / rates.baseline[i]).toFixed(3)));
+    const cpuJson = (name) => ({ middleMsPerMiB: Number(medianOf(name, 'middleMsPerMiB').toFixed(3)), endsMsPerMiB: Number(medianOf(name, 'endsMsPerMiB').toFixed(3)) });
     result.throughput = {
       mib: Number(values.mib),
       rounds,
       mibPerSecond: Object.fromEntries(Object.entries(rates).map(([k, v]) => [k, v.map((x) => Number(x.toFixed(1)))])),
       ratioPlain: median(ratios('plain')),
       ratioE2ee: median(ratios('e2ee')),
+      cpu: { baseline: cpuJson('baseline'), plain: cpuJson('plain'), e2ee: cpuJson('e2ee') },
     };
   }
 
@@ -203,6 +218,8 @@ try {
     const latencies = [];
     const failures = [];
     let next = 0;
+    const pids = { controller: overlay.controllerPid, router: overlay.routerPid, sdks: process.pid };
+    const cpuBefore = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, processCpuMs(pid)]));
     const started = performance.now();
     await Promise.all(
       Array.from({ length: concurrency }, async () => {
@@ -214,9 +231,13 @@ try {
     );
     const seconds = (performance.now() - started) / 1000;
     const perSecond = latencies.length / seconds;
+    // Where a dial's work is done: CPU ms per dial of the controller (access, posture, terminator choice), the router
+    // and this process (both SDK contexts).
+    const cpuPerDial = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, Number(((processCpuMs(pid) - cpuBefore[k]) / Math.max(1, latencies.length)).toFixed(3))]));
     row(`dial setup, ${dials} dials, ${concurrency} at a time: p50, p99, max`, `${percentile(latencies, 50).toFixed(2)} ms, ${percentile(latencies, 99).toFixed(2)} ms, ${Math.max(...latencies).toFixed(2)} ms`);
     row('dials per second on one router', `${perSecond.toFixed(0)}${failures.length ? ` (${failures.length} failed: ${failures[0]})` : ''}`);
-    result.dials = { dials, concurrency, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), perSecond, failed: failures.length };
+    row('CPU ms per dial: controller / router / both SDK contexts', `${cpuPerDial.controller.toFixed(2)} / ${cpuPerDial.router.toFixed(2)} / ${cpuPerDial.sdks.toFixed(2)}`);
+    result.dials = { dials, concurrency, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), perSecond, failed: failures.length, cpuMsPerDial: cpuPerDial };
   }
 
   if (parts.has('idle')) {
