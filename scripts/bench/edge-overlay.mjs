@@ -137,7 +137,7 @@ export async function startOverlay({ dir, store, services, password = 'bench-pas
       if (Date.now() > until) throw new Error('the router is not online after 30 s');
       await sleep(100);
     }
-    return { base, ca, edgePort, controllerPid: controller.pid, routerPid: routerChild.pid, routerFile, routerDir, hoster, dialer, stop: stopAll };
+    return { base, ca, caFile: join(home, 'pki', 'ca-bundle.pem'), edgePort, controllerPid: controller.pid, routerPid: routerChild.pid, routerFile, routerDir, hoster, dialer, stop: stopAll };
   } catch (error) {
     await stopAll();
     throw error;

@@ -9,8 +9,9 @@
 //     path carries 8 MiB whose SHA-256 is checked at the far end;
 //  2. dial setup: --dials dials of one service, --concurrency at a time, each until the SDK's dial resolves (the
 //     router asked the controller, which chose the hoster's terminator, the hoster accepted): p50, p99, dials/s;
-//  3. idle channels: --channels raw SDK channels (TLS with the dialer's certificate, ALPN ziti-edge, the Hello with
-//     one OIDC access token, src/channel from dist) open to the router: its RSS before and after, per channel.
+//  3. idle channels (edge-idle.mjs): --channels raw SDK channels (TLS with the dialer's certificate, ALPN ziti-edge,
+//     the Hello with one OIDC access token, src/channel from dist) open to the router: its RSS before and after, per
+//     channel; beside it, as many idle mutual-TLS connections held by a bare Node TLS server.
 // Options: --mib N (256), --rounds N (3), --dials N (2000), --concurrency N (16), --channels N (10000),
 //          --parts throughput,dials,idle (all), --store sqlite|postgres (sqlite).
 import { spawn } from 'node:child_process';
@@ -22,9 +23,10 @@ import { join } from 'node:path';
 import { connect as tlsConnect, createServer as tlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { startOverlay } from './edge-overlay.mjs';
-import { median, rssMiB, stop } from './lib.mjs';
+import { median, stop } from './lib.mjs';
 import { processCpuMs } from './cpu-budget.mjs';
 import { describeAgainst } from './paired-ratio.mjs';
+import { idleChannels } from './edge-idle.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -42,13 +44,11 @@ const MiB = 1_048_576;
 const totalBytes = Number(values.mib) * MiB;
 const rounds = Number(values.rounds);
 const parts = new Set(values.parts.split(','));
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
 const sdk = await import(join(root, 'dist/sdk/index.js')).catch((error) => {
   throw new Error(`the SDK is not in dist (${error.message}): npm run build, with src/sdk present`);
 });
-const { dialHello } = await import(join(root, 'dist/channel/index.js'));
 
 /** A `pem:` or `file:` value of an SDK identity file. */
 const pemOf = (value) => (value.startsWith('pem:') ? value.slice(4) : readFileSync(value.replace(/^file:/, ''), 'utf8'));
@@ -165,7 +165,7 @@ try {
     sink.listen(0, '127.0.0.1');
     await once(sink, 'listening');
     cleanups.unshift(() => sink.close());
-    const relay = spawn(process.execPath, [join(root, 'scripts/bench/tls-relay.mjs'), routerPem('server.cert.pem'), routerPem('router.key.pem'), routerPem('client.cert.pem'), routerPem('router.key.pem'), join(dir, 'controller/pki/ca-bundle.pem'), String(sink.address().port)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const relay = spawn(process.execPath, [join(root, 'scripts/bench/tls-relay.mjs'), routerPem('server.cert.pem'), routerPem('router.key.pem'), routerPem('client.cert.pem'), routerPem('router.key.pem'), overlay.caFile, String(sink.address().port)], { stdio: ['ignore', 'pipe', 'inherit'] });
     cleanups.unshift(() => stop(relay));
     const relayPort = await new Promise((resolve) => relay.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
     const bareOpen = async () => {
@@ -241,43 +241,12 @@ try {
   }
 
   if (parts.has('idle')) {
-    const count = Number(values.channels);
-    // One OIDC API session of the dialer (as its SDK would hold) for every channel: the router checks its access token
-    // offline at each Hello.
-    const { readIdentityFile } = await import(join(root, 'dist/sdk/identity-file.js'));
-    const { controllerHttp } = await import(join(root, 'dist/sdk/controller-http.js'));
-    const { openApiSession } = await import(join(root, 'dist/sdk/api-session.js'));
-    const identity = readIdentityFile(overlay.dialer.file);
-    const session = await openApiSession({ http: controllerHttp(identity), clientApi: identity.clientApi, auth: 'oidc' });
-    cleanups.unshift(() => session.close());
-    const open = [];
-    cleanups.unshift(() => open.forEach(({ channel, socket }) => (channel.close('bench done'), socket.destroy())));
-    const openOne = async (i) => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: overlay.edgePort, cert: identity.certPem, key: identity.keyPem, ca: overlay.ca, ALPNProtocols: ['ziti-edge'] });
-      socket.on('error', () => undefined);
-      await once(socket, 'secureConnect');
-      const hello = { contentType: 0, headers: [[1002, Buffer.from(session.token)], [1023, Buffer.from([1])], [7, Buffer.from('edge.default')]], body: `ziti-sdk-c[${i}]@bench` };
-      const { channel } = await dialHello(socket, hello, { timeoutMs: 30_000, heartbeat: false });
-      open.push({ channel, socket });
-    };
-    await sleep(3_000);
-    const before = rssMiB(overlay.routerPid);
-    const failures = [];
-    let next = 0;
-    const started = performance.now();
-    await Promise.all(
-      Array.from({ length: 32 }, async () => {
-        while (next < count) await openOne(next++).catch((error) => failures.push(error.message));
-      }),
-    );
-    const openSeconds = (performance.now() - started) / 1000;
-    if (failures.length > count / 100) throw new Error(`${failures.length} of ${count} channels failed to open, the first: ${failures[0]}`);
-    await sleep(5_000);
-    const after = rssMiB(overlay.routerPid);
-    const perChannelKiB = ((after - before) * 1024) / open.length;
-    row(`idle channels: ${open.length} open to the router (in ${openSeconds.toFixed(1)} s)`, `router RSS ${before.toFixed(1)} MiB -> ${after.toFixed(1)} MiB`);
-    row('router RSS per idle channel', `${perChannelKiB.toFixed(1)} KiB${failures.length ? ` (${failures.length} failed to open: ${failures[0]})` : ''}`);
-    result.idle = { channels: open.length, failed: failures.length, routerRssBeforeMiB: before, routerRssAfterMiB: after, perChannelKiB };
+    const { bare, router } = await idleChannels({ overlay, count: Number(values.channels) });
+    const failed = (r) => (r.failed ? ` (${r.failed} failed to open: ${r.firstFailure})` : '');
+    row(`idle: ${bare.open} mutual-TLS connections held by a bare Node TLS server`, `RSS ${bare.beforeMiB.toFixed(1)} -> ${bare.afterMiB.toFixed(1)} MiB: ${bare.perKiB.toFixed(1)} KiB each${failed(bare)}`);
+    row(`idle: ${router.open} SDK channels (TLS + Hello) open to the router, in ${router.seconds.toFixed(1)} s`, `RSS ${router.beforeMiB.toFixed(1)} -> ${router.afterMiB.toFixed(1)} MiB: ${router.perKiB.toFixed(1)} KiB each${failed(router)}`);
+    const figures = ({ open, failed: failures, beforeMiB, afterMiB, perKiB }) => ({ open, failed: failures, rssBeforeMiB: Number(beforeMiB.toFixed(1)), rssAfterMiB: Number(afterMiB.toFixed(1)), perChannelKiB: Number(perKiB.toFixed(1)) });
+    result.idle = { bareTls: figures(bare), router: figures(router) };
   }
 
   const command = `npm run bench -- edge-relay --mib ${values.mib} --rounds ${values.rounds} --dials ${values.dials} --concurrency ${values.concurrency} --channels ${values.channels} --parts ${values.parts} --store ${values.store}`;
