@@ -16,6 +16,8 @@ import { createCipheriv, createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
 import { after, describe, it } from 'node:test';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import {
   acceptHello,
   ChannelProtocolError,
@@ -441,5 +443,34 @@ describe('the unknown-version reply over a real socket', () => {
     const read = (await next()) as Message;
     assert.equal(read.body.toString(), 'ziti-sdk-c[0]@host');
     socket.destroy();
+  });
+});
+
+describe('channel decoder memory', () => {
+  /** The collector, reached as node:test runs without --expose-gc. */
+  const collect = (() => {
+    setFlagsFromString('--expose-gc');
+    return runInNewContext('gc') as () => void;
+  })();
+
+  it('holds a frame that arrives a byte at a time (one-byte TLS records) in memory close to its bytes, and decodes it whole', () => {
+    const r = generator('trickle');
+    const body = r.bytes(300_000);
+    const frame = encodeMessage({ contentType: 60_786, sequence: 9, headers: [[1_000, Buffer.from([1, 0, 0, 0])]], body });
+    const decoder = createFrameDecoder(DEFAULT_LIMITS);
+    assert.deepEqual(decoder.push(frame.subarray(0, 40)), []);
+    collect();
+    const before = process.memoryUsage();
+    for (let at = 40; at < frame.length - 1; at++) decoder.push(frame.subarray(at, at + 1));
+    collect();
+    const after = process.memoryUsage();
+    const held = frame.length - 1;
+    const growth = after.heapUsed + after.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    assert.equal(decoder.buffered, held);
+    // Kept as one Buffer per byte, 300 KB would cost tens of MiB (a Buffer object is ~100 bytes of heap).
+    assert.ok(growth < 4 * held, `${held} bytes held cost ${(growth / 1_048_576).toFixed(1)} MiB of heap and array buffers`);
+    const [decoded] = decoder.push(frame.subarray(frame.length - 1));
+    assert.ok(decoded!.body.equals(body), 'the body decodes as it was sent');
+    assert.equal(decoder.buffered, 0);
   });
 });
