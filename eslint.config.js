@@ -67,6 +67,16 @@ export default tseslint.config(
     },
   },
   {
+    // The SDK runs inside someone else's application, next to no controller or router (STYLE.md "One package, several programs").
+    files: ['src/sdk/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [APP, layer(['**/services/**', '**/persistence/**', '**/http/**', '**/oidc/**', '**/cli/**', '**/router/**', '**/control-plane/**'], 'The SDK builds on channel, pki and shared only: no controller, router or CLI modules.')] },
+      ],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [NET_SOCKETS], patterns: [layer(['../**'], 'shared/ holds leaf helpers: it imports nothing else of svc.'), IO_MODULES] }],

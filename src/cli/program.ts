@@ -27,6 +27,7 @@ Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage (the
 const controllerCommands = () => import('./controller-commands.js');
 const routerCommands = () => import('./router-commands.js');
 const routerIdentityCommands = () => import('./router-identity-commands.js');
+const sdkCommands = () => import('./sdk-commands.js');
 
 export interface ProgramState {
   /** The exit code the last action returned. */
@@ -158,6 +159,26 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
         return extJwtCheckCommand({ controller: controller as string, signer: signer as string, token: token as string, username, password, ca }, out);
       }),
     );
+
+  const sdk = program.command('sdk').description('Dials and hosts services over the overlay with an identity file, as an application using the SDK does');
+  const authOption = () => new Option('--auth <kind>', 'how to log in: auto (OIDC when offered), oidc or legacy').choices(['auto', 'oidc', 'legacy']).default('auto');
+  sdk
+    .command('dial')
+    .description('Connects to a service: stdin goes to it, what it sends goes to stdout (like ncat); exits when both directions end')
+    .argument('<service>', 'the service name')
+    .requiredOption('--identity <file>', 'the identity file (svc edge enroll -o FILE)')
+    .addOption(authOption())
+    .action((service: string, options: { identity: string; auth: 'auto' | 'oidc' | 'legacy' }) =>
+      run(async () => (await sdkCommands()).sdkDialCommand({ service, ...options }, { stdin: process.stdin, stdout: process.stdout }, out)),
+    );
+  sdk
+    .command('host')
+    .description('Hosts a service: each incoming connection is piped to a new TCP connection to HOST:PORT, until SIGINT or SIGTERM')
+    .argument('<service>', 'the service name')
+    .requiredOption('--identity <file>', 'the identity file (svc edge enroll -o FILE)')
+    .requiredOption('--to <host:port>', 'where each connection goes')
+    .addOption(authOption())
+    .action((service: string, options: { identity: string; to: string; auth: 'auto' | 'oidc' | 'legacy' }) => run(async () => (await sdkCommands()).sdkHostCommand({ service, ...options }, out)));
 
   program
     .command('version')
