@@ -339,6 +339,8 @@ export async function startController(
           presence: routerPresence,
           feed,
           activity: sessions.activity,
+          sessionTimeoutMs,
+          cached: { identities: lookups.identities, oidc: lookups.oidcSessions },
           metrics,
           log: logger,
           clock,

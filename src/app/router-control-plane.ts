@@ -7,6 +7,8 @@ import type { Logger } from 'pino';
 import { startControlPlane, type ControlPlane } from '../control-plane/control-plane.js';
 import type { ControlPlaneMetrics } from '../control-plane/metrics.js';
 import type { Database } from '../persistence/database.js';
+import type { IdentityRepository } from '../persistence/repositories/identities.js';
+import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import type { ChangeFeed } from '../services/change-feed/change-feed.js';
 import type { ControllerService } from '../services/controllers/controllers.js';
 import { buildRouterControl, watchRevocations } from '../services/routers/index.js';
@@ -37,21 +39,28 @@ export async function startRouterControlPlane(deps: {
   controllers: ControllerService;
   presence: RouterPresence;
   feed: ChangeFeed;
-  activity: { seen(sessionId: string, at: Date): void };
+  activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
+  /** The legacy API sessions' inactivity timeout. */
+  sessionTimeoutMs: number;
+  /** The authentication cache's identities and OIDC sessions, which dial decisions read. */
+  cached: { identities: Pick<IdentityRepository, 'findById'>; oidc: Pick<OidcRepository, 'findSession'> };
   metrics: ControlPlaneMetrics;
   log: Logger;
   clock: Clock;
 }): Promise<RouterControlPlane> {
   const { services, log } = deps;
   let clientCas = [...deps.tls.ca];
-  const { service, sources } = buildRouterControl(deps.database, {
+  const { service, sources, hosted } = buildRouterControl(deps.database, {
     clock: deps.clock,
     terminators: services.authorization.terminators,
     engine: services.authorization.engine,
+    posture: services.posture,
     ...(services.oidc ? { jwks: async () => ({ keys: (await services.oidc!.jwks()).keys as unknown as Record<string, unknown>[] }) } : {}),
     issuers: deps.issuers,
     clientCaPems: async () => clientCas,
     activity: deps.activity,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
+    cached: deps.cached,
   });
 
   async function endpoints() {
@@ -79,6 +88,7 @@ export async function startRouterControlPlane(deps: {
       revocations: (items) => plane.revoke(items),
       routerChanged: (id) => void plane.recheck(id).catch(warn('a router standing could not be read')),
       trustChanged: () => void plane.refreshTrust().catch(warn('the trust state could not be read')),
+      hostsMayHaveLostAccess: (hostId) => void hosted.recheck(hostId).catch(warn('the SDK-bound terminators could not be checked again')),
     },
     onError: warn('a revocation could not be classified'),
   });

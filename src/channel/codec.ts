@@ -97,6 +97,10 @@ function decodeHeaders(block: Buffer): Map<number, Buffer> {
   return headers;
 }
 
+/** Chunks below this size are staged (see createFrameDecoder); TLS records from a normal sender are 16 KiB. */
+const SMALL_CHUNK_BYTES = 4_096;
+const MAX_STAGE_BYTES = 65_536;
+
 export interface FrameDecoder {
   /** Takes the next bytes of the stream; returns the frames they complete. Throws ChannelProtocolError. */
   push(chunk: Buffer): Message[];
@@ -116,6 +120,17 @@ export function createFrameDecoder(limits: FrameLimits = DEFAULT_LIMITS, firstMe
   // The size of the frame being read once its header is known: chunks are joined only when it is complete, so a
   // large body arriving in many chunks is copied once, not once per chunk.
   let needed = 0;
+  // Small chunks of a frame still incomplete are copied into one staging buffer instead of being kept one Buffer
+  // each: a peer sending one-byte TLS records would otherwise make every byte it sends cost a Buffer object (about
+  // a hundred bytes of heap). The staging buffer is never larger than what arrived so far (so it doubles), never
+  // sized by what a head announces.
+  let stage: Buffer | undefined;
+  let staged = 0;
+  const flushStage = () => {
+    if (stage && staged > 0) pending.push(stage.subarray(0, staged));
+    stage = undefined;
+    staged = 0;
+  };
 
   return {
     get buffered() {
@@ -123,6 +138,17 @@ export function createFrameDecoder(limits: FrameLimits = DEFAULT_LIMITS, firstMe
     },
     push(chunk) {
       if (chunk.length === 0) return [];
+      if (needed > 0 && chunk.length < SMALL_CHUNK_BYTES && pendingBytes + chunk.length < needed) {
+        if (!stage || staged + chunk.length > stage.length) {
+          flushStage();
+          stage = Buffer.allocUnsafe(Math.min(Math.max(pendingBytes, chunk.length), MAX_STAGE_BYTES, needed - pendingBytes));
+        }
+        chunk.copy(stage, staged);
+        staged += chunk.length;
+        pendingBytes += chunk.length;
+        return [];
+      }
+      flushStage();
       pending.push(chunk);
       pendingBytes += chunk.length;
       if (needed > 0 && pendingBytes < needed) return [];

@@ -72,7 +72,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .action((options: Record<string, string | undefined> & { router?: boolean }) =>
       run(async () =>
         (await import('./quickstart-command.js')).quickstartCommand(
-          { home: options.home, host: options.host, port: options.port, ctrlPort: options.ctrlPort, adminUser: options.adminUser, adminPassword: options.adminPassword, router: options.router, routerHealthPort: options.routerHealthPort as string | undefined },
+          { home: options.home, host: options.host, port: options.port, ctrlPort: options.ctrlPort, adminUser: options.adminUser, adminPassword: options.adminPassword, router: options.router, routerHealthPort: options.routerHealthPort as string | undefined, routerEdgePort: options.routerEdgePort as string | undefined },
           out,
         ),
       ),

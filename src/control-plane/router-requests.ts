@@ -10,10 +10,12 @@ import type { Channel, Message } from '../channel/index.js';
 import { ControlErrorCode, ControlType, controlTypeName } from '../control-protocol/catalogue.js';
 import {
   ApiSessionActivitySchema,
+  ApiSessionCheckSchema,
   ControlBodyError,
   CreateTerminatorSchema,
   DeleteTerminatorsSchema,
   DialRequestSchema,
+  ReconcileTerminatorsSchema,
   EmptySchema,
   readBody,
   RouterEventsSchema,
@@ -96,11 +98,17 @@ export function handleRouterMessages(deps: {
           return {};
         });
         return;
+      case ControlType.ReconcileTerminators:
+        void answer(message, async () => ({
+          removed: await service.reconcileTerminators(router, readBody(ReconcileTerminatorsSchema, message.body, 'ReconcileTerminators').keep),
+        }));
+        return;
       case ControlType.DialRequest:
-        void answer(message, async () => {
-          const request = readBody(DialRequestSchema, message.body, 'DialRequest');
-          return service.dial(router, request.identityId, request.serviceId);
-        });
+        void answer(message, () => service.dial(router, readBody(DialRequestSchema, message.body, 'DialRequest')));
+        return;
+      case ControlType.ApiSessionCheck:
+        // The body may hold a legacy token: no log line here quotes it (refusals name fields, never values).
+        void answer(message, () => service.checkApiSession(readBody(ApiSessionCheckSchema, message.body, 'ApiSessionCheck')));
         return;
       case ControlType.ApiSessionActivity:
         notice(message, () => service.recordActivity(readBody(ApiSessionActivitySchema, message.body, 'ApiSessionActivity').apiSessionIds));

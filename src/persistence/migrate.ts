@@ -30,6 +30,7 @@ import { caReach } from './migrations/0026-ca-reach.js';
 import { sweepIndexes } from './migrations/0027-sweep-indexes.js';
 import { routerPresence } from './migrations/0028-router-presence.js';
 import { controllerCtrlAddress } from './migrations/0029-controller-ctrl-address.js';
+import { terminatorHosts } from './migrations/0030-terminator-hosts.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -59,6 +60,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0027-sweep-indexes': sweepIndexes,
   '0028-router-presence': routerPresence,
   '0029-controller-ctrl-address': controllerCtrlAddress,
+  '0030-terminator-hosts': terminatorHosts,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -35,7 +35,8 @@ export interface ResourceTable<T extends ResourceTableName, Entity extends { id:
    */
   dependents?: {
     written(db: Kysely<Tables>, entity: Entity): Promise<void>;
-    deleted(db: Kysely<Tables>, id: string): Promise<void>;
+    /** `store` is the store bound to the same transaction, for writes that need more than SQL (the change log). */
+    deleted(db: Kysely<Tables>, id: string, store: Database): Promise<void>;
   };
   /**
    * The entity type under which every insert, update and delete is written to the authorization change log in the
@@ -131,7 +132,7 @@ export function resourceRepository<T extends ResourceTableName, Entity extends {
     },
     async delete(id) {
       return withDependents(async (trx) => {
-        await dependents?.deleted(trx, id);
+        await dependents?.deleted(trx, id, { ...database, db: trx });
         const result = await loose(trx).deleteFrom(table).where('id', '=', id).executeTakeFirst();
         const deleted = Number(result.numDeletedRows) > 0;
         if (deleted) await logged(trx, id);

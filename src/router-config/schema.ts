@@ -266,6 +266,28 @@ const ListenerSchema = Type.Object(
   closed,
 );
 
+/** The binding of the SDK edge listener. */
+export const EDGE_BINDING = 'edge';
+
+/**
+ * Options of a `binding: edge` listener (svc's own; decision 0066). Open: upstream's keys (`connectTimeoutMs`,
+ * `getSessionTimeout`…) are accepted and reported as ignored rather than refused, so an upstream file still loads.
+ */
+export const EdgeOptionsSchema = Type.Object({
+  /** Default 10s. */
+  handshakeTimeout: Duration(),
+  /** Upstream's name for the same time, in milliseconds; `handshakeTimeout` wins when both are given. */
+  connectTimeoutMs: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Default 5s. */
+  dialTimeout: Duration(),
+  /** Defaults 50,000 / 200,000 / 4,096 / 256 (src/router/edge/edge-listener.ts DEFAULT_EDGE_LIMITS). */
+  maxChannels: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxConnections: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxConnectionsPerChannel: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxBindingsPerChannel: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type EdgeOptionsFile = Static<typeof EdgeOptionsSchema>;
+
 /** Options of a `binding: tunnel` listener. */
 export const TunnelOptionsSchema = Type.Object(
   {

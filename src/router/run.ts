@@ -10,7 +10,7 @@ import type { Logger } from 'pino';
 import { ControlType } from '../control-protocol/catalogue.js';
 import type { RouterHello } from '../control-protocol/bodies.js';
 import { readRouterConfig } from './config-file.js';
-import type { RouterFile } from '../router-config/schema.js';
+import { EDGE_BINDING, type EdgeOptionsFile, type RouterFile } from '../router-config/schema.js';
 import { formatDiagnostic, hasErrors } from '../shared/diagnostics.js';
 import { systemClock, type Clock } from '../shared/clock.js';
 import { startControlClient, type ControlClient } from './control/control-client.js';
@@ -28,7 +28,7 @@ import { controlTypeName } from '../control-protocol/catalogue.js';
 import { parseDuration } from '../shared/durations.js';
 import { metricsSnapshot } from './metrics/report.js';
 import { createEdgeMetrics } from './metrics/edge-metrics.js';
-import { startEdgeListener, type EdgeListener } from './edge/edge-listener.js';
+import { startEdgeListener, type EdgeListener, type EdgeListenerLimits } from './edge/edge-listener.js';
 
 export interface VersionInfo {
   version: string;
@@ -67,16 +67,29 @@ export async function loadRouterFile(configPath: string, env: Readonly<Record<st
   return config;
 }
 
-/** Where the edge listener binds: the first `binding: edge` listener's `address` (or `bind`), `tls:host:port`. */
-export function edgeListenAddress(config: RouterFile): { host: string; port: number } | undefined {
+/**
+ * Where the edge listener binds and its limits: the first `binding: edge` listener's `address` (or `bind`),
+ * `tls:host:port`, and its options (decision 0066). Undefined without an `edge` section or such a listener.
+ */
+export function edgeListenerSettings(config: RouterFile): { host: string; port: number; limits: Partial<EdgeListenerLimits> } | undefined {
   if (config.edge === undefined) return undefined;
-  const listener = (config.listeners ?? []).find((l) => l.binding === 'edge');
+  const listener = (config.listeners ?? []).find((l) => l.binding === EDGE_BINDING);
   const address = listener?.address ?? listener?.bind;
-  if (!address) return undefined;
+  if (!listener || !address) return undefined;
   const match = /^[a-z]+:(.*):(\d+)$/.exec(address);
   if (!match) return undefined;
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1');
-  return { host, port: Number(match[2]) };
+  const options = (listener.options ?? {}) as EdgeOptionsFile;
+  const limits: Partial<EdgeListenerLimits> = {
+    ...(options.maxChannels !== undefined ? { maxChannels: options.maxChannels } : {}),
+    ...(options.maxConnections !== undefined ? { maxConns: options.maxConnections } : {}),
+    ...(options.maxConnectionsPerChannel !== undefined ? { maxConnsPerChannel: options.maxConnectionsPerChannel } : {}),
+    ...(options.maxBindingsPerChannel !== undefined ? { maxBindingsPerChannel: options.maxBindingsPerChannel } : {}),
+    ...(options.connectTimeoutMs !== undefined ? { helloTimeoutMs: options.connectTimeoutMs } : {}),
+    ...(options.handshakeTimeout !== undefined ? { helloTimeoutMs: parseDuration(options.handshakeTimeout) ?? 10_000 } : {}),
+    ...(options.dialTimeout !== undefined ? { dialTimeoutMs: parseDuration(options.dialTimeout) ?? 5_000 } : {}),
+  };
+  return { host, port: Number(match[2]), limits };
 }
 
 /** The edge listeners the router advertises, as `tls:host:port`, for the controller's `supportedProtocols`. */
@@ -242,12 +255,13 @@ export async function startRouter(
     throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
   }
 
-  const edgeAt = edgeListenAddress(config);
+  const edgeAt = edgeListenerSettings(config);
   try {
     edge = edgeAt
       ? await startEdgeListener({
           host: edgeAt.host,
           port: edgeAt.port,
+          limits: edgeAt.limits,
           tls: { key: identity.keyPem, cert: identity.serverCertPem },
           trust,
           revocations,

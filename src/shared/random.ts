@@ -52,3 +52,8 @@ export function newPassword(): string {
 export function newRandomBytes(count: number): Buffer {
   return randomBytes(count);
 }
+
+/** A uniformly distributed number in [0, 1) from the OS CSPRNG (53 random bits), for choices among equals. */
+export function randomUnit(): number {
+  return Number(randomBytes(8).readBigUInt64BE() >> 11n) / 2 ** 53;
+}

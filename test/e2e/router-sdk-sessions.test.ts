@@ -8,6 +8,9 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { decodeJwt } from 'jose';
 import * as client from 'openid-client';
+import { ControlType } from '../../src/control-protocol/catalogue.js';
+import { ApiSessionCheckAnswerSchema } from '../../src/control-protocol/bodies.js';
+import { ControlRefusal } from '../../src/control-protocol/results.js';
 import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
@@ -42,6 +45,13 @@ describe(`SDK sessions as routers see them (${testDialect})`, () => {
     await ctl.close();
   });
 
+  const check = (body: object) => er.control.request(ControlType.ApiSessionCheck, body, ApiSessionCheckAnswerSchema, 5_000);
+  const refused = (code: string, pattern: RegExp) => (error: unknown) => error instanceof ControlRefusal && error.code === code && pattern.test(error.message);
+  const legacyLogin = async (username: string, password: string) => {
+    const res = await ctl.fetch(`${CLIENT}/authenticate?method=password`, { method: 'POST', body: { username, password } });
+    if (res.status !== 200) throw new Error(`login failed: ${res.status} ${res.text}`);
+    return { token: res.headers['svc-session'] as string, sessionId: res.json().data.id as string };
+  };
   const refresh = async (refreshToken: string) => {
     const res = await postForm(ctl, '/oidc/token', { grant_type: 'refresh_token', client_id: 'svc', refresh_token: refreshToken });
     if (res.status !== 200) throw new Error(`refresh failed: ${res.status} ${res.text}`);
@@ -88,6 +98,79 @@ describe(`SDK sessions as routers see them (${testDialect})`, () => {
       const fingerprint = await ephemeral({ authorization: `Bearer ${first.accessToken}` });
       const second = await refresh(first.refreshToken);
       assert.deepEqual(decodeJwt(second.accessToken).z_cfs, [fingerprint]);
+    });
+  });
+
+  describe('ApiSessionCheck', () => {
+    const OTHER_FINGERPRINT = '0'.repeat(40);
+
+    it('names the legacy session of a token, and says whether a certificate is one of its ephemeral certificates', async () => {
+      const user = await createIdentity(ctl.running.database, { name: 'check-legacy', password: 'check-password-1' });
+      const { token, sessionId } = await legacyLogin('check-legacy', 'check-password-1');
+      const answer = await check({ legacyToken: token, fingerprint: OTHER_FINGERPRINT });
+      assert.equal(answer.apiSessionId, sessionId);
+      assert.equal(answer.identityId, user.id);
+      assert.equal(answer.identityName, 'check-legacy');
+      assert.equal(answer.legacy, true);
+      assert.ok(Math.abs(answer.createdAt - Date.now()) < 60_000, 'createdAt is the login, in ms since the epoch');
+      assert.equal(answer.certificateBound, false);
+      const fingerprint = await ephemeral({ 'svc-session': token });
+      assert.equal((await check({ legacyToken: token, fingerprint })).certificateBound, true);
+    });
+
+    it("names an OIDC session by its id, bound to the identity's certificate authenticator", async () => {
+      const identity = await createIdentity(ctl.running.database, { name: 'check-oidc', password: 'check-password-2' });
+      const cert = await issueClientCertificate(ctl.pki, 'check-oidc');
+      await addCertAuthenticator(ctl.running.database, identity.id, cert.leafPem);
+      const { accessToken } = await passwordLoginTokens(ctl, 'check-oidc', 'check-password-2');
+      const apiSessionId = decodeJwt(accessToken).z_asid as string;
+      const answer = await check({ apiSessionId, fingerprint: cert.fingerprint });
+      assert.deepEqual({ ...answer, createdAt: 0 }, { apiSessionId, identityId: identity.id, identityName: 'check-oidc', legacy: false, createdAt: 0, certificateBound: true });
+      assert.equal((await check({ apiSessionId, fingerprint: OTHER_FINGERPRINT })).certificateBound, false);
+    });
+
+    it('refuses with NOT_FOUND a token or session that names nothing live: unknown, ended, expired, revoked, identity disabled', async () => {
+      await createIdentity(ctl.running.database, { name: 'check-gone', password: 'check-password-3' });
+      const notLive = refused('NOT_FOUND', /names no live API session/);
+      await assert.rejects(check({ legacyToken: 'not-a-token-of-anyone', fingerprint: OTHER_FINGERPRINT }), notLive, 'unknown token');
+      await assert.rejects(check({ apiSessionId: 'no-such-session', fingerprint: OTHER_FINGERPRINT }), notLive, 'unknown id');
+
+      const ended = await legacyLogin('check-gone', 'check-password-3');
+      await check({ legacyToken: ended.token, fingerprint: OTHER_FINGERPRINT }); // positive control
+      assert.equal((await ctl.fetch(`${CLIENT}/current-api-session`, { method: 'DELETE', headers: { 'svc-session': ended.token } })).status, 200);
+      await assert.rejects(check({ legacyToken: ended.token, fingerprint: OTHER_FINGERPRINT }), notLive, 'logged out');
+
+      const idle = await legacyLogin('check-gone', 'check-password-3');
+      await check({ legacyToken: idle.token, fingerprint: OTHER_FINGERPRINT });
+      const longAgo = new Date(Date.now() - 2 * 3_600_000).toISOString();
+      await ctl.running.database.db.updateTable('api_sessions').set({ last_activity_at: longAgo }).where('id', '=', idle.sessionId).execute();
+      await assert.rejects(check({ legacyToken: idle.token, fingerprint: OTHER_FINGERPRINT }), notLive, 'idle past the session timeout');
+
+      const oidc = await passwordLoginTokens(ctl, 'check-gone', 'check-password-3');
+      const apiSessionId = decodeJwt(oidc.accessToken).z_asid as string;
+      await check({ apiSessionId, fingerprint: OTHER_FINGERPRINT });
+      assert.equal((await postForm(ctl, '/oidc/revoke', { token: oidc.refreshToken, client_id: 'svc' })).status, 200);
+      await assert.rejects(check({ apiSessionId, fingerprint: OTHER_FINGERPRINT }), notLive, 'OIDC session revoked');
+
+      const user = await createIdentity(ctl.running.database, { name: 'check-disabled', password: 'check-password-4' });
+      const disabled = await legacyLogin('check-disabled', 'check-password-4');
+      assert.equal((await admin.post(`/identities/${user.id}/disable`, { durationMinutes: 0 })).status, 200);
+      await assert.rejects(check({ legacyToken: disabled.token, fingerprint: OTHER_FINGERPRINT }), notLive, 'identity disabled');
+      assert.equal((await admin.post(`/identities/${user.id}/enable`, {})).status, 200);
+      assert.equal((await check({ legacyToken: disabled.token, fingerprint: OTHER_FINGERPRINT })).apiSessionId, disabled.sessionId, 'enabled again: live');
+    });
+
+    it('refuses malformed checks by field, and never writes a legacy token into a log line', async () => {
+      await createIdentity(ctl.running.database, { name: 'check-bad', password: 'check-password-5' });
+      const { token } = await legacyLogin('check-bad', 'check-password-5');
+      const bad = (pattern: RegExp) => refused('BAD_MESSAGE', pattern);
+      await assert.rejects(check({ legacyToken: token, apiSessionId: 'x', fingerprint: OTHER_FINGERPRINT }), bad(/exactly one of body.legacyToken and body.apiSessionId/));
+      await assert.rejects(check({ fingerprint: OTHER_FINGERPRINT }), bad(/exactly one of body.legacyToken and body.apiSessionId/));
+      await assert.rejects(check({ legacyToken: token, fingerprint: 'AB:CD' }), bad(/body.fingerprint/));
+      await assert.rejects(check({ legacyToken: `${token}-wrong`, fingerprint: OTHER_FINGERPRINT }), refused('NOT_FOUND', /legacy token/));
+      await check({ legacyToken: token, fingerprint: OTHER_FINGERPRINT });
+      assert.ok(lines.some((line) => line.includes('BAD_MESSAGE')), 'the refusals are logged');
+      assert.equal(lines.filter((line) => line.includes(token)).length, 0, 'no log line holds the token');
     });
   });
 });

@@ -42,6 +42,8 @@ export interface RouterFileOptions {
   advertise?: string;
   /** The port the edge listener binds on 127.0.0.1 (default: the router's own edgePort). */
   edgePort?: number;
+  /** Options of the edge listener (limits and timeouts). */
+  edgeOptions?: Record<string, unknown>;
   /** Extra top-level keys (e.g. `web`, `healthChecks`), merged over the defaults. */
   extra?: Record<string, unknown>;
 }
@@ -61,7 +63,7 @@ export function writeRouterFile(router: Pick<EnrolledRouter, 'dir' | 'name'> & {
     ctrl: { ...(options.endpoints.length === 1 ? { endpoint: options.endpoints[0] } : { endpoints: options.endpoints }), ...FAST_CTRL },
     csr: { sans: { dns: [`${router.name}.routers.test`] } },
     edge: {},
-    listeners: [{ binding: 'edge', address: `tls:127.0.0.1:${edgePort}`, advertise: options.advertise ?? `er-${router.name}.example:3022` }],
+    listeners: [{ binding: 'edge', address: `tls:127.0.0.1:${edgePort}`, advertise: options.advertise ?? `er-${router.name}.example:3022`, ...(options.edgeOptions ? { options: options.edgeOptions } : {}) }],
     ...options.extra,
   };
   const path = join(router.dir, 'router.yml');

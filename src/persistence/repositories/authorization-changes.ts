@@ -32,6 +32,8 @@ export type ChangedEntity =
   | 'external-jwt-signer'
   | 'ca'
   | 'posture-response'
+  /** An SDK-bound terminator removed by someone other than its router (its router ends the binding). */
+  | 'terminator'
   | '*';
 
 export interface AuthorizationChange {

@@ -10,6 +10,7 @@ import type { Database } from '../database.js';
 import type { FieldMap } from '../query/list-query.js';
 import { resourceRepository, type ResourceRepository, type ResourceTable } from '../resource-table.js';
 import type { ServicesTable, Tables } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { indexAttributes, unindexEntity } from './role-index.js';
 import { parseJson, toBool, toDate, toIso } from './row-values.js';
 
@@ -77,8 +78,11 @@ export const SERVICE_TABLE: ResourceTable<'services', Service> = {
       await indexAttributes(db, 'service', service.id, service.roleAttributes);
     },
     // The foreign keys cascade too; deleting here keeps the outcome the same on a store that does not enforce them.
-    async deleted(db, id) {
+    async deleted(db, id, store) {
       await db.deleteFrom('service_configs').where('service_id', '=', id).execute();
+      // SDK-bound terminators go with their service: their routers are told to end the bindings (issue 42).
+      const hosted = await db.selectFrom('terminators').select('id').where('service_id', '=', id).where('host_id', 'is not', null).execute();
+      for (const { id: terminatorId } of hosted) await recordChange(store, 'terminator', terminatorId);
       await db.deleteFrom('terminators').where('service_id', '=', id).execute();
       await unindexEntity(db, 'service', id);
     },

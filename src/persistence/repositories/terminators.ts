@@ -9,6 +9,7 @@ import type { NamedTerminator, Terminator, TerminatorPrecedence } from '../../do
 import type { Database } from '../database.js';
 import { listTableRows, type FieldMap, type ListQuery } from '../query/list-query.js';
 import type { Tables, TerminatorsTable } from '../tables.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toDate, toIso } from './row-values.js';
 
 /** Public field name -> column, for `filter` and `sort` on terminator lists. */
@@ -35,6 +36,15 @@ export interface TerminatorRepository {
   /** Writes every column but `id`, `created_at` and `host_id`. */
   update(terminator: Terminator): Promise<void>;
   delete(id: string): Promise<boolean>;
+  /** The terminators of service `serviceId` on router `routerId` (a dial chooses among them). */
+  listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
+  /** The terminators SDKs bound (host set), all or those of one router or host: as many as the network hosts, never more. */
+  listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
+  /**
+   * Logs the removal of an SDK-bound terminator in the change log, in the caller's transaction, so that every
+   * controller tells its routers (a `terminator` revocation) within the feed's bound.
+   */
+  announceRemoval(id: string): Promise<void>;
   serviceExists(id: string): Promise<boolean>;
   routerExists(id: string): Promise<boolean>;
 }
@@ -114,6 +124,17 @@ export function createTerminatorRepository(database: Database): TerminatorReposi
       const result = await db.deleteFrom('terminators').where('id', '=', id).executeTakeFirst();
       return Number(result.numDeletedRows) > 0;
     },
+    async listOnRouter(serviceId, routerId) {
+      const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).where('router_id', '=', routerId).orderBy('id').execute();
+      return rows.map(fromRow);
+    },
+    async listHosted(of = {}) {
+      let query = db.selectFrom('terminators').selectAll().where('host_id', 'is not', null);
+      if (of.routerId !== undefined) query = query.where('router_id', '=', of.routerId);
+      if (of.hostId !== undefined) query = query.where('host_id', '=', of.hostId);
+      return (await query.orderBy('id').execute()).map(fromRow);
+    },
+    announceRemoval: (id) => recordChange(database, 'terminator', id),
     serviceExists: (id) => exists('services', id),
     routerExists: (id) => exists('edge_routers', id),
   };

@@ -8,9 +8,9 @@
 import { checkAgainstSchema, isClean } from '../../shared/schema-check.js';
 import type { KeyPath } from '../../shared/yaml-source.js';
 import { reportError, reportWarning } from '../../config/rule-context.js';
-import { TUNNEL_BINDING, TunnelOptionsSchema } from '../schema.js';
+import { EDGE_BINDING, EdgeOptionsSchema, TUNNEL_BINDING, TunnelOptionsSchema } from '../schema.js';
 import type { ListenerEntryFile, RouterFile, TunnelOptionsFile } from '../schema.js';
-import { checkEach, checkValue, isMapping } from './check.js';
+import { checkDuration, checkEach, checkValue, isMapping } from './check.js';
 import type { RuleContext } from './check.js';
 import { addressProblem, advertiseProblem, cidrProblem, resolverProblem, servicePortProblem } from './values.js';
 
@@ -36,6 +36,23 @@ function oneListener(context: RuleContext, path: KeyPath, listener: ListenerEntr
   if (tunnel && context.clean([...path, 'options'])) {
     listener.options ??= {};
     tunnelOptions(context, [...path, 'options'], listener.options);
+  }
+  if (listener.binding === EDGE_BINDING && listener.options !== undefined && context.clean([...path, 'options'])) {
+    edgeOptions(context, [...path, 'options'], listener.options);
+  }
+}
+
+const EDGE_OPTION_KEYS = Object.keys(EdgeOptionsSchema.properties);
+
+/** The edge listener's limits and timeouts; keys it does not know (upstream's) are reported as ignored. */
+function edgeOptions(context: RuleContext, path: KeyPath, options: Record<string, unknown>): void {
+  const checked = checkAgainstSchema(options, EdgeOptionsSchema, context.source, path);
+  context.diagnostics.push(...checked.diagnostics);
+  for (const key of Object.keys(options)) {
+    if (!EDGE_OPTION_KEYS.includes(key)) reportWarning(context, [...path, key], `ignored: the edge listener's options are ${EDGE_OPTION_KEYS.join(', ')}`, 'key');
+  }
+  for (const key of ['handshakeTimeout', 'dialTimeout']) {
+    if (isClean(checked, [...path, key]) && typeof options[key] === 'string') checkDuration(context, [...path, key], options[key]);
   }
 }
 

@@ -160,6 +160,8 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
   server.on('tlsClientError', (error, socket) => {
     log.debug({ err: error, remote: socket.remoteAddress }, `an SDK's TLS handshake failed: ${error.message}`);
     metrics.hello('refused');
+    // With a listener here Node leaves the socket open; a client that never finishes its handshake must not stay.
+    socket.destroy();
   });
 
   server.on('secureConnection', (socket: TLSSocket) => {

@@ -46,7 +46,15 @@ export interface TerminatorService {
   create(actor: Actor, input: TerminatorInput): Promise<Terminator>;
   replace(actor: Actor, id: string, input: TerminatorUpdate): Promise<Terminator>;
   patch(actor: Actor, id: string, patch: TerminatorPatch): Promise<Terminator>;
-  delete(actor: Actor, id: string): Promise<void>;
+  /**
+   * Deletes a terminator. An SDK-bound one is announced to routers (a `terminator` revocation through the change
+   * feed) unless `byItsRouter`: the router that hosts it deleted it and knows.
+   */
+  delete(actor: Actor, id: string, options?: { byItsRouter?: boolean }): Promise<void>;
+  /** The terminators SDKs bound (host set), all or those of one router or host. */
+  listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
+  /** The terminators of a service on one router. */
+  listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
 }
 
 function invalid(field: string, reason: string, value: unknown): ApiError {
@@ -66,7 +74,7 @@ const auditDetails = (t: Terminator) => ({
 
 export function createTerminatorService(deps: {
   terminators: TerminatorRepository;
-  changes: AuditedChanges<Pick<TerminatorRepository, 'insert' | 'update' | 'delete'>>;
+  changes: AuditedChanges<Pick<TerminatorRepository, 'insert' | 'update' | 'delete' | 'announceRemoval'>>;
   clock: Clock;
 }): TerminatorService {
   const { terminators, clock } = deps;
@@ -163,12 +171,16 @@ export function createTerminatorService(deps: {
       };
       return change(actor, current, merged, 'patch');
     },
-    async delete(actor, id) {
+    async delete(actor, id, options = {}) {
       const terminator = await found(id);
       await deps.changes(async (scope) => {
-        await scope.records.delete(id);
+        const removed = await scope.records.delete(id);
+        // Only the controller whose delete removed the row announces it, so a race between two announces once.
+        if (removed && terminator.hostId !== null && !options.byItsRouter) await scope.records.announceRemoval(id);
         await scope.audit.record(actor, 'delete', 'terminator', id, { service: terminator.serviceId, router: terminator.routerId });
       });
     },
+    listHosted: (of) => terminators.listHosted(of),
+    listOnRouter: (serviceId, routerId) => terminators.listOnRouter(serviceId, routerId),
   };
 }

@@ -47,7 +47,7 @@ export interface SessionAccess {
    * Why the caller may not open (or keep) a session of `type` for the service, or undefined when it may. `state` is
    * the API session's posture, read once per request by the caller of this (`posture.stateOf`).
    */
-  refusal(caller: Caller, serviceId: string, type: ServicePolicyType, state: () => Promise<PostureState>): Promise<Refusal | undefined>;
+  refusal(caller: Pick<Caller, 'identity'>, serviceId: string, type: ServicePolicyType, state: () => Promise<PostureState>): Promise<Refusal | undefined>;
   /** A page of the edge routers the caller may reach the service through, under `query`. */
   routers(caller: Caller, service: RoleHolder, query: ListQuery): Promise<{ items: EdgeRouter[]; totalCount: number }>;
 }

@@ -17,8 +17,16 @@ import { createRouterEnrollmentService, type RouterEnrollmentService } from './r
 import { createRouterControlService, type RouterControlService } from './router-control.js';
 import type { RevocationSources } from './revocation-watch.js';
 import { createApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
-import { createOidcRepository } from '../../persistence/repositories/oidc.js';
-import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createOidcRepository, type OidcRepository } from '../../persistence/repositories/oidc.js';
+import { createIdentityRepository, type IdentityRepository } from '../../persistence/repositories/identities.js';
+import { createCertificateFingerprintRepository } from '../../persistence/repositories/certificate-fingerprints.js';
+import { createSdkSessions } from './sdk-sessions.js';
+import { createSdkDial } from './sdk-dial.js';
+import { createHostedTerminatorCheck, type HostedTerminatorCheck } from './hosted-terminators.js';
+import { createEdgeRouterRepository } from '../../persistence/repositories/edge-routers.js';
+import { createSessionAccess } from '../edge-sessions/session-access.js';
+import type { PostureService } from '../posture/index.js';
+import { randomUnit } from '../../shared/random.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
@@ -63,14 +71,49 @@ export function buildRouterEnrollment(
  */
 export function buildRouterControl(
   database: Database,
-  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers'>,
-): { service: RouterControlService; sources: RevocationSources } {
+  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity' | 'dial'> & {
+    /** The posture evaluator's state of an API session (the posture domain's). */
+    posture: Pick<PostureService, 'stateOf'>;
+    /** Legacy session activity (the sessions domain's): what routers report, and what this controller saw unwritten. */
+    activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
+    /** The legacy API sessions' inactivity timeout (`edge.api.sessionTimeout`). */
+    sessionTimeoutMs: number;
+    /**
+     * The authentication cache's identities and OIDC sessions (auth-lookups.ts), current within the change feed's
+     * bound: dials read them as `POST /sessions` does; without them, the store.
+     */
+    cached?: { identities: Pick<IdentityRepository, 'findById'>; oidc: Pick<OidcRepository, 'findSession'> };
+  },
+): { service: RouterControlService; sources: RevocationSources; hosted: HostedTerminatorCheck } {
   const routers = createRouterCertificateRepository(database);
   const apiSessions = createApiSessionRepository(database);
   const oidc = createOidcRepository(database);
   const identities = createIdentityRepository(database);
+  const sessionDeps = {
+    apiSessions,
+    oidc,
+    identities,
+    fingerprints: createCertificateFingerprintRepository(database),
+    activity: deps.activity,
+    sessionTimeoutMs: deps.sessionTimeoutMs,
+    clock: deps.clock,
+  };
+  // A router's ApiSessionCheck (once per SDK channel) reads the store; dials read what request authentication reads.
+  const sessions = createSdkSessions(sessionDeps);
+  const dialIdentities = deps.cached?.identities ?? identities;
+  const dial = createSdkDial({
+    sessions: createSdkSessions({ ...sessionDeps, identities: dialIdentities, oidc: deps.cached?.oidc ?? oidc }),
+    identities: dialIdentities,
+    access: createSessionAccess({ engine: deps.engine, routers: createEdgeRouterRepository(database), clock: deps.clock }),
+    engine: deps.engine,
+    posture: deps.posture,
+    terminators: deps.terminators,
+    random: randomUnit,
+    clock: deps.clock,
+  });
   return {
-    service: createRouterControlService({ ...deps, routers }),
+    service: createRouterControlService({ ...deps, routers, sessions, dial }),
+    hosted: createHostedTerminatorCheck({ terminators: deps.terminators, engine: deps.engine }),
     sources: {
       apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,
       oidcSessionLive: async (id) => {

@@ -30,6 +30,11 @@ export interface RevocationListener {
   routerChanged(routerId: string): void;
   /** The CAs or signing keys may have changed: send routers the trust state again. */
   trustChanged(): void;
+  /**
+   * Policies or services changed (no `hostId`: every host), or one identity's attributes did: hosts of SDK-bound
+   * terminators may have lost Bind access (hosted-terminators.ts checks them again).
+   */
+  hostsMayHaveLostAccess(hostId?: string): void;
 }
 
 /** Starts watching; returns the way to stop. Reads run one batch at a time, so the order of the feed is kept. */
@@ -42,6 +47,7 @@ export function watchRevocations(deps: { feed: ChangeFeed; sources: RevocationSo
     const items: Revocation[] = [];
     let access = false;
     let trust = false;
+    const hosts = new Set<string>();
     const seen = new Set<string>();
     for (const { entityType, entityId } of changes) {
       const key = `${entityType}/${entityId}`;
@@ -58,6 +64,11 @@ export function watchRevocations(deps: { feed: ChangeFeed; sources: RevocationSo
       } else if (entityType === 'identity') {
         const state = await sources.identityState(entityId);
         if (state !== 'active') items.push({ kind: 'identity', id: entityId, reason: `the identity was ${state}`, committedAt });
+        // Its attributes may have changed: a host it is may no longer bind (a disabled or deleted one ends by `identity`).
+        else hosts.add(entityId);
+      } else if (entityType === 'terminator') {
+        // Logged only when someone other than its router deleted an SDK-bound terminator (terminators.ts).
+        items.push({ kind: 'terminator', id: entityId, reason: 'the terminator was deleted: an administrator removed it or its host lost Bind access', committedAt });
       } else if (entityType === 'edge-router') {
         listener.routerChanged(entityId);
       } else if (entityType === 'ca' || entityType === 'external-jwt-signer') {
@@ -69,6 +80,8 @@ export function watchRevocations(deps: { feed: ChangeFeed; sources: RevocationSo
     if (access) items.push({ kind: 'access', id: '*', reason: 'policies, services or posture checks changed', committedAt });
     if (items.length > 0) listener.revocations(items);
     if (trust) listener.trustChanged();
+    if (access) listener.hostsMayHaveLostAccess();
+    else for (const hostId of hosts) listener.hostsMayHaveLostAccess(hostId);
   }
 
   const stop = deps.feed.subscribe((event) => {

@@ -1,17 +1,20 @@
 /**
  * What the controller decides for routers on its control channels (decision 0062), apart from the wire: which router
  * a client certificate is, whether it may stay connected, the trust material it checks tokens with, terminators it
- * creates for the services it hosts, and the dial decision. The control plane (src/control-plane/) is the adapter;
+ * creates for the services it hosts (and those it keeps after a reconnect), the dial decision (sdk-dial.ts) and who
+ * is behind an SDK's Hello (sdk-sessions.ts). The control plane (src/control-plane/) is the adapter;
  * this module knows nothing of channels or TLS.
  */
 import type { Actor } from '../../domain/audit.js';
 import type { TerminatorPrecedence } from '../../domain/terminator.js';
-import type { CreateTerminator, DialAnswer, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
+import type { ApiSessionCheck, ApiSessionCheckAnswer, CreateTerminator, DialAnswer, DialRequest, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Clock } from '../../shared/clock.js';
-import { newEntityId } from '../../shared/random.js';
 import type { PolicyEngine } from '../authorization/engine.js';
 import type { TerminatorService } from '../authorization/terminators.js';
+import { RouterRequestError } from './router-request-error.js';
+import type { SdkDial } from './sdk-dial.js';
+import type { SdkSessions } from './sdk-sessions.js';
 
 /** A router as the control plane sees it: who it is and whether it may be connected. */
 export interface RouterStanding {
@@ -22,16 +25,7 @@ export interface RouterStanding {
   fingerprint: string | null;
 }
 
-/** Why a router's request was refused: the code goes on the wire (ControlErrorCode), the sentence in the body. */
-export class RouterRequestError extends Error {
-  override readonly name = 'RouterRequestError';
-  constructor(
-    readonly code: 'NOT_FOUND' | 'NOT_ALLOWED' | 'BAD_MESSAGE',
-    message: string,
-  ) {
-    super(message);
-  }
-}
+export { RouterRequestError } from './router-request-error.js';
 
 export interface RouterControlService {
   /** The router whose current client certificate has this fingerprint (lowercase hex SHA-1 of the DER). */
@@ -44,14 +38,15 @@ export interface RouterControlService {
   updateTerminator(router: RouterStanding, input: UpdateTerminator): Promise<TerminatorAnswer>;
   /** Deletes the router's own terminators among `ids` (others' are refused by name). */
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
-  /** Whether `identityId` may dial `serviceId` now, and the terminator chosen by precedence, then cost. */
-  dial(router: RouterStanding, identityId: string, serviceId: string): Promise<DialAnswer>;
+  /** Deletes the router's SDK-bound terminators whose id is not in `keep` (after a reconnect); how many went. */
+  reconcileTerminators(router: RouterStanding, keep: readonly string[]): Promise<number>;
+  /** Whether the identity (and API session) may dial the service now, and the terminator of this router chosen (sdk-dial.ts). */
+  dial(router: RouterStanding, request: DialRequest): Promise<DialAnswer>;
+  /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
+  checkApiSession(input: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
   /** Legacy API sessions in use through a router's SDK channels: their inactivity timer restarts. */
   recordActivity(apiSessionIds: readonly string[]): void;
 }
-
-/** Lower ranks first: a `required` terminator is chosen over any `default`, a `failed` one only when nothing else is. */
-const PRECEDENCE_RANK: Record<TerminatorPrecedence, number> = { required: 0, default: 1, failed: 2 };
 
 /** The audit trail's actor for what a router does itself. */
 export const routerActor = (router: { name: string }): Actor => ({ id: null, name: `edge-router ${router.name}` });
@@ -77,6 +72,10 @@ export function createRouterControlService(deps: {
   /** Every CA a client certificate may chain to: the controller's own and the verified third-party CAs. */
   clientCaPems: () => Promise<string[]>;
   activity: { seen(sessionId: string, at: Date): void };
+  /** The API sessions of SDKs (sdk-sessions.ts). */
+  sessions: SdkSessions;
+  /** The dial decision (sdk-dial.ts). */
+  dial: SdkDial;
   clock: Clock;
 }): RouterControlService {
   const { terminators } = deps;
@@ -135,20 +134,27 @@ export function createRouterControlService(deps: {
     },
     async deleteTerminators(router, ids) {
       for (const id of ids) await ownTerminator(router, id);
-      for (const id of ids) await terminators.delete(routerActor(router), id).catch(notFoundOrRethrow);
+      for (const id of ids) await terminators.delete(routerActor(router), id, { byItsRouter: true }).catch(notFoundOrRethrow);
     },
-    async dial(_router, identityId, serviceId) {
-      const access = await deps.engine.access(identityId, serviceId, 'Dial').catch(notFoundOrRethrow);
-      if (!access.allowed) throw new RouterRequestError('NOT_ALLOWED', `Identity '${identityId}' may not dial service '${serviceId}'`);
-      const page = await terminators.listOfService(serviceId, { limit: 500 }).catch(notFoundOrRethrow);
-      const candidates = [...page.items].sort((a, b) => PRECEDENCE_RANK[a.precedence] - PRECEDENCE_RANK[b.precedence] || a.cost - b.cost);
-      const best = candidates[0];
-      if (!best) throw new RouterRequestError('NOT_FOUND', `Service '${serviceId}' has no terminator: nothing hosts it`);
-      return {
-        circuitId: newEntityId(),
-        terminator: { id: best.id, routerId: best.routerId, binding: best.binding, address: best.address, instanceId: best.identity },
-      };
+    async reconcileTerminators(router, keep) {
+      const kept = new Set(keep);
+      const stale = (await terminators.listHosted({ routerId: router.id })).filter((terminator) => !kept.has(terminator.id));
+      let removed = 0;
+      for (const terminator of stale) {
+        // Gone meanwhile (an administrator, the host's lost access): nothing left to remove.
+        const deleted = await terminators.delete(routerActor(router), terminator.id, { byItsRouter: true }).then(
+          () => true,
+          (error: unknown) => {
+            if (error instanceof ApiError && error.code === 'NOT_FOUND') return false;
+            throw error;
+          },
+        );
+        if (deleted) removed++;
+      }
+      return removed;
     },
+    dial: (router, request) => deps.dial(router, request),
+    checkApiSession: (input) => deps.sessions.check(input),
     recordActivity(apiSessionIds) {
       const now = deps.clock.now();
       for (const id of apiSessionIds) deps.activity.seen(id, now);
