@@ -6,9 +6,10 @@
  */
 import type { Readable } from 'node:stream';
 import type { SdkIdentityFile } from '../../src/sdk/index.js';
-import type { TestController } from './controller.js';
+import { startTestController, type TestController } from './controller.js';
 import { addCertAuthenticator, createIdentity, issueClientCertificate } from './fixtures.js';
 import { createdId, type ManagementClient } from './management.js';
+import { enrolledRouter, writeRouterFile, type EnrolledRouter } from './routers.js';
 
 export interface SdkTestIdentity {
   id: string;
@@ -55,3 +56,26 @@ export function readAll(stream: Readable): Promise<Buffer> {
   });
 }
 
+/**
+ * A router enrolled for SDK tests, its config written: its server certificate also names 127.0.0.1 and it advertises
+ * `127.0.0.1:<its edge port>`, the address SDKs connect to (the controller must allow local names).
+ */
+export async function sdkRouter(ctl: TestController, admin: ManagementClient, name: string): Promise<EnrolledRouter> {
+  const router = await enrolledRouter(admin, (token, body) => ctl.fetch(`/edge/client/v1/enroll?method=erott&token=${token}`, { method: 'POST', body }), name, undefined, { serverSans: ['IP:127.0.0.1'] });
+  writeRouterFile(router, { endpoints: [`tls:127.0.0.1:${ctl.ports[1]}`], advertise: `127.0.0.1:${router.edgePort}` });
+  return router;
+}
+
+/**
+ * A controller for SDK tests: a control listener for routers (on its second port) and local names allowed in router
+ * certificates, so test routers can name 127.0.0.1, the address they advertise.
+ */
+export function sdkTestController(): Promise<TestController> {
+  return startTestController({
+    extraPorts: 1,
+    modify: (config, ports) => {
+      config.ctrl = { listener: `tls:127.0.0.1:${ports[1]}` };
+      config.edge.enrollment.edgeRouter = { allowLocalNames: true };
+    },
+  });
+}
