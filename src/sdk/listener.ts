@@ -4,8 +4,8 @@
  * channel; the router sends Dial on it for each dialer, answered with DialSuccess whose body is the router-provided
  * id, which becomes the new connection's id (with this end's key when the dialer sent one: the dialer asked for
  * encryption). A binding ended by the router (StateClosed on it), or lost with its channel, is bound again with a
- * fresh session after a wait that doubles with each failure, on the same router once its channel is back, or on
- * another of the service's routers. `close()` sends Unbind on every binding.
+ * fresh session after a wait that doubles with each failure, on another of the service's routers or on the same one;
+ * a router whose channel comes back is bound again at once. `close()` sends Unbind on every binding.
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -57,6 +57,21 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
   let edge: EdgeSession | undefined;
   let failures = 0;
   let retryTimer: NodeJS.Timeout | undefined;
+  // A router that comes back is bound again at once, not when the doubling wait next comes round.
+  const watched = new Map<string, () => void>();
+  const watch = (link: RouterLink) => {
+    if (watched.has(link.name)) return;
+    watched.set(
+      link.name,
+      link.onReconnect(() => {
+        if (closed || bindings.size >= max || bindings.has(link.name)) return;
+        if (retryTimer) clearTimeout(retryTimer);
+        retryTimer = undefined;
+        failures = 0;
+        scheduleFill(0);
+      }),
+    );
+  };
 
   const freshSession = async (): Promise<EdgeSession> => (edge = await runtime.api.createSession(service, 'Bind'));
 
@@ -166,7 +181,9 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
   /** Binds on routers until `max` are bound or none is left; resolves with the errors of the attempts that failed. */
   async function fill(s: EdgeSession): Promise<Error[]> {
     const routers = (await routersOf(s)).filter((r) => !bindings.has(r.name));
-    const links = routers.map((r) => runtime.link(r)).sort((a, b) => Number(b.connected) - Number(a.connected) || (a.latencyMs ?? Infinity) - (b.latencyMs ?? Infinity));
+    const links = routers.map((r) => runtime.link(r));
+    links.forEach(watch);
+    links.sort((a, b) => Number(b.connected) - Number(a.connected) || (a.latencyMs ?? Infinity) - (b.latencyMs ?? Infinity));
     const errors: Error[] = [];
     for (const link of links) {
       if (closed || bindings.size >= max) break;
@@ -179,9 +196,9 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
     return errors;
   }
 
-  function scheduleFill(): void {
+  function scheduleFill(waitMs?: number): void {
     if (closed || retryTimer) return;
-    const wait = Math.min(REBIND_MAX_MS, REBIND_FIRST_MS * 2 ** Math.min(failures, 6));
+    const wait = waitMs ?? Math.min(REBIND_MAX_MS, REBIND_FIRST_MS * 2 ** Math.min(failures, 6));
     retryTimer = setTimeout(() => {
       retryTimer = undefined;
       freshSession()
@@ -216,6 +233,7 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
     if (closed) return;
     closed = true;
     if (retryTimer) clearTimeout(retryTimer);
+    for (const stop of watched.values()) stop();
     const token = edge?.token ?? '';
     await Promise.all(
       [...bindings.values()].map(async (b) => {

@@ -50,8 +50,8 @@ export interface RouterLink extends FlowControl {
   ready(): Promise<Channel>;
   register(connId: number, conn: LinkConn): void;
   unregister(connId: number): void;
-  /** Called after every successful (re)connect (not the first). */
-  onReconnect(listener: () => void): void;
+  /** `listener` is called after every successful reconnect (not the first connect); the answer unsubscribes. */
+  onReconnect(listener: () => void): () => void;
   /**
    * Passes a refreshed token: UpdateToken for a JWT; a legacy token, or one the router refuses, is taken by
    * reconnecting (the new Hello carries it). Resolves with what was done.
@@ -91,7 +91,7 @@ function openTls(url: string, creds: LinkCredentials): Promise<TLSSocket> {
 export function routerLink(name: string, url: string, creds: LinkCredentials, log?: Logger): RouterLink {
   const index = linkCount++;
   const conns = new Map<number, LinkConn>();
-  const reconnectListeners: Array<() => void> = [];
+  const reconnectListeners = new Set<() => void>();
   let channel: Channel | undefined;
   let socket: TLSSocket | undefined;
   // Connections whose reader is full: the socket stays paused while any is.
@@ -186,7 +186,7 @@ export function routerLink(name: string, url: string, creds: LinkCredentials, lo
         const again = everConnected;
         everConnected = true;
         pending.resolve(ch);
-        if (again) for (const listener of reconnectListeners) listener();
+        if (again) for (const listener of [...reconnectListeners]) listener();
       },
       (error: Error) => {
         failures++;
@@ -226,7 +226,10 @@ export function routerLink(name: string, url: string, creds: LinkCredentials, lo
     resume(connId) {
       if (congested.delete(connId) && congested.size === 0 && channel && !channel.closed) socket?.resume();
     },
-    onReconnect: (listener) => void reconnectListeners.push(listener),
+    onReconnect(listener) {
+      reconnectListeners.add(listener);
+      return () => reconnectListeners.delete(listener);
+    },
     async updateToken(token) {
       const ch = channel;
       if (!ch) return 'not-connected';
