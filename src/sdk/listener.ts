@@ -5,7 +5,8 @@
  * id, which becomes the new connection's id (with this end's key when the dialer sent one: the dialer asked for
  * encryption). A binding ended by the router (StateClosed on it), or lost with its channel, is bound again with a
  * fresh session after a wait that doubles with each failure, on another of the service's routers or on the same one;
- * a router whose channel comes back is bound again at once. `close()` sends Unbind on every binding.
+ * a router whose channel comes back is bound again at once, and one that comes online is found within a minute.
+ * `close()` sends Unbind on every binding.
  */
 import { EventEmitter } from 'node:events';
 import { randomBytes } from 'node:crypto';
@@ -38,6 +39,8 @@ const DEFAULT_MAX_ROUTERS = 3;
 const BIND_TIMEOUT_MS = 15_000;
 const REBIND_FIRST_MS = 500;
 const REBIND_MAX_MS = 30_000;
+/** Bound on fewer routers than it may be, with nothing failing: the service's routers are looked at again this often. */
+const REFILL_MS = 60_000;
 
 interface Binding extends LinkConn {
   link: RouterLink;
@@ -207,7 +210,8 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
           (errors) => {
             if (bindings.size > 0 && errors.length === 0) failures = 0;
             else failures++;
-            if (bindings.size < max && (bindings.size === 0 || errors.length > 0)) scheduleFill();
+            // Short of routers: retry soon after a failure, else look again later for a router that came online.
+            if (bindings.size < max) scheduleFill(bindings.size === 0 || errors.length > 0 ? undefined : REFILL_MS);
           },
           (error: Error) => {
             failures++;
@@ -221,9 +225,13 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
 
   const errors = await fill(await freshSession());
   if (bindings.size === 0) {
+    closed = true;
+    for (const stop of watched.values()) stop();
     const why = errors.map((e) => e.message).join('; ') || `no online edge router can host service '${service.name}'`;
     throw new SdkError(errors.length > 0 ? (errors[0] as SdkError).code ?? 'BIND_FAILED' : 'NO_ROUTER', why);
   }
+
+  if (bindings.size < max) scheduleFill(errors.length > 0 ? undefined : REFILL_MS);
 
   Object.defineProperties(emitter, {
     service: { value: service.name, enumerable: true },
