@@ -77,7 +77,7 @@ export async function createContext(options: SdkOptions): Promise<SvcContext> {
   let closed = false;
   const creds = { certPem: id.certPem, keyPem: id.keyPem, caPem, token: () => session.token };
   session.onToken((token) => {
-    for (const link of links.values()) link.updateToken(token);
+    for (const link of links.values()) void link.updateToken(token);
   });
 
   const runtime: Runtime = {

@@ -3,7 +3,8 @@
  * reused while the routers accept it), the lowest-latency connected router among the session's, then Connect with
  * the session token and, when the service requires encryption, this end's key (header 1003) and crypto method. The
  * router answers StateConnected (with the hoster's key) or StateClosed: `Invalid Session` (or an empty reason) means
- * the session went stale, so a new one is fetched and the dial tried once more, as the C SDK does.
+ * the session went stale, so a new one is fetched and the dial tried once more, as the C SDK does; any other refusal
+ * is tried on the session's other routers before the dial fails.
  */
 import { randomBytes } from 'node:crypto';
 import { encode, read, type Message } from '../channel/message.js';
@@ -12,6 +13,7 @@ import type { EdgeSession, SdkService } from './client-api.js';
 import { EdgeConnection, type SvcConnection } from './connection.js';
 import { e2eeSession, newKeyPair } from './e2ee.js';
 import { CRYPTO_LIBSODIUM, EdgeHeader, EdgeType, INVALID_SESSION } from './edge-protocol.js';
+import type { RouterLink } from './router-link.js';
 import { EarlyMessages, pickLink, type Runtime } from './runtime.js';
 
 export interface DialOptions {
@@ -36,8 +38,33 @@ function session(runtime: Runtime, sessions: DialSessions, service: SdkService, 
   return s;
 }
 
+/**
+ * Dials through the session's routers, lowest latency first. A router that refuses for another reason than the
+ * session (it hosts no terminator of the service: routers are not linked to each other yet) hands over to the next
+ * one (connected ones first); the refusals are reported together when every router refused.
+ */
 async function attempt(runtime: Runtime, service: SdkService, edge: EdgeSession, options: DialOptions): Promise<SvcConnection | 'stale'> {
-  const link = await pickLink(runtime, edge.routers, `service '${service.name}'`);
+  const first = await pickLink(runtime, edge.routers, `service '${service.name}'`);
+  const others = edge.routers
+    .map((r) => runtime.link(r))
+    .filter((l) => l !== first)
+    .sort((a, b) => Number(b.connected) - Number(a.connected) || (a.latencyMs ?? Infinity) - (b.latencyMs ?? Infinity));
+  const refusals: string[] = [];
+  for (const link of [first, ...others]) {
+    const reachable = await link.ready().then(
+      () => true,
+      (error: Error) => void refusals.push(error.message),
+    );
+    if (!reachable) continue;
+    const outcome = await through(runtime, link, service, edge, options);
+    if (typeof outcome !== 'string' || outcome === 'stale') return outcome;
+    refusals.push(outcome);
+  }
+  throw new SdkError('DIAL_FAILED', refusals.join('; '));
+}
+
+/** One Connect through `link`: the connection, 'stale' for a refused session, or the sentence of another refusal. */
+async function through(runtime: Runtime, link: RouterLink, service: SdkService, edge: EdgeSession, options: DialOptions): Promise<SvcConnection | string> {
   const channel = await link.ready();
   const connId = runtime.nextConnId();
   const keys = service.encryptionRequired ? newKeyPair() : undefined;
@@ -64,7 +91,7 @@ async function attempt(runtime: Runtime, service: SdkService, edge: EdgeSession,
     link.unregister(connId);
     const reason = answer.body.toString('utf8');
     if (reason === '' || reason === INVALID_SESSION) return 'stale';
-    throw new SdkError('DIAL_FAILED', `router ${link.name} refused the dial of service '${service.name}': ${reason}`);
+    return `router ${link.name} refused the dial of service '${service.name}': ${reason}`;
   }
   let crypto;
   if (keys) {

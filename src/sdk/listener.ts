@@ -101,7 +101,13 @@ export async function listen(runtime: Runtime, name: string, onConnection: (conn
         onGone: () => binding.link.unregister(newId),
       });
       binding.link.register(newId, conn);
-      onConnection(conn);
+      try {
+        onConnection(conn);
+      } catch (error) {
+        // The application's handler failed: the connection goes, the listener stays.
+        runtime.log?.error({ service: service.name, err: (error as Error).message }, 'svc sdk: the connection handler threw; closing that connection');
+        conn.destroy();
+      }
     }, () => undefined);
   }
 

@@ -52,8 +52,11 @@ export interface RouterLink extends FlowControl {
   unregister(connId: number): void;
   /** Called after every successful (re)connect (not the first). */
   onReconnect(listener: () => void): void;
-  /** Passes a refreshed token: UpdateToken for a JWT; a legacy token is taken by reconnecting. */
-  updateToken(token: string): void;
+  /**
+   * Passes a refreshed token: UpdateToken for a JWT; a legacy token, or one the router refuses, is taken by
+   * reconnecting (the new Hello carries it). Resolves with what was done.
+   */
+  updateToken(token: string): Promise<'updated' | 'reconnecting' | 'not-connected'>;
   close(): void;
 }
 
@@ -224,19 +227,23 @@ export function routerLink(name: string, url: string, creds: LinkCredentials, lo
       if (congested.delete(connId) && congested.size === 0 && channel && !channel.closed) socket?.resume();
     },
     onReconnect: (listener) => void reconnectListeners.push(listener),
-    updateToken(token) {
+    async updateToken(token) {
       const ch = channel;
-      if (!ch) return;
+      if (!ch) return 'not-connected';
+      // Only a JWT can be swapped in place (the router checks it belongs to the same API session); a new legacy token
+      // is presented in a new Hello.
       if (!token.startsWith('ey')) {
         ch.close('the API session token changed');
-        return;
+        return 'reconnecting';
       }
-      ch.request({ contentType: EdgeType.UpdateToken, body: token }, LATENCY_DEADLINE_MS).then(
-        (answer) => {
-          if (answer.contentType !== EdgeType.UpdateTokenSuccess) ch.close(`the router refused the refreshed token: ${answer.body.toString('utf8')}`);
-        },
-        () => ch.close('no answer to UpdateToken'),
-      );
+      try {
+        const answer = await ch.request({ contentType: EdgeType.UpdateToken, body: token }, LATENCY_DEADLINE_MS);
+        if (answer.contentType === EdgeType.UpdateTokenSuccess) return 'updated';
+        ch.close(`the router refused the refreshed token: ${answer.body.toString('utf8')}`);
+      } catch {
+        ch.close('no answer to UpdateToken');
+      }
+      return 'reconnecting';
     },
     close() {
       closed = true;

@@ -80,11 +80,13 @@ export async function enrolledRouter(
   enroll: (token: string, body: object) => Promise<TestResponse>,
   name: string,
   file?: RouterFileOptions,
+  /** serverSans: more names for its server certificate (`IP:127.0.0.1` for SDKs that connect to the advertised address). */
+  options: { serverSans?: string[] } = {},
 ): Promise<EnrolledRouter> {
   const id = await createdId(admin, '/edge-routers', { name, isTunnelerEnabled: false });
   const detail = (await admin.get(`/edge-routers/${id}`)).json().data;
   const keyPem = opensslKey();
-  const res = await enroll(detail.enrollmentToken, { certCsr: opensslCsr(keyPem, id), serverCertCsr: opensslCsr(keyPem, id, [`DNS:${name}.routers.test`]) });
+  const res = await enroll(detail.enrollmentToken, { certCsr: opensslCsr(keyPem, id), serverCertCsr: opensslCsr(keyPem, id, [`DNS:${name}.routers.test`, ...(options.serverSans ?? [])]) });
   if (res.status !== 200) throw new Error(`router enrollment failed: ${res.status} ${res.text}`);
   const { cert, serverCert, ca } = res.json().data as { cert: string; serverCert: string; ca: string };
   const dir = mkdtempSync(join(tmpdir(), `svc-router-${name}-`));
