@@ -15,6 +15,7 @@ import assert from 'node:assert/strict';
 import { createCipheriv, createHash } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, connect, type Server, type Socket } from 'node:net';
+import { Duplex } from 'node:stream';
 import { after, describe, it } from 'node:test';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -472,5 +473,30 @@ describe('channel decoder memory', () => {
     const [decoded] = decoder.push(frame.subarray(frame.length - 1));
     assert.ok(decoded!.body.equals(body), 'the body decodes as it was sent');
     assert.equal(decoder.buffered, 0);
+  });
+
+  it('reads a Hello that arrives a byte at a time without keeping a Buffer per byte, and hands the channel the frame after it', async () => {
+    const r = generator('trickled-hello');
+    const hello = encodeMessage({ contentType: 0, sequence: 1, headers: [[1002, r.bytes(HELLO_LIMITS.maxHeaderBytes - 8)]], body: r.bytes(HELLO_LIMITS.maxBodyBytes) });
+    const after = encodeMessage({ contentType: 60_786, sequence: 2, body: 'next' });
+    // A stream whose reads are what the test pushes, and whose writes (the answer) go nowhere.
+    const stream = new Duplex({ read: () => undefined, write: (_chunk, _encoding, done) => done() });
+    const accepting = acceptHello(stream, { timeoutMs: 10_000 });
+    // The stream flows from the next tick on; pushed before that, the bytes would wait in the stream's own buffer.
+    await new Promise((resolve) => setImmediate(resolve));
+    collect();
+    const before = process.memoryUsage();
+    for (let at = 0; at < hello.length - 1; at++) stream.push(hello.subarray(at, at + 1));
+    collect();
+    const grown = process.memoryUsage();
+    const growth = grown.heapUsed + grown.arrayBuffers - (before.heapUsed + before.arrayBuffers);
+    assert.ok(growth < 4 * hello.length, `${hello.length - 1} bytes of a Hello held cost ${(growth / 1_048_576).toFixed(1)} MiB of heap and array buffers`);
+    // The Hello's last byte arrives with the next frame: the channel starts from exactly that frame.
+    stream.push(Buffer.concat([hello.subarray(hello.length - 1), after]));
+    const pending = await accepting;
+    assert.ok(pending.hello.body.equals(hello.subarray(hello.length - HELLO_LIMITS.maxBodyBytes)));
+    const channel = pending.accept({ contentType: 2 });
+    assert.deepEqual([channel.stats.messagesIn, channel.stats.bytesIn], [1, after.length]);
+    channel.close('done');
   });
 });
