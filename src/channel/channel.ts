@@ -10,7 +10,7 @@
  * on close.
  */
 import type { Duplex } from 'node:stream';
-import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeFrame, encodeMessage, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
+import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeFrame, encodeMessage, FRAME_HEADER_BYTES, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
 import { ContentType, encode, Header, read, replyFor, type Message, type OutboundMessage } from './message.js';
 
 export interface HeartbeatOptions {
@@ -281,8 +281,9 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
 /** Reads the first frame of a stream under the Hello's caps; the bytes after it are returned for the channel. */
 function readFirstFrame(stream: Duplex, timeoutMs: number, firstLimits: FrameLimits, what: string): Promise<{ message: Message; rest: Buffer }> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     const decoder = createFrameDecoder(DEFAULT_LIMITS, firstLimits);
+    let head = Buffer.alloc(0);
+    let received = 0;
     let settled = false;
     const finish = (error: Error | undefined, value?: { message: Message; rest: Buffer }) => {
       if (settled) return;
@@ -297,15 +298,16 @@ function readFirstFrame(stream: Duplex, timeoutMs: number, firstLimits: FrameLim
       else resolve(value!);
     };
     const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
+      received += chunk.length;
+      if (head.length < FRAME_HEADER_BYTES) head = Buffer.concat([head, chunk.subarray(0, FRAME_HEADER_BYTES - head.length)]);
       try {
         // The decoder checks the magic and the Hello's caps as bytes arrive; once the first frame is whole, the bytes
-        // after it belong to the channel.
+        // after it belong to the channel. They are the end of this chunk: every byte before it was part of the first
+        // frame, still incomplete then, so nothing but its head needs keeping here.
         const [first] = decoder.push(chunk);
         if (!first) return;
-        const all = Buffer.concat(chunks);
-        const total = 20 + all.readInt32LE(12) + all.readInt32LE(16);
-        finish(undefined, { message: first, rest: all.subarray(total) });
+        const total = FRAME_HEADER_BYTES + head.readInt32LE(12) + head.readInt32LE(16);
+        finish(undefined, { message: first, rest: chunk.subarray(chunk.length - (received - total)) });
       } catch (error) {
         if (error instanceof ChannelProtocolError && error.code === 'BAD_MAGIC') stream.write(UNKNOWN_VERSION_REPLY);
         finish(error as Error);
