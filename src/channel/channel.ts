@@ -212,6 +212,11 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     }
   }
 
+  // Bytes that came with the Hello are read once the caller has attached its handlers (it does so in the same turn
+  // it gets the channel), and before any later bytes: this tick is queued before the one resume() queues to
+  // deliver what the stream buffered meanwhile. A peer that sends ahead of the Hello's answer loses nothing.
+  const initial = start.initial;
+  if (initial && initial.length > 0) process.nextTick(() => onData(initial));
   stream.on('data', onData);
   stream.resume();
   stream.once('end', () => close('the peer closed the connection'));
@@ -274,7 +279,7 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     stats,
     drained: () => (stream.writableNeedDrain ? new Promise<void>((resolve) => stream.once('drain', () => resolve())) : Promise.resolve()),
   };
-  if (start.initial && start.initial.length > 0) onData(start.initial);
+
   return channel;
 }
 

@@ -498,6 +498,8 @@ describe('channel decoder memory', () => {
     for (const pending of await Promise.all(accepting)) {
       assert.ok(pending.hello.body.equals(hello.subarray(hello.length - HELLO_LIMITS.maxBodyBytes)));
       const channel = pending.accept({ contentType: 2 });
+      // The frame after the Hello is read in the next tick, once the caller has attached its handlers.
+      await new Promise((resolve) => setImmediate(resolve));
       assert.deepEqual([channel.stats.messagesIn, channel.stats.bytesIn], [1, after.length]);
       channel.close('done');
     }
