@@ -134,8 +134,12 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     // A large body is written as it is, after its head, rather than copied into one frame.
     const [head, body] = encodeFrame(m, false) as [Buffer, Buffer];
     stats.bytesOut += head.length + body.length;
+    // Corked, so that head and body go down as one write (one pass through TLS), not a tiny record then the body.
+    stream.cork();
     stream.write(head);
-    return stream.write(body);
+    const more = stream.write(body);
+    stream.uncork();
+    return more;
   };
 
   function close(reason = 'closed', error?: Error): void {
