@@ -172,7 +172,12 @@ const results = [];
 const notRun = [];
 if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }, compiled));
 
-if (only !== 'sqlite') {
+// A file marked store-independent ran in the SQLite pass already: running it again on PostgreSQL proves nothing
+// new. It still runs there when that is the only pass (--store postgres).
+const postgresFiles = only === 'postgres' ? files : files.filter((file) => !isStoreIndependent(file));
+// Only store-independent files given: no PostgreSQL pass (node --test with no file would look for tests itself).
+if (only !== 'sqlite' && postgresFiles.length === 0) notRun.push('no PostgreSQL pass: every file given is store-independent');
+else if (only !== 'sqlite') {
   let url = process.env.SVC_TEST_POSTGRES_URL;
   const bin = url ? undefined : findPostgresBin();
   if (!url && !bin) {
@@ -189,9 +194,6 @@ if (only !== 'sqlite') {
       url = cluster.url;
     }
     try {
-      // A file marked store-independent ran in the SQLite pass already: running it again on PostgreSQL proves nothing
-      // new. It still runs here when this is the only pass (--store postgres).
-      const postgresFiles = only === 'postgres' ? files : files.filter((file) => !isStoreIndependent(file));
       results.push(await runSuite('PostgreSQL', postgresFiles, { SVC_TEST_DB: 'postgres', SVC_TEST_POSTGRES_URL: url }, compiled));
     } finally {
       const started = cluster;

@@ -10,7 +10,7 @@
  * on close.
  */
 import type { Duplex } from 'node:stream';
-import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeFrame, encodeMessage, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
+import { ChannelProtocolError, createFrameDecoder, DEFAULT_LIMITS, encodeFrame, encodeMessage, FRAME_HEADER_BYTES, HELLO_LIMITS, UNKNOWN_VERSION_REPLY, type FrameLimits } from './codec.js';
 import { ContentType, encode, Header, read, replyFor, type Message, type OutboundMessage } from './message.js';
 
 export interface HeartbeatOptions {
@@ -134,8 +134,12 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     // A large body is written as it is, after its head, rather than copied into one frame.
     const [head, body] = encodeFrame(m, false) as [Buffer, Buffer];
     stats.bytesOut += head.length + body.length;
+    // Corked, so that head and body go down as one write (one pass through TLS), not a tiny record then the body.
+    stream.cork();
     stream.write(head);
-    return stream.write(body);
+    const more = stream.write(body);
+    stream.uncork();
+    return more;
   };
 
   function close(reason = 'closed', error?: Error): void {
@@ -212,6 +216,11 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     }
   }
 
+  // Bytes that came with the Hello are read once the caller has attached its handlers (it does so in the same turn
+  // it gets the channel), and before any later bytes: this tick is queued before the one resume() queues to
+  // deliver what the stream buffered meanwhile. A peer that sends ahead of the Hello's answer loses nothing.
+  const initial = start.initial;
+  if (initial && initial.length > 0) process.nextTick(() => onData(initial));
   stream.on('data', onData);
   stream.resume();
   stream.once('end', () => close('the peer closed the connection'));
@@ -274,15 +283,16 @@ export function openChannel(stream: Duplex, options: ChannelOptions = {}, start:
     stats,
     drained: () => (stream.writableNeedDrain ? new Promise<void>((resolve) => stream.once('drain', () => resolve())) : Promise.resolve()),
   };
-  if (start.initial && start.initial.length > 0) onData(start.initial);
+
   return channel;
 }
 
 /** Reads the first frame of a stream under the Hello's caps; the bytes after it are returned for the channel. */
 function readFirstFrame(stream: Duplex, timeoutMs: number, firstLimits: FrameLimits, what: string): Promise<{ message: Message; rest: Buffer }> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
     const decoder = createFrameDecoder(DEFAULT_LIMITS, firstLimits);
+    let head = Buffer.alloc(0);
+    let received = 0;
     let settled = false;
     const finish = (error: Error | undefined, value?: { message: Message; rest: Buffer }) => {
       if (settled) return;
@@ -297,15 +307,16 @@ function readFirstFrame(stream: Duplex, timeoutMs: number, firstLimits: FrameLim
       else resolve(value!);
     };
     const onData = (chunk: Buffer) => {
-      chunks.push(chunk);
+      received += chunk.length;
+      if (head.length < FRAME_HEADER_BYTES) head = Buffer.concat([head, chunk.subarray(0, FRAME_HEADER_BYTES - head.length)]);
       try {
         // The decoder checks the magic and the Hello's caps as bytes arrive; once the first frame is whole, the bytes
-        // after it belong to the channel.
+        // after it belong to the channel. They are the end of this chunk: every byte before it was part of the first
+        // frame, still incomplete then, so nothing but its head needs keeping here.
         const [first] = decoder.push(chunk);
         if (!first) return;
-        const all = Buffer.concat(chunks);
-        const total = 20 + all.readInt32LE(12) + all.readInt32LE(16);
-        finish(undefined, { message: first, rest: all.subarray(total) });
+        const total = FRAME_HEADER_BYTES + head.readInt32LE(12) + head.readInt32LE(16);
+        finish(undefined, { message: first, rest: chunk.subarray(chunk.length - (received - total)) });
       } catch (error) {
         if (error instanceof ChannelProtocolError && error.code === 'BAD_MAGIC') stream.write(UNKNOWN_VERSION_REPLY);
         finish(error as Error);

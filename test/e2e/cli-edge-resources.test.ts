@@ -108,9 +108,10 @@ describe(`svc edge resource commands (${testDialect})`, () => {
     const config = JSON.parse(await ok('edge', 'get', 'config', 'web-cfg'));
     await ok('edge', 'create', 'service', 'web', '--configs', 'web-cfg');
     assert.deepEqual(JSON.parse(await ok('edge', 'get', 'service', 'web')).configs, [config.id]);
-    await ok('edge', 'create', 'service-policy', 'carol-binds-web', 'Bind', '--identity-roles', '@carol', '--service-roles', '@web');
+    // A list option given twice adds to the list rather than keeping the last one.
+    await ok('edge', 'create', 'service-policy', 'carol-binds-web', 'Bind', '--identity-roles', '@carol', '--identity-roles', '#web-hosts', '--service-roles', '@web');
     const policy = JSON.parse(await ok('edge', 'get', 'service-policy', 'carol-binds-web'));
-    assert.deepEqual(policy.identityRoles, [`@${carol.id}`]);
+    assert.deepEqual(policy.identityRoles, [`@${carol.id}`, '#web-hosts']);
 
     assert.equal(await ok('edge', 'delete', 'service-policy', 'carol-binds-web'), `deleted service-policy carol-binds-web (${policy.id})\n`);
     const gone = await svc('edge', 'get', 'service-policy', 'carol-binds-web');

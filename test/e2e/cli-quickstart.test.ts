@@ -30,7 +30,8 @@ describe('svc quickstart', () => {
     port = await freePort();
     ctrlPort = await freePort();
     const healthPort = await freePort();
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--router-health-port', String(healthPort), '--router-edge-port', String(await freePort()), '--admin-user', 'operator', '--admin-password', 'first-password']);
+    const edgePort = await freePort();
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(ctrlPort), '--router-health-port', String(healthPort), '--router-edge-port', String(edgePort), '--admin-user', 'operator', '--admin-password', 'first-password']);
     await cli.waitForOutput('Press Ctrl+C');
     assert.match(cli.stdout(), new RegExp(`API: +https://127\\.0\\.0\\.1:${port}/edge/client/v1`));
     assert.match(cli.stdout(), new RegExp(`routers: +connect to tls:127\\.0\\.0\\.1:${ctrlPort}\n`));
@@ -51,7 +52,7 @@ describe('svc quickstart', () => {
     });
     assert.equal(login.status, 200);
     // The router quickstart created, enrolled and started shows online within seconds.
-    assert.match(cli.stdout(), new RegExp(`router: +quickstart-router \\(${join(home, 'router', 'router.yml').replaceAll('/', '\\/')}\\), edge tls:127\\.0\\.0\\.1:3022, health https://127\\.0\\.0\\.1:${healthPort}/health-checks`));
+    assert.match(cli.stdout(), new RegExp(`router: +quickstart-router \\(${join(home, 'router', 'router.yml').replaceAll('/', '\\/')}\\), edge tls:127\\.0\\.0\\.1:${edgePort}, health https://127\\.0\\.0\\.1:${healthPort}/health-checks`));
     const token = login.json().data.token as string;
     const routers = async () => (await request(`https://127.0.0.1:${port}/edge/management/v1/edge-routers?filter=${encodeURIComponent('name = "quickstart-router"')}`, { ca, headers: { 'svc-session': token } })).json().data;
     let seen: { isOnline: boolean; supportedProtocols: Record<string, string> }[] = [];
@@ -60,7 +61,7 @@ describe('svc quickstart', () => {
       if (seen[0]?.isOnline) break;
     }
     assert.equal(seen[0]?.isOnline, true, 'the quickstart router is online');
-    assert.deepEqual(seen[0]?.supportedProtocols, { tls: 'tls://127.0.0.1:3022' });
+    assert.deepEqual(seen[0]?.supportedProtocols, { tls: `tls://127.0.0.1:${edgePort}` });
     const health = await request(`https://127.0.0.1:${healthPort}/health-checks`, { ca });
     assert.equal(health.status, 200);
     assert.equal(health.json().data.checks[0].id, 'controllerPing');

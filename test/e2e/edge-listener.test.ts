@@ -302,8 +302,18 @@ describe(`the router's SDK edge listener (${testDialect})`, () => {
       const { id } = await createIdentity(ctl.running.database, { name: 'acme-laptop' });
       await addCertAuthenticator(ctl.running.database, id, leaf.certPem);
       const who = { certPem: leaf.certPem + acme.intermediate.certPem, keyPem: leaf.keyPem };
-      const edge = await open({ ...dialer, ...who, id, name: 'acme-laptop', leafPem: leaf.certPem, fingerprint: opensslFingerprint(leaf.certPem) }, (await oidcTokens(ctl, who)).accessToken);
-      assert.equal(read.bool(edge.hello, 2), true, 'a verified third-party CA is trusted');
+      const laptop = { ...dialer, ...who, id, name: 'acme-laptop', leafPem: leaf.certPem, fingerprint: opensslFingerprint(leaf.certPem) };
+      const token = (await oidcTokens(ctl, who)).accessToken;
+      const first = await open(laptop, token);
+      assert.equal(read.bool(first.hello, 2), true, 'a verified third-party CA is trusted');
+      // The router's own reaction: a trust state without Acme's root (as the controller pushes one) closes the channel.
+      const current = er.trust.current!;
+      const acmeBody = acme.root.certPem.trim().split('\n').slice(1, -1).join('');
+      er.trust.replace({ ...current, cas: current.cas.filter((pem) => !pem.replace(/\s/g, '').includes(acmeBody)) }, Date.now());
+      await closedBecause(first, /no longer trusted/);
+      er.trust.replace(current, Date.now());
+      // End to end: deleting the CA at the controller.
+      const edge = await open(laptop, token);
       assert.equal((await admin.del(`/cas/${caId}`)).status, 200);
       // The controller ends the sessions that logged in through the CA, and the router stops trusting the chain:
       // whichever reaches the router first closes the channel.

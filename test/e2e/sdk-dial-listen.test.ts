@@ -230,4 +230,25 @@ describe(`SDK dial and listen through routers (${testDialect})`, () => {
     assert.equal(await rebound, second.name);
     assert.deepEqual([...listener.routers].sort(), ['er-sdk-1', 'er-sdk-2']);
   });
+
+  it('ends a stream in mid-flow when an administrator ends the dialer\'s API session', async () => {
+    const revoked = await sdkIdentity(ctl, 'sdk-revoked');
+    const plainId = (await admin.get(`/services?filter=${encodeURIComponent('name = "plain"')}`)).json().data[0].id;
+    await admin.post('/service-policies', { name: 'plain-dial-revoked', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${revoked.id}`], serviceRoles: [`@${plainId}`] });
+    await (await context(host)).listen('plain', echo);
+    await hosted(2);
+    const conn = await (await context(revoked)).dial('plain');
+    let failure: Error | undefined;
+    conn.on('error', (error: Error) => (failure = error));
+    conn.write('ping');
+    assert.equal(String(await next<Buffer>(conn, 'data')), 'ping', 'the stream flows');
+    // events.once would reject on the 'error' the connection emits first: wait for the close itself.
+    const closed = new Promise((resolve) => conn.once('close', resolve));
+    const sessions = (await admin.get(`/api-sessions?filter=${encodeURIComponent(`identityId = "${revoked.id}"`)}`)).json().data as { id: string }[];
+    assert.ok(sessions.length > 0, 'the dialer has an API session');
+    for (const session of sessions) assert.equal((await admin.del(`/api-sessions/${session.id}`)).status, 200);
+    await closed;
+    assert.equal(conn.destroyed, true, 'the connection is over');
+    assert.match(String(failure?.message), /connection to service 'plain' lost/, 'the reader is told why');
+  });
 });

@@ -157,6 +157,17 @@ describe('channel runtime over loopback sockets', () => {
     await assert.rejects(waiting, (e: Error) => e instanceof ChannelRequestError && /closed before an answer: done/.test(e.message));
   });
 
+  it('delivers messages a peer sent in the same write as its Hello to the handlers attached after accepting', async () => {
+    const { client, server } = await pair();
+    const accepting = acceptHello(server, { timeoutMs: 2_000 });
+    client.write(Buffer.concat([encodeMessage({ contentType: 0, sequence: 1, body: 'hello' }), encodeMessage({ contentType: 60_786, sequence: 2, body: 'sent ahead' })]));
+    const channel = (await accepting).accept({ contentType: 2 });
+    const first = await new Promise<Message>((resolve) => channel.onMessage(resolve));
+    assert.equal(first.body.toString(), 'sent ahead');
+    channel.close();
+    client.destroy();
+  });
+
   it('rejects a refused Hello with the peer sentence, and answers bad magic with the unknown-version reply', async () => {
     let { client, server } = await pair();
     const accepting = acceptHello(server, { timeoutMs: 2_000 });

@@ -104,7 +104,11 @@ export function fieldOptions(fields: FieldSpec[], resource: string): FieldOption
     const flag = flagOf(field, resource);
     const value = field.kind === 'boolean' ? ' [true|false]' : ` <${formOf(field)}>`;
     const notes = [field.description, requiredNote(field), field.nullable ? "'null' clears it" : undefined].filter(Boolean);
-    const option = new Option(`--${flag}${value}`, notes.join('; ')).argParser((text: string) => parseFieldValue(field, text));
+    // A list option given twice adds to the list (`--identity-roles @a --identity-roles @b`), as the comma does.
+    const option = new Option(`--${flag}${value}`, notes.join('; ')).argParser((text: string, previous: unknown) => {
+      const parsed = parseFieldValue(field, text);
+      return field.kind === 'string-array' && Array.isArray(previous) && Array.isArray(parsed) ? [...previous, ...parsed] : parsed;
+    });
     // Fields such as `noTraversal` are values of their own, not the negation of another option.
     option.negate = false;
     option.attributeName = () => field.name;
