@@ -11,7 +11,7 @@ import type { Channel } from '../channel/channel.js';
 import { encode, read, type Message } from '../channel/message.js';
 import { SdkError } from './errors.js';
 import type { E2eeSession } from './e2ee.js';
-import { EdgeFlag, EdgeHeader, EdgeType } from './edge-protocol.js';
+import { EdgeFlag, EdgeHeader, EdgeType } from '../channel/edge-protocol.js';
 import type { LinkConn } from './router-link.js';
 
 /** What `dial` answers and `listen` hands to its callback. */

@@ -12,7 +12,7 @@ import { SdkError } from './errors.js';
 import type { EdgeSession, SdkService } from './client-api.js';
 import { EdgeConnection, type SvcConnection } from './connection.js';
 import { e2eeSession, newKeyPair } from './e2ee.js';
-import { CRYPTO_LIBSODIUM, EdgeHeader, EdgeType, INVALID_SESSION } from './edge-protocol.js';
+import { CRYPTO_LIBSODIUM, EdgeHeader, EdgeType, INVALID_SESSION } from '../channel/edge-protocol.js';
 import type { RouterLink } from './router-link.js';
 import { EarlyMessages, pickLink, type Runtime } from './runtime.js';
 

@@ -15,7 +15,7 @@ import { SdkError } from './errors.js';
 import type { EdgeSession, SdkRouter } from './client-api.js';
 import { EdgeConnection, type SvcConnection } from './connection.js';
 import { e2eeSession, newKeyPair } from './e2ee.js';
-import { EdgeHeader, EdgeType, PRECEDENCE_BYTE } from './edge-protocol.js';
+import { EdgeHeader, EdgeType, PRECEDENCE_BYTE } from '../channel/edge-protocol.js';
 import type { LinkConn, RouterLink } from './router-link.js';
 import type { Runtime } from './runtime.js';
 

@@ -13,7 +13,7 @@ import { dialHello, type Channel } from '../channel/channel.js';
 import { ContentType, encode, Header, read, type Message, type OutboundMessage } from '../channel/message.js';
 import { SdkError } from './errors.js';
 import type { FlowControl } from './connection.js';
-import { EDGE_ALPN, EdgeHeader, EdgeType } from './edge-protocol.js';
+import { EDGE_ALPN, EdgeHeader, EdgeType } from '../channel/edge-protocol.js';
 
 const CONNECT_TIMEOUT_MS = 20_000;
 const LATENCY_EVERY_MS = 60_000;

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { connect as netConnect } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { encode, read } from '../../src/channel/message.js';
-import { EdgeFlag, EdgeHeader, EdgeType, INVALID_SESSION } from '../../src/router/edge/edge-protocol.js';
+import { EdgeFlag, EdgeHeader, EdgeType, INVALID_SESSION } from '../../src/channel/edge-protocol.js';
 import type { RunningRouter } from '../../src/router/run.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';

@@ -9,7 +9,7 @@ import { connect as tlsConnect, type TLSSocket } from 'node:tls';
 import * as client from 'openid-client';
 import { dialHello, type Channel } from '../../src/channel/channel.js';
 import { encode, read, type Message } from '../../src/channel/message.js';
-import { EdgeHeader, EdgeType } from '../../src/router/edge/edge-protocol.js';
+import { EdgeHeader, EdgeType } from '../../src/channel/edge-protocol.js';
 import type { TestController } from './controller.js';
 import { addCertAuthenticator, createIdentity, issueClientCertificate } from './fixtures.js';
 import { discoverClient, followCallback, startLogin } from './oidc.js';

@@ -10,7 +10,7 @@ import { DialAnswerSchema } from '../../control-protocol/bodies.js';
 import { ControlType } from '../../control-protocol/catalogue.js';
 import type { ControlClient } from '../control/control-client.js';
 import type { EdgeMetrics } from '../metrics/edge-metrics.js';
-import { EdgeError, EdgeHeader, EdgeType, INVALID_SESSION, PRECEDENCE_BY_BYTE } from './edge-protocol.js';
+import { EdgeError, EdgeHeader, EdgeType, INVALID_SESSION, PRECEDENCE_BY_BYTE } from '../../channel/edge-protocol.js';
 import { EdgeRefusal, type SessionChecker } from './hello.js';
 import type { Hosting } from './hosting.js';
 import type { Relay } from './relay.js';

@@ -21,7 +21,7 @@ import type { EdgeMetrics } from '../metrics/edge-metrics.js';
 import type { RevocationState } from '../state/revocations.js';
 import type { TrustStore } from '../state/trust.js';
 import { createEdgeHandlers, type EdgeLimits } from './edge-handlers.js';
-import { EDGE_ALPN, EdgeHeader } from './edge-protocol.js';
+import { EDGE_ALPN, EdgeHeader } from '../../channel/edge-protocol.js';
 import { createSessionChecker, EdgeRefusal } from './hello.js';
 import { createHosting, type Hosting } from './hosting.js';
 import { createRelay } from './relay.js';

@@ -9,7 +9,7 @@ import { ApiSessionCheckAnswerSchema } from '../../control-protocol/bodies.js';
 import { ControlType } from '../../control-protocol/catalogue.js';
 import type { ControlClient } from '../control/control-client.js';
 import type { RevocationState } from '../state/revocations.js';
-import { EdgeError, type EdgeErrorCode } from './edge-protocol.js';
+import { EdgeError, type EdgeErrorCode } from '../../channel/edge-protocol.js';
 import type { ChannelSession } from './sdk-channel.js';
 import { EdgeTokenError, looksLikeJwt, type EdgeTokens } from './tokens.js';
 

@@ -7,7 +7,7 @@
  */
 import { encode, type Message } from '../../channel/message.js';
 import type { EdgeMetrics } from '../metrics/edge-metrics.js';
-import { EdgeHeader, EdgeType } from './edge-protocol.js';
+import { EdgeHeader, EdgeType } from '../../channel/edge-protocol.js';
 import { sendStateClosed, type EdgeConn, type SdkChannel } from './sdk-channel.js';
 
 /** Unsent bytes a peer's socket may hold before its senders are paused. */

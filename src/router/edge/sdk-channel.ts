@@ -6,7 +6,7 @@
 import type { TLSSocket } from 'node:tls';
 import type { Channel } from '../../channel/channel.js';
 import { encode, type Message } from '../../channel/message.js';
-import { EdgeHeader, EdgeType } from './edge-protocol.js';
+import { EdgeHeader, EdgeType } from '../../channel/edge-protocol.js';
 
 /** The API session behind a channel, as its Hello (and later UpdateTokens) proved it. */
 export interface ChannelSession {

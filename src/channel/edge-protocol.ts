@@ -1,7 +1,8 @@
 /**
- * The numbers of the SDK edge protocol (reference/edge-router-protocol-facts.md §3): the content types and header ids
- * the public SDKs put on a router's edge listener, and the error codes a refusal carries. They are the SDKs' own
- * protocol, so their values (and the `ziti-edge` ALPN) are kept exactly as the SDKs send them.
+ * The numbers of the SDK edge protocol (reference/edge-router-protocol-facts.md §3), shared by the router's edge
+ * listener and svc's SDK: the content types and header ids the public SDKs put on a router's edge listener, and the
+ * error codes a refusal carries. They are the SDKs' own protocol, so their values (and the `ziti-edge` ALPN) are kept
+ * exactly as the SDKs send them.
  */
 
 /** The ALPN protocol the public SDKs offer on a router's edge listener (since C SDK 1.1.0). */
@@ -89,5 +90,9 @@ export type EdgeErrorCode = (typeof EdgeError)[keyof typeof EdgeError];
  */
 export const INVALID_SESSION = 'Invalid Session';
 
-/** Precedence byte (header 1005) as the SDKs send it. */
+/** Precedence byte (header 1005) as the SDKs send it, by byte and by name. */
 export const PRECEDENCE_BY_BYTE = ['default', 'required', 'failed'] as const;
+export const PRECEDENCE_BYTE = { default: 0, required: 1, failed: 2 } as const;
+
+/** The crypto method string the C SDK sends in header 1009 (the router does not relay it; decision 0066). */
+export const CRYPTO_LIBSODIUM = 'libsodium';
