@@ -3,8 +3,6 @@
  * pipes each connection to a TCP echo server, dial sends its stdin and prints what comes back, exiting 0 once both
  * directions ended; a service it may not see, an unreadable identity file and a bad --to are refused in one sentence
  * with exit codes 1, 2 and 2; host stops cleanly on SIGTERM.
- * @store-independent: the commands are what is tested here; the dials and binds they make are tested on both stores in
- * sdk-dial-listen.test.ts, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
