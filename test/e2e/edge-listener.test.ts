@@ -272,6 +272,16 @@ describe(`the router's SDK edge listener (${testDialect})`, () => {
     await closedBecause(edge, /API session ended/);
   });
 
+  it('accepts a burst of 100 legacy Hellos at once, each checked at the controller', async () => {
+    const legacy = await legacyToken(ctl, dialer);
+    const burst = await Promise.allSettled(Array.from({ length: 100 }, () => open(dialer, legacy.token)));
+    const refused = burst.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+    assert.deepEqual(refused, [], 'none refused');
+    for (const r of burst) if (r.status === 'fulfilled') r.value.channel.close();
+    // The positive control for the checks: a token nobody issued is still refused in a burst.
+    await assert.rejects(open(dialer, 'not-a-session-token'), /not valid/);
+  });
+
   it('reports a legacy session with an open channel as active, which keeps it alive', async () => {
     const legacy = await legacyToken(ctl, dialer);
     const activity = async () => Date.parse((await admin.get(`/api-sessions/${legacy.id}`)).json().data.lastActivityAt);

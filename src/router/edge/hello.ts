@@ -7,6 +7,7 @@
  */
 import { ApiSessionCheckAnswerSchema } from '../../control-protocol/bodies.js';
 import { ControlType } from '../../control-protocol/catalogue.js';
+import { limitInFlight } from '../../shared/in-turn.js';
 import type { ControlClient } from '../control/control-client.js';
 import type { RevocationState } from '../state/revocations.js';
 import { EdgeError, type EdgeErrorCode } from '../../channel/edge-protocol.js';
@@ -32,14 +33,21 @@ export interface SessionChecker {
 }
 
 const CHECK_TIMEOUT_MS = 10_000;
+/**
+ * ApiSessionChecks a router has in flight at once. The controller answers at most 64 requests in flight per router
+ * and refuses the rest as UNAVAILABLE; a burst of legacy Hellos (a fleet reconnecting) waits here in order instead.
+ */
+const MAX_CHECKS_IN_FLIGHT = 32;
+
 
 export function createSessionChecker(deps: { tokens: EdgeTokens; control: Pick<ControlClient, 'request' | 'connected'>; revocations: RevocationState }): SessionChecker {
   const { tokens, control, revocations } = deps;
 
+  const inTurn = limitInFlight(MAX_CHECKS_IN_FLIGHT);
   async function ask(body: { legacyToken?: string; apiSessionId?: string; fingerprint: string }) {
     if (!control.connected) throw new EdgeRefusal(EdgeError.Internal, 'the router cannot reach a controller to check this API session; try again');
     try {
-      return await control.request(ControlType.ApiSessionCheck, body, ApiSessionCheckAnswerSchema, CHECK_TIMEOUT_MS);
+      return await inTurn(() => control.request(ControlType.ApiSessionCheck, body, ApiSessionCheckAnswerSchema, CHECK_TIMEOUT_MS));
     } catch (error) {
       const code = (error as { code?: string }).code;
       if (code === 'NOT_FOUND') throw new EdgeRefusal(EdgeError.InvalidApiSession, 'the API session is not valid (ended, expired or unknown)');
