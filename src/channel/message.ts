@@ -89,7 +89,9 @@ export const read = {
   },
   u32(m: Message, id: number): number | undefined {
     const v = m.headers.get(id);
-    return v === undefined || v.length === 0 ? undefined : Number(littleEndian(v, 4));
+    if (v === undefined || v.length === 0) return undefined;
+    // The usual four bytes read directly: this runs for every Data message relayed (its connection id).
+    return v.length >= 4 ? v.readUInt32LE(0) : Number(littleEndian(v, 4));
   },
   i32(m: Message, id: number): number | undefined {
     const v = m.headers.get(id);

@@ -4,6 +4,7 @@
  * followed (the OIDC login reads them), and a connection failure becomes one SdkError sentence naming the URL.
  */
 import { request as httpsRequest } from 'node:https';
+import { readJsonAnswer } from '../shared/json-answer.js';
 import { SdkError } from './errors.js';
 import type { LoadedIdentity } from './identity-file.js';
 
@@ -47,23 +48,7 @@ export function controllerHttp(identity: Pick<LoadedIdentity, 'certPem' | 'keyPe
         url,
         { method: req.method ?? 'GET', headers, cert: identity.certPem, key: identity.keyPem, ...(identity.caPem ? { ca: identity.caPem } : {}), agent: false, timeout: req.timeoutMs ?? DEFAULT_TIMEOUT_MS },
         (res) => {
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (c: Buffer) => {
-            size += c.length;
-            if (size > MAX_ANSWER_BYTES) res.destroy(new Error(`the answer passed ${MAX_ANSWER_BYTES} bytes`));
-            else chunks.push(c);
-          });
-          res.on('end', () => {
-            const text = Buffer.concat(chunks).toString('utf8');
-            let json: unknown;
-            try {
-              json = text === '' ? undefined : JSON.parse(text);
-            } catch {
-              json = undefined;
-            }
-            resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json });
-          });
+          void readJsonAnswer(res, MAX_ANSWER_BYTES).then(({ text, json }) => resolve({ status: res.statusCode ?? 0, headers: res.headers, text, json }));
           res.on('error', (error) => reject(unreachable(url, error)));
         },
       );

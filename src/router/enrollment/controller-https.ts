@@ -8,6 +8,7 @@ import { request } from 'node:https';
 import { connect } from 'node:tls';
 import type { X509Certificate } from 'node:crypto';
 import { isIP } from 'node:net';
+import { readJsonAnswer } from '../../shared/json-answer.js';
 import { RouterSetupError } from '../errors.js';
 
 export interface Answer {
@@ -80,18 +81,7 @@ export function controllerRequest(url: URL, options: RequestOptions): Promise<An
   return new Promise((resolve, reject) => {
     // A connection of its own: a pooled socket or a resumed session would skip the handshake the trust is checked in.
     const req = request(url, { method: options.method ?? 'GET', headers, agent: false, ...tls, ...serverName(url.hostname), ...(options.client ?? {}) }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (chunk: Buffer) => chunks.push(chunk));
-      res.on('end', () => {
-        const text = Buffer.concat(chunks).toString('utf8');
-        let json: unknown;
-        try {
-          json = text === '' ? undefined : JSON.parse(text);
-        } catch {
-          json = undefined;
-        }
-        resolve({ status: res.statusCode ?? 0, text, json });
-      });
+      void readJsonAnswer(res).then(({ text, json }) => resolve({ status: res.statusCode ?? 0, text, json }));
       res.on('error', (error) => reject(unreachable(url.origin, error)));
     });
     req.setTimeout(timeoutMs, () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
