@@ -213,7 +213,7 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
       return;
     }
     const cost = read.u16(m, EdgeHeader.Cost);
-    const precedenceByte = read.bool(m, EdgeHeader.Precedence) === undefined ? undefined : m.headers.get(EdgeHeader.Precedence)![0]!;
+    const precedenceByte = m.headers.get(EdgeHeader.Precedence)?.[0];
     const instance = read.string(m, EdgeHeader.TerminatorIdentity);
     const binding: EdgeBinding = {
       channel: sdk,
