@@ -23,8 +23,14 @@ export const RouterHelloSchema = Type.Object(
     protocol: Type.Integer({ minimum: 1 }),
     versionInfo: VersionInfoSchema,
     hostname: Text(253),
-    /** The router's listeners as its file advertises them: binding and `tls:host:port`. */
-    listeners: Type.Array(Type.Object({ binding: Text(64), advertise: Text(300) }, closed), { maxItems: 32 }),
+    /**
+     * The router's listeners as its file advertises them: binding and `tls:host:port`. Binding `edge` is an SDK
+     * listener; binding `link` a link listener (`link.listeners`), with its link groups.
+     */
+    listeners: Type.Array(
+      Type.Object({ binding: Text(64), advertise: Text(300), groups: Type.Optional(Type.Array(Text(64), { minItems: 1, maxItems: 32 })) }, closed),
+      { maxItems: 32 },
+    ),
     capabilities: Type.Array(Text(64), { maxItems: 32 }),
   },
   closed,
@@ -210,6 +216,97 @@ export const RouterMetricsSchema = Type.Object(
   closed,
 );
 export type RouterMetrics = Static<typeof RouterMetricsSchema>;
+
+/** Controller -> router: every other online router that this router may link with or be linked by (sent whole). */
+export const PeersSchema = Type.Object(
+  {
+    routers: Type.Array(
+      Type.Object(
+        {
+          id: Id,
+          name: Text(512),
+          /** SHA-1 (lowercase hex) of the router's current certificate: a link peer presenting another is refused. */
+          fingerprint: Type.String({ pattern: '^[0-9a-f]{40}$' }),
+          /** Its link listeners, `tls:host:port` and link groups; empty when it only dials. */
+          links: Type.Array(Type.Object({ advertise: Text(300), groups: Type.Array(Text(64), { minItems: 1, maxItems: 32 }) }, closed), { maxItems: 8 }),
+        },
+        closed,
+      ),
+      { maxItems: 5_000 },
+    ),
+  },
+  closed,
+);
+export type Peers = Static<typeof PeersSchema>;
+export type Peer = Peers['routers'][number];
+
+/** Router -> controller: the links this router dialed, whole (a link absent from the report is gone). */
+export const LinkReportSchema = Type.Object(
+  {
+    links: Type.Array(
+      Type.Object(
+        {
+          id: Id,
+          /** The router at the other end (the one this router dialed). */
+          peerRouterId: Id,
+          /** `up`: latency probes are answered; `stalled`: the last probe was not answered in time (not used for new circuits). */
+          state: Type.Union([Type.Literal('up'), Type.Literal('stalled')]),
+          /** Round trip of the last answered probe, in milliseconds; null before the first. */
+          latencyMs: Type.Union([Type.Number({ minimum: 0 }), Type.Null()]),
+          /** The address dialed, `tls:host:port`. */
+          dialAddress: Text(300),
+        },
+        closed,
+      ),
+      { maxItems: 10_000 },
+    ),
+  },
+  closed,
+);
+export type LinkReport = Static<typeof LinkReportSchema>;
+
+/** Router -> controller: circuits that began at this router and ended, with why. */
+export const CircuitsEndedSchema = Type.Object(
+  { circuits: Type.Array(Type.Object({ id: Id, reason: Text(500) }, closed), { minItems: 1, maxItems: 10_000 }) },
+  closed,
+);
+export type CircuitsEnded = Static<typeof CircuitsEndedSchema>;
+
+/** Router -> controller: the circuits that began at this router and are still up; the controller forgets the others. */
+export const ReconcileCircuitsSchema = Type.Object({ keep: Type.Array(Id, { maxItems: 100_000 }) }, closed);
+export type ReconcileCircuits = Static<typeof ReconcileCircuitsSchema>;
+
+/** Router -> controller: a page of the services this router's tunneler identity may host (Bind access). */
+export const HostedServicesSchema = Type.Object({ after: Type.Optional(Id) }, closed);
+export type HostedServicesRequest = Static<typeof HostedServicesSchema>;
+/**
+ * The answer: the router's identity (its id is the router's) and up to 500 services ordered by id, each with its
+ * `host.v1` or `host.v2` config (the config's data as stored). Services with neither config are left out: there is
+ * nothing to host. `next`: ask again with `after` = this id for the next page. Refused with NOT_ALLOWED when the
+ * router is not tunneler-enabled.
+ */
+export const HostedServicesAnswerSchema = Type.Object(
+  {
+    identityId: Id,
+    services: Type.Array(
+      Type.Object(
+        {
+          id: Id,
+          name: Text(512),
+          encryptionRequired: Type.Boolean(),
+          configType: Type.Union([Type.Literal('host.v1'), Type.Literal('host.v2')]),
+          config: Type.Record(Type.String(), Type.Unknown()),
+        },
+        closed,
+      ),
+      { maxItems: 500 },
+    ),
+    next: Type.Optional(Id),
+  },
+  closed,
+);
+export type HostedServicesAnswer = Static<typeof HostedServicesAnswerSchema>;
+export type HostedService = HostedServicesAnswer['services'][number];
 
 export const EmptySchema = Type.Object({}, closed);
 

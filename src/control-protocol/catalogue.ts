@@ -17,6 +17,8 @@ export const ControlType = {
   Revocations: 30011,
   /** controller -> router: the controllers and API address the router should know. */
   Endpoints: 30012,
+  /** controller -> router: the other online routers, their link listeners and certificate fingerprints (full state). */
+  Peers: 30013,
   /** router -> controller (request): create a terminator. */
   CreateTerminator: 30020,
   /** router -> controller (request): update a terminator's cost or precedence. */
@@ -25,16 +27,24 @@ export const ControlType = {
   DeleteTerminators: 30022,
   /** router -> controller (request): keep only these of the router's SDK-bound terminators, delete the rest (after a reconnect). */
   ReconcileTerminators: 30023,
+  /** router -> controller (request): the services this router's tunneler identity may host, with their host configs (a page). */
+  HostedServices: 30024,
   /** router -> controller (request): may this API session dial this service, and through which terminator. */
   DialRequest: 30030,
   /** router -> controller (request): the API session behind a legacy token, or whether a certificate belongs to a session. */
   ApiSessionCheck: 30031,
+  /** router -> controller: circuits that began at this router ended (a notice). */
+  CircuitsEnded: 30032,
+  /** router -> controller (request): keep these circuits that began at this router, forget the others (after a reconnect). */
+  ReconcileCircuits: 30033,
   /** router -> controller: legacy API sessions whose SDKs hold a channel to this router (keeps them alive). */
   ApiSessionActivity: 30040,
   /** router -> controller: router events (state changes) for the controller's log and metrics. */
   RouterEvents: 30050,
   /** router -> controller: router metrics, a snapshot of counters. */
   RouterMetrics: 30051,
+  /** router -> controller: the links this router dialed, their state and latency (full state, a notice). */
+  LinkReport: 30052,
   /** router -> controller (request): an application-level ping, answered at once (the health check uses it). */
   Ping: 30060,
 } as const;
