@@ -168,18 +168,43 @@ export const ApiSessionCheckAnswerSchema = Type.Object(
 );
 export type ApiSessionCheckAnswer = Static<typeof ApiSessionCheckAnswerSchema>;
 
-/** Router -> controller: may the identity of this API session dial the service now (policy and posture checks). */
-export const DialRequestSchema = Type.Object({ identityId: Id, serviceId: Id, apiSessionId: Type.Optional(Id) }, closed);
+/**
+ * Router -> controller: may the identity of this API session dial this service now (policy and posture checks), and
+ * through which terminator and path. Exactly one of `serviceId` and `serviceName` (a router's proxy listener names
+ * services by name). `exclude`: terminators that just failed this dial, not to be chosen again. `instanceId`: only a
+ * terminator with this instance id (addressable terminators).
+ */
+export const DialRequestSchema = Type.Object(
+  {
+    identityId: Id,
+    serviceId: Type.Optional(Id),
+    serviceName: Type.Optional(Text(512)),
+    apiSessionId: Type.Optional(Id),
+    exclude: Type.Optional(Type.Array(Id, { maxItems: 16 })),
+    instanceId: Type.Optional(Text(256)),
+  },
+  closed,
+);
 export type DialRequest = Static<typeof DialRequestSchema>;
 
-/** The answer: the terminator chosen (the next issue relays to it). */
+/**
+ * The answer: the circuit's id, the terminator chosen, and the path to it. `path` lists router ids from the asking
+ * router (first) to the terminator's router (last): one id when the terminator is on the asking router. `links[i]`
+ * is the link from `path[i]` to `path[i + 1]`. The controller records the circuit until the asking router reports it
+ * ended (CircuitsEnded).
+ */
 export const DialAnswerSchema = Type.Object(
   {
     circuitId: Id,
+    serviceId: Id,
+    serviceName: Text(512),
+    encryptionRequired: Type.Boolean(),
     terminator: Type.Object(
       { id: Id, routerId: Id, binding: Text(64), address: Text(1_024), instanceId: Text(256) },
       closed,
     ),
+    path: Type.Array(Id, { minItems: 1, maxItems: 16 }),
+    links: Type.Array(Id, { maxItems: 15 }),
   },
   closed,
 );

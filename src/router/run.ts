@@ -29,6 +29,9 @@ import { parseDuration } from '../shared/durations.js';
 import { metricsSnapshot } from './metrics/report.js';
 import { createEdgeMetrics } from './metrics/edge-metrics.js';
 import { startEdgeListener, type EdgeListener, type EdgeListenerLimits } from './edge/edge-listener.js';
+import { createFabric, type Fabric } from './fabric/fabric.js';
+import { startLinks, type LinkManager } from './links/link-manager.js';
+import { advertisedLinkListeners, linkSettings } from './links/link-settings.js';
 
 export interface VersionInfo {
   version: string;
@@ -45,6 +48,9 @@ export interface RunningRouter {
   readonly web: RouterWeb | undefined;
   /** The SDK edge listener, when the file has a `binding: edge` listener and an `edge` section. */
   readonly edge: EdgeListener | undefined;
+  /** Links to other routers, when the file has a `link` section. */
+  readonly links: LinkManager | undefined;
+  readonly fabric: Fabric;
   /** The endpoints file in use. */
   readonly endpointsFile: string;
   /** Renews the certificates now (what `svc router renew` does, from inside the running router). */
@@ -125,16 +131,20 @@ export async function startRouter(
   const metrics = createRouterMetrics();
   const trust = createTrustStore();
   const revocations = createRevocationState({ keepMs: REVOCATION_KEEP_MS, capacity: REVOCATION_CAPACITY });
+  const linksAt = linkSettings(config);
   const hello: RouterHello = {
     protocol: 1,
     versionInfo: { ...options.build, os: process.platform, arch: process.arch },
     hostname: osHostname(),
-    listeners: advertisedListeners(config),
-    capabilities: config.edge === undefined ? [] : ['edge'],
+    listeners: [...advertisedListeners(config), ...advertisedLinkListeners(linksAt)],
+    capabilities: [...(config.edge === undefined ? [] : ['edge']), ...(linksAt ? ['link'] : [])],
   };
 
   let web: RouterWeb | undefined;
   let edge: EdgeListener | undefined;
+  let links: LinkManager | undefined;
+  // Created before the control client and given it once it exists: the fabric asks the controller for every dial.
+  const late: { fabric?: Fabric } = {};
   const control = startControlClient({
     endpoints: () => known.ctrl,
     // Read from the files before every attempt: `svc router renew` run beside this process replaces them, and the
@@ -156,6 +166,8 @@ export async function startRouter(
         metrics.controlConnected(true);
         log.info({ controller: answer.controllerName, endpoint, routerId: answer.routerId }, `connected to controller ${answer.controllerName} at ${endpoint} as router ${answer.routerName}`);
         edge?.controllerConnected();
+        links?.controllerConnected();
+        void late.fabric?.reconcile();
       },
       disconnected(reason) {
         metrics.controlConnected(false);
@@ -172,6 +184,9 @@ export async function startRouter(
       revocations(items) {
         revocations.apply(items, clock.now().getTime());
         log.debug({ count: items.length }, 'revocations received');
+      },
+      peers(value) {
+        links?.peers(value);
       },
       endpoints(value) {
         const changed = JSON.stringify(value.ctrl) !== JSON.stringify(known.ctrl) || value.api !== known.api;
@@ -191,7 +206,7 @@ export async function startRouter(
     clock,
     settings: timings.healthChecks,
     controllerPing: () => control.ping(timings.healthChecks.ctrlPingCheck.timeoutMs),
-    linkCount: () => 0,
+    linkCount: () => links?.count ?? 0,
     onChange(check, healthy, reason) {
       const line = `health check ${check} is now ${healthy ? 'healthy' : `unhealthy: ${reason ?? ''}`}`;
       if (healthy) log.info({ check }, line);
@@ -227,6 +242,7 @@ export async function startRouter(
       // New connections (the control channel's next one, the web listeners') use the new certificates; open ones stay.
       web?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
       edge?.updateTls({ key: renewed.keyPem, cert: renewed.serverCertPem });
+      links?.updateTls({ key: renewed.keyPem, cert: renewed.certPem, serverCert: renewed.serverCertPem, ca: renewed.caPem });
       event('certificate-renewed', `certificates renewed; they now expire at ${renewed.notAfter.toISOString()}`);
     },
     onGaveUp(error) {
@@ -255,6 +271,40 @@ export async function startRouter(
     throw new RouterSetupError(`the router's web listener could not start: ${(error as Error).message}`);
   }
 
+  const edgeMetrics = createEdgeMetrics(metrics.registry);
+  const circuits = createFabric({
+    control,
+    links: { get: (id) => links?.get(id) },
+    log: log.child({ component: 'fabric' }),
+    relayed: (bytes) => edgeMetrics.relayed(bytes),
+  });
+  late.fabric = circuits;
+  const stopEarly = async () => {
+    circuits.stop();
+    renewal.stop();
+    await edge?.close();
+    await control.stop();
+    await web?.close();
+    health.stop();
+    clearInterval(latencyTimer);
+    clearInterval(reportTimer);
+  };
+  try {
+    links = linksAt
+      ? await startLinks({
+          settings: linksAt,
+          tls: { key: identity.keyPem, cert: identity.certPem, serverCert: identity.serverCertPem, ca: identity.caPem },
+          control,
+          fabric: circuits,
+          log: log.child({ component: 'links' }),
+          ...(options.random ? { random: options.random } : {}),
+        })
+      : undefined;
+  } catch (error) {
+    await stopEarly();
+    throw new RouterSetupError(`the router's link listener could not start: ${(error as Error).message}`);
+  }
+
   const edgeAt = edgeListenerSettings(config);
   try {
     edge = edgeAt
@@ -266,7 +316,8 @@ export async function startRouter(
           trust,
           revocations,
           control,
-          metrics: createEdgeMetrics(metrics.registry),
+          metrics: edgeMetrics,
+          fabric: circuits,
           log: log.child({ component: 'edge' }),
           version: options.build.version,
           routerId: () => control.controller?.routerId,
@@ -275,12 +326,8 @@ export async function startRouter(
       : undefined;
     if (edge && control.connected) edge.controllerConnected();
   } catch (error) {
-    renewal.stop();
-    await control.stop();
-    await web?.close();
-    health.stop();
-    clearInterval(latencyTimer);
-    clearInterval(reportTimer);
+    await links?.close();
+    await stopEarly();
     throw new RouterSetupError(`the router's edge listener could not start on ${edgeAt?.host}:${edgeAt?.port}: ${(error as Error).message}`);
   }
 
@@ -292,6 +339,8 @@ export async function startRouter(
     metrics,
     web,
     edge,
+    links,
+    fabric: circuits,
     endpointsFile,
     renewNow: async () => void (await renewal.renewNow()),
     async stop() {
@@ -299,7 +348,9 @@ export async function startRouter(
       clearInterval(reportTimer);
       health.stop();
       renewal.stop();
+      circuits.stop();
       await edge?.close();
+      await links?.close();
       await control.stop();
       await web?.close();
       log.info('router stopped');

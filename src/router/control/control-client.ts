@@ -15,12 +15,14 @@ import {
   EmptySchema,
   EndpointsSchema,
   HelloAnswerSchema,
+  PeersSchema,
   readBody,
   RevocationsSchema,
   TrustStateSchema,
   writeBody,
   type Endpoints,
   type HelloAnswer,
+  type Peers,
   type Revocation,
   type RouterHello,
   type TrustState,
@@ -49,6 +51,8 @@ export interface ControlClientOptions {
     trust?(state: TrustState): void;
     revocations?(items: Revocation[]): void;
     endpoints?(endpoints: Endpoints): void;
+    /** The other online routers (links). */
+    peers?(peers: Peers): void;
     /** Every control message in or out, by content type (the router's metrics). */
     message?(direction: 'in' | 'out', contentType: number): void;
     /** A controller refused the Hello: code and sentence. */
@@ -120,6 +124,9 @@ export function startControlClient(options: ControlClientOptions): ControlClient
           return;
         case ControlType.Endpoints:
           handlers.endpoints?.(readBody(EndpointsSchema, message.body, 'Endpoints'));
+          return;
+        case ControlType.Peers:
+          handlers.peers?.(readBody(PeersSchema, message.body, 'Peers'));
           return;
         default:
           log.warn({ contentType: message.contentType }, `the controller sent content type ${message.contentType}, which this router does not know; ignored`);

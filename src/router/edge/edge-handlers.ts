@@ -6,15 +6,14 @@
  */
 import type { Logger } from 'pino';
 import { encode, read, type Message } from '../../channel/message.js';
-import { DialAnswerSchema } from '../../control-protocol/bodies.js';
-import { ControlType } from '../../control-protocol/catalogue.js';
-import type { ControlClient } from '../control/control-client.js';
 import type { EdgeMetrics } from '../metrics/edge-metrics.js';
 import { EdgeError, EdgeHeader, EdgeType, INVALID_SESSION, PRECEDENCE_BY_BYTE } from '../../channel/edge-protocol.js';
 import { EdgeRefusal, type SessionChecker } from './hello.js';
 import type { Hosting } from './hosting.js';
-import type { Relay } from './relay.js';
-import { describe, FIRST_ROUTER_CONN_ID, sendStateClosed, type EdgeBinding, type EdgeConn, type SdkChannel } from './sdk-channel.js';
+import { DialError, type Fabric } from '../fabric/fabric.js';
+import { payloadOf } from '../links/link-protocol.js';
+import { EdgeConn, type ConnLedger } from './edge-conn.js';
+import { describe, sendStateClosed, type EdgeBinding, type SdkChannel } from './sdk-channel.js';
 import { EdgeTokenError, type EdgeTokens, type SessionTokenClaims } from './tokens.js';
 
 export interface EdgeLimits {
@@ -31,9 +30,9 @@ export interface EdgeLimits {
 export interface EdgeHandlerDeps {
   tokens: EdgeTokens;
   sessions: SessionChecker;
-  control: Pick<ControlClient, 'request' | 'connected'>;
   hosting: Hosting;
-  relay: Relay;
+  fabric: Pick<Fabric, 'dial'>;
+  ledger: ConnLedger;
   metrics: EdgeMetrics;
   limits: EdgeLimits;
   log: Logger;
@@ -42,11 +41,9 @@ export interface EdgeHandlerDeps {
   sessionChanged(sdk: SdkChannel): void;
 }
 
-const CONTROL_TIMEOUT_MS = 10_000;
-const isClosed = (conn: EdgeConn): boolean => conn.state === 'closed';
 
 export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: Message) => void {
-  const { tokens, control, hosting, relay, metrics, limits, log, clock } = deps;
+  const { tokens, hosting, fabric, ledger, metrics, limits, log, clock } = deps;
 
   /** The session token of a Connect, Bind or Unbind, checked against the channel's API session. */
   async function serviceToken(sdk: SdkChannel, m: Message, type: 'Dial' | 'Bind'): Promise<SessionTokenClaims | string> {
@@ -59,13 +56,6 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
       if (error instanceof EdgeTokenError) return error.message;
       throw error;
     }
-  }
-
-  function newConn(sdk: SdkChannel, connId: number, serviceId: string): EdgeConn {
-    const conn: EdgeConn = { channel: sdk, connId, state: 'connecting', peer: undefined, circuitId: '', serviceId, pending: [] };
-    sdk.conns.set(connId, conn);
-    relay.opened();
-    return conn;
   }
 
   async function connect(sdk: SdkChannel, m: Message): Promise<void> {
@@ -88,7 +78,7 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
       metrics.dial('refused');
       return;
     }
-    if (sdk.conns.size >= limits.maxConnsPerChannel || relay.open >= limits.maxConns) {
+    if (sdk.conns.size >= limits.maxConnsPerChannel || ledger.open >= limits.maxConns) {
       const which = sdk.conns.size >= limits.maxConnsPerChannel ? `this channel's limit of ${limits.maxConnsPerChannel}` : `the router's limit of ${limits.maxConns}`;
       sendStateClosed(sdk, connId, `too many connections: ${which} is reached`, m);
       metrics.dial('refused');
@@ -98,88 +88,55 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
       sendStateClosed(sdk, connId, `connection id ${connId} is already in use on this channel`, m);
       return;
     }
-    const dialer = newConn(sdk, connId, token.serviceId);
-    const fail = (reason: string, outcome: 'refused' | 'failed') => {
-      if (dialer.state === 'closed') return;
-      relay.close(dialer, reason);
-      if (!sdk.channel.closed) sendStateClosed(sdk, connId, reason, m);
-      metrics.dial(outcome);
-      log.info({ ...describe(sdk), connId, service: token.serviceId, outcome }, `dial of service ${token.serviceId} failed: ${reason}`);
-    };
-
-    let answer;
+    const dialer = new EdgeConn(sdk, connId, token.serviceId, ledger, true);
+    const header = (id: number) => m.headers.get(id);
+    let result;
     try {
-      if (!control.connected) throw Object.assign(new Error('the router cannot reach a controller'), { code: 'UNAVAILABLE' });
-      answer = await control.request(ControlType.DialRequest, { identityId: sdk.session.identityId, serviceId: token.serviceId, apiSessionId: sdk.session.apiSessionId }, DialAnswerSchema, CONTROL_TIMEOUT_MS);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      fail((error as Error).message, code === 'NOT_ALLOWED' || code === 'NOT_FOUND' ? 'refused' : 'failed');
-      return;
-    }
-    if (dialer.state === 'closed') return;
-    const binding = hosting.byTerminator(answer.terminator.id);
-    if (!binding || binding.closed || binding.channel.channel.closed) {
-      fail(`terminator ${answer.terminator.id} of service ${token.serviceId} is not hosted on this router`, 'failed');
-      return;
-    }
-    const hostSdk = binding.channel;
-    const hostConnId = hostSdk.nextDialConnId;
-    hostSdk.nextDialConnId = hostSdk.nextDialConnId >= 0xffff_fffe ? FIRST_ROUTER_CONN_ID : hostSdk.nextDialConnId + 1;
-    const hoster = newConn(hostSdk, hostConnId, token.serviceId);
-    hoster.circuitId = answer.circuitId;
-    dialer.circuitId = answer.circuitId;
-
-    const copied: Array<[number, Buffer]> = [];
-    for (const id of [EdgeHeader.CallerId, EdgeHeader.PublicKey, EdgeHeader.ConnectionMarker, EdgeHeader.AppData]) {
-      const value = m.headers.get(id);
-      if (value) copied.push([id, value]);
-    }
-    let reply: Message;
-    try {
-      reply = await hostSdk.channel.request(
+      result = await fabric.dial(
         {
-          contentType: EdgeType.Dial,
-          headers: [
-            [EdgeHeader.ConnId, encode.u32(binding.connId)],
-            [EdgeHeader.RouterProvidedConnId, encode.u32(hostConnId)],
-            [EdgeHeader.CircuitId, encode.string(answer.circuitId)],
-            [EdgeHeader.DialerIdentityId, encode.string(sdk.session.identityId)],
-            [EdgeHeader.DialerIdentityName, encode.string(sdk.session.identityName)],
-            ...copied,
-          ],
-          body: binding.token,
+          identityId: sdk.session.identityId,
+          identityName: sdk.session.identityName,
+          serviceId: token.serviceId,
+          apiSessionId: sdk.session.apiSessionId,
+          ...(read.string(m, EdgeHeader.TerminatorIdentity) ? { instanceId: read.string(m, EdgeHeader.TerminatorIdentity) } : {}),
+          dialer: {
+            ...(header(EdgeHeader.CallerId) ? { callerId: header(EdgeHeader.CallerId)! } : {}),
+            ...(header(EdgeHeader.ConnectionMarker) ? { connectionMarker: header(EdgeHeader.ConnectionMarker)! } : {}),
+            ...(header(EdgeHeader.AppData) ? { appData: header(EdgeHeader.AppData)! } : {}),
+          },
+          // The SDK decides whether it encrypts; the fabric refuses a service that requires it when it does not.
+          publicKeyFor: () => header(EdgeHeader.PublicKey),
         },
-        limits.dialTimeoutMs,
+        dialer,
       );
     } catch (error) {
-      relay.close(hoster, 'the dial was not answered in time', true);
-      fail(`the hosting SDK did not answer the dial: ${(error as Error).message}`, 'failed');
+      const reason = (error as Error).message;
+      const outcome = error instanceof DialError ? error.kind : 'failed';
+      if (dialer.state !== 'closed') {
+        dialer.discard();
+        if (!sdk.channel.closed) sendStateClosed(sdk, connId, reason, m);
+      }
+      metrics.dial(outcome);
+      log.info({ ...describe(sdk), connId, service: token.serviceId, outcome }, `dial of service ${token.serviceId} failed: ${reason}`);
       return;
     }
-    if (reply.contentType !== EdgeType.DialSuccess) {
-      const reason = reply.body.toString('utf8') || 'the hosting SDK refused the dial';
-      // The hoster's end is dropped without a StateClosed: its SDK refused it and keeps nothing of it.
-      relay.close(hoster, reason);
-      fail(reason, 'failed');
-      return;
-    }
-    // Either end may have closed while the Dial was out (the dialer's channel dropped, a StateClosed).
-    if (isClosed(dialer) || isClosed(hoster)) {
-      relay.close(hoster, 'the dialer went away');
-      relay.close(dialer, 'the host went away');
+    if (dialer.state === 'closed') {
+      // The dialer's channel dropped or it closed the connection while the circuit was being set up.
+      result.peer.end('the dialer went away');
       return;
     }
     const replyHeaders: Array<[number, Buffer]> = [
       [EdgeHeader.ConnId, encode.u32(connId)],
-      [EdgeHeader.CircuitId, encode.string(answer.circuitId)],
+      [EdgeHeader.CircuitId, encode.string(result.circuitId)],
     ];
-    const hostKey = reply.headers.get(EdgeHeader.PublicKey);
-    if (hostKey) replyHeaders.push([EdgeHeader.PublicKey, hostKey]);
+    if (result.publicKey) replyHeaders.push([EdgeHeader.PublicKey, result.publicKey]);
+    dialer.circuitId = result.circuitId;
     // StateConnected first: Data reaching a C SDK connection still Connecting is dropped.
     sdk.channel.reply(m, { contentType: EdgeType.StateConnected, headers: replyHeaders });
-    relay.join(dialer, hoster);
+    dialer.inlet.connect(result.peer);
+    dialer.announce();
     metrics.dial('success', (clock() - started) / 1000);
-    log.debug({ ...describe(sdk), connId, service: token.serviceId, circuit: answer.circuitId }, 'circuit up');
+    log.debug({ ...describe(sdk), connId, service: token.serviceId, circuit: result.circuitId }, 'circuit up');
   }
 
   async function bind(sdk: SdkChannel, m: Message): Promise<void> {
@@ -266,7 +223,7 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
     if (connId === undefined) return;
     const conn = sdk.conns.get(connId);
     if (conn) {
-      relay.close(conn, m.body.toString('utf8') || 'closed by the peer');
+      conn.close(m.body.toString('utf8') || 'closed by the peer');
       return;
     }
     const binding = sdk.bindings.get(connId);
@@ -281,7 +238,7 @@ export function createEdgeHandlers(deps: EdgeHandlerDeps): (sdk: SdkChannel, m: 
       sendStateClosed(sdk, connId ?? 0, 'unknown connection');
       return;
     }
-    relay.data(conn, m);
+    conn.inlet.push(payloadOf(m));
   }
 
   const failed = (sdk: SdkChannel, what: string) => (error: unknown) => {

@@ -24,7 +24,10 @@ import { createEdgeHandlers, type EdgeLimits } from './edge-handlers.js';
 import { EDGE_ALPN, EdgeHeader } from '../../channel/edge-protocol.js';
 import { createSessionChecker, EdgeRefusal } from './hello.js';
 import { createHosting, type Hosting } from './hosting.js';
-import { createRelay } from './relay.js';
+import { ConnLedger } from './edge-conn.js';
+import { createEdgeEgress } from './edge-egress.js';
+import { pauseCounter } from '../fabric/inlet.js';
+import type { Fabric } from '../fabric/fabric.js';
 import { describe, FIRST_ROUTER_CONN_ID, type SdkChannel } from './sdk-channel.js';
 import { createEdgeTokens } from './tokens.js';
 
@@ -69,6 +72,8 @@ export interface EdgeListenerOptions {
   log: Logger;
   version: string;
   routerId: () => string | undefined;
+  /** Circuits: the edge listener's dials go through it, and it hosts SDK bindings as the `edge` egress. */
+  fabric: Pick<Fabric, 'dial' | 'registerEgress'>;
   limits?: Partial<EdgeListenerLimits>;
   clock?: () => number;
 }
@@ -97,8 +102,9 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
   const limits = { ...DEFAULT_EDGE_LIMITS, ...options.limits };
   const tokens = createEdgeTokens(trust);
   const sessions = createSessionChecker({ tokens, control, revocations });
-  const relay = createRelay({ metrics });
+  const ledger = new ConnLedger(metrics);
   const hosting = createHosting({ control, log, onBind: (outcome) => metrics.bind(outcome) });
+  options.fabric.registerEgress('edge', createEdgeEgress({ hosting, ledger, dialTimeoutMs: () => limits.dialTimeoutMs }));
   const channels = new Set<SdkChannel>();
   const bySession = new Map<string, Set<SdkChannel>>();
   const byIdentity = new Map<string, Set<SdkChannel>>();
@@ -133,9 +139,9 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
   const handle = createEdgeHandlers({
     tokens,
     sessions,
-    control,
     hosting,
-    relay,
+    fabric: options.fabric,
+    ledger,
     metrics,
     limits,
     log,
@@ -230,7 +236,7 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
       conns: new Map(),
       bindings: new Map(),
       nextDialConnId: FIRST_ROUTER_CONN_ID,
-      blockedOn: new Set(),
+      reading: pauseCounter(socket),
       expiryTimer: undefined,
     };
     channels.add(sdk);
@@ -247,7 +253,7 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
       index(bySession, sdk.session.apiSessionId, sdk, false);
       index(byIdentity, sdk.session.identityId, sdk, false);
       if (sdk.expiryTimer) clearTimeout(sdk.expiryTimer);
-      for (const conn of [...sdk.conns.values()]) relay.close(conn, `the peer's channel closed: ${reason}`);
+      for (const conn of [...sdk.conns.values()]) conn.close(`the peer's channel closed: ${reason}`);
       for (const binding of [...sdk.bindings.values()]) hosting.remove(binding);
       metrics.channels(-1);
       log.info({ ...describe(sdk), reason }, `SDK channel closed: ${reason}`);

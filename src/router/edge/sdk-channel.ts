@@ -7,6 +7,7 @@ import type { TLSSocket } from 'node:tls';
 import type { Channel } from '../../channel/channel.js';
 import { encode, type Message } from '../../channel/message.js';
 import { EdgeHeader, EdgeType } from '../../channel/edge-protocol.js';
+import type { EdgeConn } from './edge-conn.js';
 
 /** The API session behind a channel, as its Hello (and later UpdateTokens) proved it. */
 export interface ChannelSession {
@@ -18,18 +19,6 @@ export interface ChannelSession {
   createdAt: number;
   /** When the token the channel holds expires (ms); undefined for a legacy session (the controller ends it). */
   expiresAt: number | undefined;
-}
-
-export interface EdgeConn {
-  readonly channel: SdkChannel;
-  /** The id the SDK knows this connection by on its channel. */
-  readonly connId: number;
-  state: 'connecting' | 'connected' | 'closed';
-  peer: EdgeConn | undefined;
-  circuitId: string;
-  serviceId: string;
-  /** Data that arrived before the circuit was joined (the hoster's first Data can race its DialSuccess). */
-  pending: Message[];
 }
 
 export interface EdgeBinding {
@@ -60,8 +49,8 @@ export interface SdkChannel {
   readonly bindings: Map<number, EdgeBinding>;
   /** The next router-provided connection id for a Dial to this channel's bindings (above 2^31, as the reference). */
   nextDialConnId: number;
-  /** Destinations this channel's sender waits on (backpressure): its socket resumes when none is left. */
-  readonly blockedOn: Set<SdkChannel>;
+  /** Pauses reading the channel (counted): one of its connections' peers is congested. */
+  readonly reading: { pause(): void; resume(): void };
   expiryTimer: NodeJS.Timeout | undefined;
 }
 

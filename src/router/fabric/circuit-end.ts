@@ -9,8 +9,8 @@
 /** Unsent bytes an end may hold toward its outside before the ends sending to it are paused. */
 export const HIGH_WATER_BYTES = 1_048_576;
 
-/** Flags of a payload (the edge protocol's Flags header, facts §3): FIN is a half-close, the rest pass through. */
-export const PayloadFlag = { FIN: 1, TRACE_UUID: 2, MULTIPART: 4, STREAM: 8, MULTIPART_MSG: 16 } as const;
+/** Flags of a payload are the edge protocol's Flags header (facts §3): FIN is a half-close, the rest pass through. */
+export { EdgeFlag as PayloadFlag } from '../../channel/edge-protocol.js';
 
 /** One payload along a circuit: the body of one edge Data message, its Flags, and headers passed through unchanged. */
 export interface Payload {

@@ -62,7 +62,9 @@ export function createSdkDial(deps: {
   }
 
   return async function dial(router, request) {
-    const { identityId, serviceId } = request;
+    const { identityId } = request;
+    const serviceId = request.serviceId;
+    if (serviceId === undefined) throw new RouterRequestError('BAD_MESSAGE', 'DialRequest: body.serviceId is required');
     // Read beside the decision: most dials are allowed, and the candidates are needed then.
     const candidates = deps.terminators.listOnRouter(serviceId, router.id);
     candidates.catch(() => undefined);
@@ -82,7 +84,12 @@ export function createSdkDial(deps: {
     if (!chosen) throw new RouterRequestError('NOT_FOUND', `Service '${serviceId}' has no terminator on this router: nothing hosts it here`);
     return {
       circuitId: newEntityId(),
+      serviceId,
+      serviceName: granted?.service.name ?? serviceId,
+      encryptionRequired: granted?.service.encryptionRequired ?? false,
       terminator: { id: chosen.id, routerId: chosen.routerId, binding: chosen.binding, address: chosen.address, instanceId: chosen.identity },
+      path: [router.id],
+      links: [],
     };
   };
 }
