@@ -5,8 +5,10 @@
 import { createServer, connect, type Server, type Socket } from 'node:net';
 
 /** A TCP relay to `target` on a port of its own, which can be cut (every connection dropped, nothing accepted) and restored. */
-export async function tcpRelay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void> }> {
+export async function tcpRelay(target: URL): Promise<{ port: number; cut(): Promise<void>; restore(): Promise<void>; freeze(): void; thaw(): void }> {
   const sockets = new Set<Socket>();
+  let frozen = false;
+  const pairs = new Set<[Socket, Socket]>();
   let server: Server | undefined;
   let port = 0;
   const open = () =>
@@ -18,7 +20,11 @@ export async function tcpRelay(target: URL): Promise<{ port: number; cut(): Prom
           socket.on('close', () => sockets.delete(socket));
           socket.on('error', () => socket.destroy());
         }
-        client.pipe(upstream).pipe(client);
+        const pair: [Socket, Socket] = [client, upstream];
+        pairs.add(pair);
+        client.on('close', () => pairs.delete(pair));
+        if (frozen) for (const socket of pair) socket.pause();
+        else client.pipe(upstream).pipe(client);
       });
       next.once('error', reject);
       next.listen(port, '127.0.0.1', () => {
@@ -38,6 +44,22 @@ export async function tcpRelay(target: URL): Promise<{ port: number; cut(): Prom
   };
   await open();
   // Restoring an open relay changes nothing.
-  return { port, cut, restore: async () => (server ? undefined : open()) };
+  return {
+    port,
+    cut,
+    restore: async () => (server ? undefined : open()),
+    // A stalled path: connections stay open and nothing moves, as when a network silently drops packets.
+    freeze() {
+      frozen = true;
+      for (const socket of sockets) {
+        socket.unpipe();
+        socket.pause();
+      }
+    },
+    thaw() {
+      frozen = false;
+      for (const [client, upstream] of pairs) client.pipe(upstream).pipe(client);
+    },
+  };
 }
 

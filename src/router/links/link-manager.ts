@@ -62,6 +62,8 @@ export interface LinkTls {
   cert: string;
   /** The server certificate (accepting). */
   serverCert: string;
+  /** The server certificate's key when it is not `key` (an enrolled router has one key for both). */
+  serverKey?: string;
   ca: string;
 }
 
@@ -157,7 +159,11 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
         .request({ contentType: ContentType.Latency, headers: [[128, encode.u64(BigInt(sent))]] }, settings.probeIntervalMs)
         .then(() => {
           missed = 0;
+          const before = link.latencyMs;
           link.latencyMs = Date.now() - sent;
+          // The controller routes by latency: the first figure and a move of over a fifth are worth a report now.
+          const moved = before === null || Math.abs(link.latencyMs - before) > Math.max(1, before / 5);
+          if (link.state === 'up' && moved) report();
           if (link.state !== 'up') {
             link.state = 'up';
             log.info({ link: link.id, peer: link.peerName }, `link ${link.id} to router ${link.peerName} answers again (${link.latencyMs} ms)`);
@@ -182,7 +188,7 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
   // ---- accepting ----
   const servers: Server[] = [];
   const ports: number[] = [];
-  const serverOptions = () => ({ key: tls.key, cert: tls.serverCert, ca: tls.ca });
+  const serverOptions = () => ({ key: tls.serverKey ?? tls.key, cert: tls.serverCert, ca: tls.ca });
 
   function accept(socket: TLSSocket, listener: LinkListenerSettings): void {
     socket.setNoDelay(true);
