@@ -28,6 +28,7 @@ import { controlTypeName } from '../control-protocol/catalogue.js';
 import { parseDuration } from '../shared/durations.js';
 import { metricsSnapshot } from './metrics/report.js';
 import { createEdgeMetrics } from './metrics/edge-metrics.js';
+import { createFabricMetrics } from './metrics/fabric-metrics.js';
 import { startEdgeListener, type EdgeListener, type EdgeListenerLimits } from './edge/edge-listener.js';
 import { createFabric, type Fabric } from './fabric/fabric.js';
 import { startLinks, type LinkManager } from './links/link-manager.js';
@@ -272,11 +273,13 @@ export async function startRouter(
   }
 
   const edgeMetrics = createEdgeMetrics(metrics.registry);
+  const fabricMetrics = createFabricMetrics(metrics.registry);
   const circuits = createFabric({
     control,
     links: { get: (id) => links?.get(id) },
     log: log.child({ component: 'fabric' }),
     relayed: (bytes) => edgeMetrics.relayed(bytes),
+    circuitsChanged: (open) => fabricMetrics.circuits(open),
   });
   late.fabric = circuits;
   const stopEarly = async () => {
@@ -297,6 +300,7 @@ export async function startRouter(
           control,
           fabric: circuits,
           log: log.child({ component: 'links' }),
+          metrics: fabricMetrics,
           ...(options.random ? { random: options.random } : {}),
         })
       : undefined;

@@ -9,7 +9,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import { connect, createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
-import { acceptHello, dialHello, type Channel } from '../../channel/channel.js';
+import { acceptHello, dialHello, HelloRefusedError, type Channel } from '../../channel/channel.js';
 import { DEFAULT_LIMITS, type ChannelProtocolError } from '../../channel/codec.js';
 import { ContentType, encode, read } from '../../channel/message.js';
 import type { Peer, Peers } from '../../control-protocol/bodies.js';
@@ -75,7 +75,7 @@ export interface LinkDeps {
   fabric: { linkMessage(link: Link, m: import('../../channel/message.js').Message): void; linkClosed(link: Link, reason: string): void };
   log: Logger;
   random?: () => number;
-  onChange?(count: number): void;
+  metrics?: import('../metrics/fabric-metrics.js').FabricMetrics;
 }
 
 const HELLO_TIMEOUT_MS = 10_000;
@@ -140,13 +140,13 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
       links.delete(id);
       fabric.linkClosed(link, reason);
       log.warn({ link: id, peer: peer.name, reason }, `link ${id} to router ${peer.name} closed: ${reason}`);
-      deps.onChange?.(links.size);
+      deps.metrics?.links(links.size);
       report();
       // A peer still online is dialed again (after the backoff's first step).
       if (dialed && !stopped) scheduleDial(peer.id, settings.dialers[0]?.backoff.minMs ?? 5_000);
     });
     log.info({ link: id, peer: peer.name, dialed }, `link ${id} ${dialed ? 'to' : 'from'} router ${peer.name} is up (${dialAddress})`);
-    deps.onChange?.(links.size);
+    deps.metrics?.links(links.size);
     report();
     return link;
   }
@@ -161,6 +161,7 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
           missed = 0;
           const before = link.latencyMs;
           link.latencyMs = Date.now() - sent;
+          deps.metrics?.probe(link.latencyMs / 1000);
           // The controller routes by latency: the first figure and a move of over a fifth are worth a report now.
           const moved = before === null || Math.abs(link.latencyMs - before) > Math.max(1, before / 5);
           if (link.state === 'up' && moved) report();
@@ -316,10 +317,12 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
       }
       state.attempt = 0;
       state.busy = false;
+      deps.metrics?.linkDial('success');
       register(channel, socket, peer, id, true, chosen.advertise);
     } catch (error) {
       state.busy = false;
       state.attempt++;
+      deps.metrics?.linkDial(error instanceof HelloRefusedError ? 'refused' : 'failed');
       const { minMs, maxMs, factor } = chosen.dialer.backoff;
       const wait = Math.min(maxMs, minMs * factor ** (state.attempt - 1));
       const delay = Math.round(wait / 2 + (random() * wait) / 2);
