@@ -22,6 +22,8 @@ const ROUTE_TIMEOUT_MS = 15_000;
 /** What each hop keeps for itself out of the time it was given. */
 const HOP_MARGIN_MS = 500;
 const CONTROL_TIMEOUT_MS = 10_000;
+/** Dials tried in all when the far end or the path fails after the controller chose them. */
+const MAX_ATTEMPTS = 3;
 /** Ended circuits are reported in batches, at most this often. */
 const REPORT_EVERY_MS = 1_000;
 
@@ -53,6 +55,17 @@ export class DialError extends Error {
   constructor(
     message: string,
     readonly kind: 'refused' | 'failed',
+  ) {
+    super(message);
+  }
+}
+
+/** A dial that failed past the controller: at the far end or on the path to it (another terminator may do). */
+class FarEndError extends Error {
+  constructor(
+    message: string,
+    readonly terminatorId: string,
+    readonly kind: 'failed' = 'failed',
   ) {
     super(message);
   }
@@ -152,7 +165,7 @@ export function createFabric(deps: FabricDeps): Fabric {
     return link;
   }
 
-  async function askController(request: DialRequestOfFabric): Promise<DialAnswer> {
+  async function askController(request: DialRequestOfFabric, exclude: readonly string[]): Promise<DialAnswer> {
     if (!control.connected) throw new DialError('the router cannot reach a controller', 'failed');
     try {
       return await control.request(
@@ -162,6 +175,7 @@ export function createFabric(deps: FabricDeps): Fabric {
           ...(request.serviceId !== undefined ? { serviceId: request.serviceId } : { serviceName: request.serviceName }),
           ...(request.apiSessionId !== undefined ? { apiSessionId: request.apiSessionId } : {}),
           ...(request.instanceId ? { instanceId: request.instanceId } : {}),
+          ...(exclude.length > 0 ? { exclude: [...exclude] } : {}),
         },
         DialAnswerSchema,
         CONTROL_TIMEOUT_MS,
@@ -172,8 +186,45 @@ export function createFabric(deps: FabricDeps): Fabric {
     }
   }
 
+  /**
+   * Dials; when the path or the far end fails after the controller chose them (a link just lost, a target that
+   * refuses, a host gone), asks again without that terminator, up to MAX_ATTEMPTS in all.
+   */
   async function dial(request: DialRequestOfFabric, end: CircuitEnd): Promise<DialResult> {
-    const answer = await askController(request);
+    const exclude: string[] = [];
+    let lastFarEnd: FarEndError | undefined;
+    for (;;) {
+      // Each attempt sees `end` through a gate: whatever a failed attempt leaves behind cannot reach it later.
+      let open = true;
+      const gated: CircuitEnd = {
+        get label() {
+          return end.label;
+        },
+        send: (payload) => (open ? end.send(payload) : undefined),
+        end: (reason) => (open ? end.end(reason) : undefined),
+        get queued() {
+          return end.queued;
+        },
+        onceDrained: (listener) => end.onceDrained(listener),
+        pause: () => end.pause(),
+        resume: () => end.resume(),
+      };
+      try {
+        return await dialOnce(request, gated, exclude);
+      } catch (error) {
+        open = false;
+        // After a failure at a far end, that failure is the one to tell, not "nothing else hosts it".
+        if (!(error instanceof FarEndError)) throw lastFarEnd ? new DialError(lastFarEnd.message, 'failed') : error;
+        if (exclude.length + 1 >= MAX_ATTEMPTS) throw new DialError(error.message, error.kind);
+        lastFarEnd = error;
+        exclude.push(error.terminatorId);
+        log.info({ terminator: error.terminatorId, err: error.message }, `a dial of ${request.serviceName ?? request.serviceId} failed at terminator ${error.terminatorId} (${error.message}); trying another`);
+      }
+    }
+  }
+
+  async function dialOnce(request: DialRequestOfFabric, end: CircuitEnd, exclude: readonly string[]): Promise<DialResult> {
+    const answer = await askController(request, exclude);
     const publicKey = request.publicKeyFor(answer.encryptionRequired);
     if (answer.encryptionRequired && !publicKey) {
       throw new DialError(`service ${answer.serviceName} requires end-to-end encryption and the dial carries no public key`, 'refused');
@@ -213,8 +264,9 @@ export function createFabric(deps: FabricDeps): Fabric {
       }
     } catch (error) {
       circuitEnded(circuitId, (error as Error).message);
-      if (error instanceof DialError) throw error;
-      throw new DialError((error as Error).message, error instanceof EgressError && error.kind === 'denied' ? 'refused' : 'failed');
+      const kind = error instanceof EgressError && error.kind === 'denied' ? 'refused' : 'failed';
+      if (kind === 'failed') throw new FarEndError((error as Error).message, answer.terminator.id);
+      throw error instanceof DialError ? error : new DialError((error as Error).message, kind);
     }
     if (answer.encryptionRequired && !farKey) {
       peer.end('the hosting end sent no public key');
