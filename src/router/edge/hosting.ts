@@ -22,8 +22,11 @@ export interface Hosting {
   byTerminator(terminatorId: string): EdgeBinding | undefined;
   /** The controller deleted this terminator: the SDK is told, so it binds again. */
   terminatorRevoked(terminatorId: string, reason: string): void;
-  /** After every (re)connect to a controller. */
-  reconcile(): Promise<void>;
+  /**
+   * After every (re)connect to a controller: the router's hosted terminators are the bindings' plus `alsoKeep` (the
+   * tunnel's); the controller deletes the router's others.
+   */
+  reconcile(alsoKeep?: readonly string[]): Promise<void>;
   readonly count: number;
 }
 
@@ -105,8 +108,8 @@ export function createHosting(deps: { control: Pick<ControlClient, 'request' | '
       end(binding);
       if (!binding.channel.channel.closed) sendStateClosed(binding.channel, binding.connId, reason);
     },
-    async reconcile() {
-      const keep = [...byTerminator.keys()];
+    async reconcile(alsoKeep = []) {
+      const keep = [...byTerminator.keys(), ...alsoKeep];
       try {
         const answer = await control.request(ControlType.ReconcileTerminators, { keep }, ReconcileAnswerSchema, REQUEST_TIMEOUT_MS);
         if (answer.removed > 0) log.info({ removed: answer.removed }, `${answer.removed} terminator(s) this router no longer hosts were removed at the controller`);
