@@ -1,7 +1,8 @@
 /**
  * `svc quickstart`'s edge router (issue 41, must-have 11): as upstream's quickstart does, one router created,
  * enrolled and run beside the controller, so that a newcomer's first `svc edge list edge-routers` shows it online.
- * The first run creates `quickstart-router` (role attribute `public`), the policies that let every identity and
+ * The first run creates `quickstart-router` (role attribute `public`, tunneler-enabled: its own identity, of the same
+ * id and name, can host services with a host.v1 config through its `tunnel` listener), the policies that let every identity and
  * service use public routers (when no policy of that name exists), writes `router/router.yml` in the home, and
  * enrolls through the same code as `svc router enroll`; later runs start it from the files as they are. The
  * configuration file is written last, so a run interrupted before it re-enrolls the router next time.
@@ -45,7 +46,11 @@ export function quickstartRouterFile(host: string, ctrl: string, healthPort: num
     ctrl: { endpoint: ctrl },
     csr: { sans },
     edge: {},
-    listeners: [{ binding: 'edge', address: `tls:${bracket(host)}:${edgePort}`, advertise: `${bracket(host)}:${edgePort}` }],
+    listeners: [
+      { binding: 'edge', address: `tls:${bracket(host)}:${edgePort}`, advertise: `${bracket(host)}:${edgePort}` },
+      // Hosts the services whose Bind policies name the router's identity (`@quickstart-router`) and that carry a host.v1 config.
+      { binding: 'tunnel', options: { mode: 'host' } },
+    ],
     web: [{ name: 'health', bindPoints: [{ interface: health, address: health }], apis: [{ binding: 'health-checks' }, { binding: 'metrics' }] }],
   };
 }
@@ -59,7 +64,7 @@ async function enrollmentJwt(controller: RunningController): Promise<string> {
     await edgeRouters.reEnroll(SYSTEM_ACTOR, existing.id);
     id = existing.id;
   } else {
-    id = (await edgeRouters.create(SYSTEM_ACTOR, { name: QUICKSTART_ROUTER, roleAttributes: ['public'], isTunnelerEnabled: false })).id;
+    id = (await edgeRouters.create(SYSTEM_ACTOR, { name: QUICKSTART_ROUTER, roleAttributes: ['public'], isTunnelerEnabled: true })).id;
   }
   // Upstream's quickstart policies: every identity may use public routers, every service is reachable through them.
   const policies = [
