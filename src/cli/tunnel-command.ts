@@ -40,7 +40,8 @@ function printView(view: TunnelView, identity: string, json: boolean, out: Outpu
     out.print(JSON.stringify({ identity, intercepts: view.rows, notes: view.notes }));
     return;
   }
-  out.print(`identity '${identity}' intercepts ${view.rows.length === 0 ? 'nothing' : `${view.rows.length} address${view.rows.length === 1 ? '' : 'es'}`}:`);
+  const count = view.rows.length;
+  out.print(`identity '${identity}': ${count === 0 ? 'nothing to intercept' : `${count} intercept${count === 1 ? '' : 's'}`}`);
   if (view.rows.length > 0) for (const line of tableLines(COLUMNS, view.rows as unknown as Record<string, unknown>[])) out.print(line);
   for (const note of view.notes) out.print(`note: ${note}`);
 }

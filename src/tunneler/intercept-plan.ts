@@ -94,11 +94,12 @@ export function planIntercepts(services: readonly DialableService[], options: Pl
           const intercept: Intercept = { serviceId: service.id, serviceName: service.name, protocol, address, port, listenHost, listenPort, substituted };
           if (config.dialTimeoutMs !== undefined) intercept.dialTimeoutMs = config.dialTimeoutMs;
           if (config.sourceIp !== undefined) intercept.sourceIp = config.sourceIp;
-          if (port === 0) intercept.blocked = 'cannot listen: port 0 is not a port one can connect to';
-          else if (listenPort < 1 || listenPort > 65535) intercept.blocked = `cannot listen: port ${port} moved by the offset ${options.portOffset} is ${listenPort}, outside 1-65535`;
+          // Table cells are cut at 48 characters: the states say what is wrong, the row's columns say where.
+          if (port === 0) intercept.blocked = 'cannot listen: port 0';
+          else if (listenPort < 1 || listenPort > 65535) intercept.blocked = `cannot listen: offset port ${listenPort} is invalid`;
           else {
             const first = taken.get(listenerKey(intercept));
-            if (first) intercept.blocked = first.serviceId === service.id ? `shares the listener of ${hostPort(first.address.text, first.port)}` : `cannot listen: ${hostPort(listenHost, listenPort)} is used by service '${first.serviceName}'`;
+            if (first) intercept.blocked = first.serviceId === service.id ? `shares the listener of ${hostPort(first.address.text, first.port)}` : `cannot listen: used by service '${first.serviceName}'`;
             else taken.set(listenerKey(intercept), intercept);
           }
           intercepts.push(intercept);

@@ -5,6 +5,7 @@
  * sends is lost or buffered without bound; a dial that fails closes it and is reported once. `close()` stops
  * listening and closes every open connection (the service was removed or its intercept changed).
  */
+import type { EventEmitter } from 'node:events';
 import { createServer, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { Intercept } from './intercept-plan.js';
@@ -50,20 +51,29 @@ export function listenTcp(intercept: Intercept, deps: ListenerDeps): Promise<Int
       },
     );
   });
+  return opened(
+    server,
+    (ready) => server.listen({ host: intercept.listenHost, port: intercept.listenPort, exclusive: true }, ready),
+    () =>
+      new Promise<void>((done) => {
+        closing = true;
+        server.close(() => done());
+        for (const stream of open) stream.destroy();
+      }),
+  );
+}
+
+/**
+ * Resolves with a listener once `start` calls back, or rejects with the first error (EADDRINUSE, EACCES, …). After that,
+ * errors are ignored: a failed accept or a send to a gone source is one client's loss, not the listener's.
+ */
+export function opened(emitter: EventEmitter, start: (ready: () => void) => void, close: () => Promise<void>): Promise<InterceptListener> {
   return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen({ host: intercept.listenHost, port: intercept.listenPort, exclusive: true }, () => {
-      server.off('error', reject);
-      // Once listening, a failed accept is the client's problem, not the listener's.
-      server.on('error', () => undefined);
-      resolve({
-        close: () =>
-          new Promise<void>((done) => {
-            closing = true;
-            server.close(() => done());
-            for (const stream of open) stream.destroy();
-          }),
-      });
+    emitter.once('error', reject);
+    start(() => {
+      emitter.off('error', reject);
+      emitter.on('error', () => undefined);
+      resolve({ close });
     });
   });
 }

@@ -59,12 +59,11 @@ export interface Tunneler {
 /** A listener's identity: everything that, when it changes, needs a new listener. */
 const fingerprint = (i: Intercept): string => JSON.stringify([listenerKey(i), i.serviceId, i.serviceName, i.address.text, i.port, i.dialTimeoutMs, i.sourceIp]);
 
-/** Why a listen failed, in words: the error code and what it usually means here. */
+/** Why a listen failed, in words short enough for a table cell: the error code and what it usually means here. */
 function listenFailure(error: NodeJS.ErrnoException, intercept: Intercept): string {
-  const where = hostPort(intercept.listenHost, intercept.listenPort);
-  if (error.code === 'EADDRINUSE') return `cannot listen: ${where} is in use (EADDRINUSE)`;
-  if (error.code === 'EACCES') return `cannot listen: ${where} needs privileges (EACCES)${intercept.listenPort < 1024 ? '; use --port-offset' : ''}`;
-  if (error.code === 'EADDRNOTAVAIL') return `cannot listen: ${intercept.listenHost} is not an address of this machine (EADDRNOTAVAIL)`;
+  if (error.code === 'EADDRINUSE') return 'cannot listen: in use (EADDRINUSE)';
+  if (error.code === 'EACCES') return intercept.listenPort < 1024 ? 'cannot listen: below 1024 needs root (EACCES)' : 'cannot listen: not permitted (EACCES)';
+  if (error.code === 'EADDRNOTAVAIL') return 'cannot listen: not a local address';
   return `cannot listen: ${error.code ?? error.message}`;
 }
 
@@ -117,7 +116,7 @@ export async function startTunneler(sdk: TunnelerSdk, options: TunnelerOptions):
     }
     const rows = plan.intercepts.map((i) => {
       const state = i.blocked ?? states.get(listenerKey(i)) ?? 'listening';
-      return rowOf(i, state === 'listening' && i.substituted ? `listening (${i.address.kind} ${i.address.text} not interceptable without root)` : state);
+      return rowOf(i, state === 'listening' && i.substituted ? 'listening (not interceptable without root)' : state);
     });
     const notes = [...plan.notes];
     if (dialable.length === 0) notes.push(`no service that identity '${sdk.identity.name}' may dial has an ${INTERCEPT_V1} config; following updates`);

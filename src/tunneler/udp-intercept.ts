@@ -9,7 +9,7 @@
 import { createSocket, type RemoteInfo } from 'node:dgram';
 import { isIPv6 } from 'node:net';
 import type { Duplex } from 'node:stream';
-import type { InterceptListener, ListenerDeps } from './tcp-intercept.js';
+import { opened, type InterceptListener, type ListenerDeps } from './tcp-intercept.js';
 import type { Intercept } from './intercept-plan.js';
 
 export const UDP_IDLE_MS = 60_000;
@@ -79,20 +79,14 @@ export function listenUdp(intercept: Intercept, deps: ListenerDeps & { idleMs?: 
     else if (flow.pending.length < PENDING_MAX) flow.pending.push(datagram);
   });
 
-  return new Promise((resolve, reject) => {
-    socket.once('error', reject);
-    socket.bind({ address: intercept.listenHost, port: intercept.listenPort, exclusive: true }, () => {
-      socket.off('error', reject);
-      // A send to a source that went away (ICMP unreachable) is that flow's loss, not the listener's.
-      socket.on('error', () => undefined);
-      resolve({
-        close: () =>
-          new Promise<void>((done) => {
-            closed = true;
-            for (const [key, flow] of [...flows]) endFlow(key, flow);
-            socket.close(() => done());
-          }),
-      });
-    });
-  });
+  return opened(
+    socket,
+    (ready) => socket.bind({ address: intercept.listenHost, port: intercept.listenPort, exclusive: true }, ready),
+    () =>
+      new Promise<void>((done) => {
+        closed = true;
+        for (const [key, flow] of [...flows]) endFlow(key, flow);
+        socket.close(() => done());
+      }),
+  );
 }
