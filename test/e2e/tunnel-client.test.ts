@@ -244,10 +244,15 @@ describe(`the client tunneler (${testDialect})`, () => {
     assert.equal(await cli.stop('SIGINT'), 0);
   });
 
-  it('svc tunnel refuses an unreadable identity file and bad options with exit 2 and one sentence each', async () => {
+  it('svc tunnel refuses a missing or garbled identity file and bad options with exit 2 and one sentence each', async () => {
     const missing = await runCli(['tunnel', '--identity', join(dir, 'absent.json')]);
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr, `svc: --identity: identity file '${join(dir, 'absent.json')}' cannot be read (ENOENT)\n`);
+    const garbled = join(dir, 'garbled.json');
+    writeFileSync(garbled, '{"ztAPI": ');
+    const notJson = await runCli(['tunnel', '--identity', garbled]);
+    assert.equal(notJson.code, 2);
+    assert.match(notJson.stderr, new RegExp(`^svc: --identity: identity file '${garbled.replace(/[.]/g, '\\.')}' is not JSON: `));
     const cases: Array<[string[], string]> = [
       [['--bind', 'localhost'], "svc: --bind: 'localhost' is not an IP address (such as 127.0.0.1 or ::1)\n"],
       [['--port-offset', '1.5'], "svc: --port-offset: '1.5' is not a whole number from -65535 to 65535\n"],
