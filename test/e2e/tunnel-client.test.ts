@@ -4,7 +4,7 @@
  * process) listening for the intercept.v1 configs of the services its identity may dial. TCP through it reaches the
  * echo end-to-end encrypted with half-close both ways and the public tunnelers' AppData; UDP datagrams of a flow go
  * both ways; a Dial policy added or removed adds or removes the listener within the poll interval (closing its open
- * connections), also after the API session was deleted; a refused dial closes the local socket with one line naming
+ * connections), also after the API session was deleted, and a changed config moves the listener; a refused dial closes the local socket with one line naming
  * the service; the CLI prints the table (listening, stand-in, cannot listen, malformed config) or JSON lines, refuses
  * bad options and identity files, and stops on SIGTERM with its ports released.
  */
@@ -198,6 +198,27 @@ describe(`the client tunneler (${testDialect})`, () => {
     assert.ok(await refused(ports.late), 'nothing listens on the port any more');
     assert.equal(t.view.notes.length, 1);
     await lateListener.close();
+  });
+
+  it('moves a listener when the intercept config changes: the old port closes, the new one relays', async () => {
+    const [from, to] = [await freePort(), await freePort()];
+    const configId = await interceptConfig('moving-intercept', { protocols: ['tcp'], addresses: ['127.0.0.1'], portRanges: [{ low: from, high: from }] });
+    const serviceId = await sdkService(admin, 'moving', { dialers: [client.id], hosts: [host.id], configs: [configId], encryptionRequired: false });
+    const listener = await hosting.listen('moving', (conn) => conn.pipe(conn));
+    try {
+      const t = await tunneler(client);
+      assert.equal(t.view.rows.find((r) => r.service === 'moving')?.listen, `127.0.0.1:${from}`);
+      const patched = await admin.patch(`/configs/${configId}`, { data: { protocols: ['tcp'], addresses: ['127.0.0.1'], portRanges: [{ low: to, high: to }] } });
+      assert.equal(patched.status, 200, patched.text);
+      assert.ok(await eventually(() => t.view.rows.find((r) => r.service === 'moving')?.listen === `127.0.0.1:${to}`), `moved (view ${JSON.stringify(t.view.rows)})`);
+      assert.ok(await refused(from), 'the old port is closed');
+      const socket = await tcpTo(to);
+      socket.end('moved');
+      assert.equal((await readAll(socket)).toString(), 'moved');
+    } finally {
+      await listener.close();
+      await admin.del(`/services/${serviceId}`);
+    }
   });
 
   it('svc tunnel prints the table (listening, stand-in, cannot listen, malformed config skipped) and on SIGTERM closes its listeners and exits 0', async () => {
