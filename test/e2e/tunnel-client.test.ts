@@ -4,9 +4,10 @@
  * process) listening for the intercept.v1 configs of the services its identity may dial. TCP through it reaches the
  * echo end-to-end encrypted with half-close both ways and the public tunnelers' AppData; UDP datagrams of a flow go
  * both ways; a Dial policy added or removed adds or removes the listener within the poll interval (closing its open
- * connections), also after the API session was deleted, and a changed config moves the listener; a refused dial closes the local socket with one line naming
- * the service; the CLI prints the table (listening, stand-in, cannot listen, malformed config) or JSON lines, refuses
- * bad options and identity files, and stops on SIGTERM with its ports released.
+ * connections), also after the API session was deleted; a changed config moves the listener; a refused dial closes
+ * the local socket with one line naming the service; the CLI prints the table (listening, stand-in, cannot listen,
+ * malformed config) or JSON lines, refuses bad options and identity files, and stops on SIGTERM with its ports
+ * released.
  */
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
