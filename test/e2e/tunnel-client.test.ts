@@ -3,7 +3,7 @@
  * context hosting an echo service, and the tunneler (in process through startTunneler, and as the `svc tunnel`
  * process) listening for the intercept.v1 configs of the services its identity may dial. TCP through it reaches the
  * echo end-to-end encrypted with half-close both ways and the public tunnelers' AppData; UDP datagrams of a flow go
- * both ways; a Dial policy added or removed adds or removes the listener within the poll interval (closing its open
+ * both ways and an idle flow ends; a Dial policy added or removed adds or removes the listener within the poll interval (closing its open
  * connections), also after the API session was deleted; a changed config moves the listener; a refused dial closes
  * the local socket with one line naming the service; the CLI prints the table (listening, stand-in, cannot listen,
  * malformed config) or JSON lines, refuses bad options and identity files, and stops on SIGTERM with its ports
@@ -62,14 +62,16 @@ describe(`the client tunneler (${testDialect})`, () => {
   const ports = { echo: 0, named: 0, busy: 0, broken: 0, late: 0, unhosted: 0 };
   /** The AppData of every connection the echo host accepted. */
   const appData: string[] = [];
+  /** Every connection the echo host accepted. */
+  const accepted: SvcConnection[] = [];
   const running: Array<{ close(): Promise<void> }> = [];
 
   /** An intercept.v1 config; its id. */
   const interceptConfig = (name: string, data: Record<string, unknown>) => createdId(admin, '/configs', { name, configTypeId: INTERCEPT_V1_ID, data });
   /** A tunneler for `who` in this process, polling every 100 ms; reports collected in `reports`. */
-  const tunneler = async (who: SdkTestIdentity, reports: string[] = []): Promise<Tunneler> => {
+  const tunneler = async (who: SdkTestIdentity, reports: string[] = [], udpIdleMs?: number): Promise<Tunneler> => {
     const ctx = await createContext({ identity: who.file });
-    const t = await startTunneler(ctx, { bindHost: '127.0.0.1', portOffset: 0, maxPorts: 64, pollMs: 100, onChange: () => undefined, report: (line) => reports.push(line) });
+    const t = await startTunneler(ctx, { bindHost: '127.0.0.1', portOffset: 0, maxPorts: 64, pollMs: 100, ...(udpIdleMs ? { udpIdleMs } : {}), onChange: () => undefined, report: (line) => reports.push(line) });
     running.push(t, ctx);
     return t;
   };
@@ -94,6 +96,7 @@ describe(`the client tunneler (${testDialect})`, () => {
     hosting = await createContext({ identity: host.file });
     const echo = (conn: SvcConnection) => {
       appData.push(conn.appData?.toString() ?? '');
+      accepted.push(conn);
       conn.pipe(conn);
     };
     await hosting.listen('echo', echo);
@@ -153,6 +156,21 @@ describe(`the client tunneler (${testDialect})`, () => {
     udp.send('second', ports.echo, '127.0.0.1');
     assert.ok(await eventually(() => received.length === 2), `two datagrams came back (got ${JSON.stringify(received)})`);
     assert.deepEqual(received.sort(), ['first datagram', 'second']);
+    udp.close();
+  });
+
+  it('ends an idle UDP flow: its overlay connection closes, and the next datagram from that source opens a new one', async () => {
+    await tunneler(client, [], 300);
+    const udp = createSocket('udp4');
+    await new Promise<void>((resolve) => udp.bind(0, '127.0.0.1', resolve));
+    const received: string[] = [];
+    udp.on('message', (m) => received.push(m.toString()));
+    accepted.length = 0;
+    udp.send('one', ports.echo, '127.0.0.1');
+    assert.ok(await eventually(() => received.length === 1 && accepted.length === 1), 'the flow carried a datagram');
+    await once(accepted[0]!, 'close');
+    udp.send('two', ports.echo, '127.0.0.1');
+    assert.ok(await eventually(() => received.length === 2 && accepted.length === 2), 'a new flow carried the next datagram');
     udp.close();
   });
 
