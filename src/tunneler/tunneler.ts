@@ -94,6 +94,8 @@ export async function startTunneler(sdk: TunnelerSdk, options: TunnelerOptions):
 
   async function sync(): Promise<void> {
     const services = await sdk.services({ configTypes: [INTERCEPT_V1] });
+    // A listing that was under way when the tunneler closed opens nothing.
+    if (closed) return;
     const dialable = services.filter((s) => s.permissions.includes('Dial') && s.configs[INTERCEPT_V1] !== undefined).map((s) => ({ id: s.id, name: s.name, config: s.configs[INTERCEPT_V1] }));
     const plan = planIntercepts(dialable, options);
     const wanted = new Map(plan.intercepts.filter((i) => !i.blocked).map((i) => [listenerKey(i), i]));
@@ -135,7 +137,7 @@ export async function startTunneler(sdk: TunnelerSdk, options: TunnelerOptions):
     try {
       const at = await sdk.servicesChangedAt();
       pollFailing = false;
-      if (at !== lastChangeAt) {
+      if (at !== lastChangeAt && !closed) {
         await inTurn(sync);
         // Only a listing that worked catches up: a failed one is tried again at the next poll.
         lastChangeAt = at;

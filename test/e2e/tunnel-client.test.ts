@@ -3,11 +3,11 @@
  * context hosting an echo service, and the tunneler (in process through startTunneler, and as the `svc tunnel`
  * process) listening for the intercept.v1 configs of the services its identity may dial. TCP through it reaches the
  * echo end-to-end encrypted with half-close both ways and the public tunnelers' AppData; UDP datagrams of a flow go
- * both ways and an idle flow ends; a Dial policy added or removed adds or removes the listener within the poll interval (closing its open
- * connections), also after the API session was deleted; a changed config moves the listener; a refused dial closes
- * the local socket with one line naming the service; the CLI prints the table (listening, stand-in, cannot listen,
- * malformed config) or JSON lines, refuses bad options and identity files, and stops on SIGTERM with its ports
- * released.
+ * both ways and an idle flow ends; a Dial policy added or removed adds or removes the listener within the poll
+ * interval (closing its open connections), also after the API session was deleted; a changed config moves the
+ * listener; a refused dial closes the local socket with one line naming the service; the CLI prints the table
+ * (listening, stand-in, cannot listen, malformed config) or JSON lines, refuses bad options and identity files, and
+ * stops on SIGTERM with its ports released.
  */
 import assert from 'node:assert/strict';
 import { createSocket } from 'node:dgram';
@@ -24,7 +24,7 @@ import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
 import type { TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
-import { freePort } from '../helpers/ports.js';
+import { stablePort } from '../helpers/ports.js';
 import { eventually, runRouterInProcess, type EnrolledRouter } from '../helpers/routers.js';
 import { openRouterPolicies, readAll, sdkIdentity, sdkRouter, sdkService, sdkTestController, type SdkTestIdentity } from '../helpers/sdk.js';
 
@@ -86,7 +86,7 @@ describe(`the client tunneler (${testDialect})`, () => {
     host = await sdkIdentity(ctl, 'tunnel-host');
     client = await sdkIdentity(ctl, 'tunnel-client');
     await openRouterPolicies(admin);
-    for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await freePort();
+    for (const key of Object.keys(ports) as Array<keyof typeof ports>) ports[key] = await stablePort();
     const echoConfig = await interceptConfig('echo-intercept', { protocols: ['tcp', 'udp'], addresses: ['127.0.0.1'], portRanges: [{ low: ports.echo, high: ports.echo }] });
     await sdkService(admin, 'echo', { dialers: [client.id], hosts: [host.id], configs: [echoConfig], encryptionRequired: true });
     const namedConfig = await interceptConfig('named-intercept', { protocols: ['tcp'], addresses: ['echo.internal'], portRanges: [{ low: ports.named, high: ports.named }] });
@@ -220,7 +220,7 @@ describe(`the client tunneler (${testDialect})`, () => {
   });
 
   it('moves a listener when the intercept config changes: the old port closes, the new one relays', async () => {
-    const [from, to] = [await freePort(), await freePort()];
+    const [from, to] = [await stablePort(), await stablePort()];
     const configId = await interceptConfig('moving-intercept', { protocols: ['tcp'], addresses: ['127.0.0.1'], portRanges: [{ low: from, high: from }] });
     const serviceId = await sdkService(admin, 'moving', { dialers: [client.id], hosts: [host.id], configs: [configId], encryptionRequired: false });
     const listener = await hosting.listen('moving', (conn) => conn.pipe(conn));
