@@ -16,7 +16,7 @@ import { ControlType } from '../../src/control-protocol/catalogue.js';
 import { RouterSetupError } from '../../src/router/errors.js';
 import { EgressError, HIGH_WATER_BYTES, PayloadFlag } from '../../src/router/fabric/circuit-end.js';
 import { parseHostConfig, type HostTarget } from '../../src/router/tunnel/host-config.js';
-import { createHostEgress, type HostEgress } from '../../src/router/tunnel/host-egress.js';
+import { createHostEgress } from '../../src/router/tunnel/host-egress.js';
 import { startProxyListeners, type ProxyDial, type ProxyListeners } from '../../src/router/tunnel/proxy-listeners.js';
 import { e2eeSession, newKeyPair, sodiumReady } from '../../src/sdk/e2ee.js';
 import { closedPort, dialThrough, echoTarget, readAll, recordingControl, recordingEnd, recordingLog, tcpTarget, udpEchoTarget } from '../helpers/tunnel.js';
@@ -137,18 +137,22 @@ describe('router tunnel: proxy mode into host mode', () => {
   });
 });
 
+/** An SDK-like dialer (its own kx keys, the SDK's e2ee client session) dialled through the egress to an echo target. */
+async function sdkDialToEcho() {
+  await sodiumReady;
+  const echo = await echoTarget();
+  cleanups.push(() => echo.close());
+  const { egress } = egressFor(target({ protocol: 'tcp', address: '127.0.0.1', port: echo.port }, true));
+  const sdk = newKeyPair();
+  const dialer = recordingEnd('sdk dialer');
+  const accepted = await egress.dial({ circuitId: 'c1', terminatorId: 't1', serviceId: 'svc1', dialer: { identityId: 'i1', identityName: 'alice', publicKey: Buffer.from(sdk.publicKey) } }, dialer.end);
+  return { dialer, accepted, session: e2eeSession('client', sdk, accepted.publicKey!) };
+}
+
 describe('router tunnel: host-mode egress', () => {
   it('is the end-to-end encryption peer of an SDK dialer: server keys, its header first, sealed bytes both ways', async () => {
-    await sodiumReady;
-    const echo = await echoTarget();
-    cleanups.push(() => echo.close());
-    const { egress } = egressFor(target({ protocol: 'tcp', address: '127.0.0.1', port: echo.port }, true));
-    const sdk = newKeyPair();
-    const dialer = recordingEnd('sdk dialer');
-
-    const accepted = await egress.dial({ circuitId: 'c1', terminatorId: 't1', serviceId: 'svc1', dialer: { identityId: 'i1', identityName: 'alice', publicKey: Buffer.from(sdk.publicKey) } }, dialer.end);
+    const { dialer, accepted, session } = await sdkDialToEcho();
     assert.equal(accepted.publicKey?.length, 32);
-    const session = e2eeSession('client', sdk, accepted.publicKey!);
     accepted.end.send({ body: session.header, flags: 0, extra: [] });
     accepted.end.send({ body: session.seal(Buffer.from('ping through the router')), flags: 0, extra: [] });
     await dialer.until((p) => p.length >= 2);
@@ -160,14 +164,7 @@ describe('router tunnel: host-mode egress', () => {
   });
 
   it('ends the circuit with a reason when a payload does not decrypt', async () => {
-    await sodiumReady;
-    const echo = await echoTarget();
-    cleanups.push(() => echo.close());
-    const { egress } = egressFor(target({ protocol: 'tcp', address: '127.0.0.1', port: echo.port }, true));
-    const sdk = newKeyPair();
-    const dialer = recordingEnd('sdk dialer');
-    const accepted = await egress.dial({ circuitId: 'c1', terminatorId: 't1', serviceId: 'svc1', dialer: { identityId: 'i1', identityName: 'alice', publicKey: Buffer.from(sdk.publicKey) } }, dialer.end);
-    const session = e2eeSession('client', sdk, accepted.publicKey!);
+    const { dialer, accepted, session } = await sdkDialToEcho();
 
     accepted.end.send({ body: session.header, flags: 0, extra: [] });
     accepted.end.send({ body: Buffer.from('plain text where a sealed message belongs'), flags: 0, extra: [] });
