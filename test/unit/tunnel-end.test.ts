@@ -96,4 +96,16 @@ describe('router tunnel: circuit end', () => {
     assert.equal(peer.state.ended, 'tcp test: ECONNRESET');
     assert.deepEqual(calls, ['resume', 'destroy']);
   });
+
+  it('tells a peer that arrives after the socket was lost why the circuit ended', () => {
+    const { t } = transport();
+    const end = createTunnelEnd('tcp test', t, () => undefined);
+    const peer = recordingEnd();
+
+    end.lost('tcp test closed');
+    end.start(peer.end);
+
+    assert.equal(peer.state.ended, 'tcp test closed');
+    assert.deepEqual(peer.payloads, []);
+  });
 });

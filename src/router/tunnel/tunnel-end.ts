@@ -54,6 +54,8 @@ export function createTunnelEnd(label: string, transport: Transport, onEnded: (r
   let finIn = false;
   let finOut = false;
   let drainListeners: Array<() => void> = [];
+  /** Why the socket ended before the peer was known: the peer is told when it arrives. */
+  let untold: string | undefined;
 
   function finish(reason: string, graceful: boolean, tellPeer: boolean): void {
     if (ended) return;
@@ -61,7 +63,8 @@ export function createTunnelEnd(label: string, transport: Transport, onEnded: (r
     early = undefined;
     transport.close(graceful);
     flushDrained();
-    if (tellPeer) peer?.end(reason);
+    if (tellPeer && peer) peer.end(reason);
+    else if (tellPeer) untold = reason;
     onEnded(reason);
   }
 
@@ -139,7 +142,11 @@ export function createTunnelEnd(label: string, transport: Transport, onEnded: (r
       if (--pauses === 0 && !ended) transport.resumeInput();
     },
     start(to, session) {
-      if (ended || peer) return;
+      if (peer) return;
+      if (ended) {
+        if (untold !== undefined) to.end(untold);
+        return;
+      }
       peer = to;
       crypto = session;
       if (crypto) to.send({ body: crypto.header, flags: 0, extra: NO_HEADERS });
