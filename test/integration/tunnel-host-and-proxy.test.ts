@@ -126,6 +126,56 @@ describe('router tunnel: proxy mode into host mode', () => {
     assert.deepEqual(lines.filter((l) => l.msg.includes('refused')).map((l) => l.msg), ["proxy connection to service 'web' refused: service 'web' is not dialable by identity er1"]);
   });
 
+  it('closes a proxy connection that arrives before any controller has answered, and dials nothing', async () => {
+    const { log, lines } = recordingLog();
+    let dials = 0;
+    const never: ProxyDial = async () => {
+      dials++;
+      throw new Error('unreachable');
+    };
+    const proxy = await startProxyListeners({ host: '127.0.0.1', services: [{ name: 'web', port: 0 }], identity: () => undefined, dial: never, log });
+    cleanups.push(() => proxy.stop());
+
+    const socket = await client(proxy.addresses()[0]!.port);
+    await readAll(socket);
+
+    assert.equal(dials, 0);
+    assert.ok(lines.some((l) => l.msg === "proxy connection to service 'web' closed: no controller has answered this router yet"));
+  });
+
+  it("closes both ends when an encrypted service answers without the hosting end's public key", async () => {
+    const far = recordingEnd('far end');
+    const noKey: ProxyDial = async (request) => {
+      request.publicKeyFor(true);
+      return { circuitId: 'c1', serviceId: 'svc1', peer: far.end, encryptionRequired: true };
+    };
+    const { port } = await proxyTo(noKey);
+
+    const socket = await client(port);
+    await readAll(socket);
+
+    assert.equal(await far.ended(), "service 'web': the hosting end sent no public key for an encrypted service");
+  });
+
+  it("tells the host which port and protocol the proxy client reached, as upstream's proxy does in AppData", async () => {
+    const echo = await echoTarget();
+    cleanups.push(() => echo.close());
+    let appData: Record<string, string> | undefined;
+    const { egress } = egressFor(target({ protocol: 'tcp', address: '127.0.0.1', port: echo.port }));
+    const through = dialThrough(egress, 't1', false);
+    const { port } = await proxyTo(async (request, end) => {
+      appData = JSON.parse(request.dialer.appData!.toString());
+      return through(request, end);
+    });
+
+    const socket = await client(port);
+    const back = readAll(socket);
+    socket.end('x');
+    await back;
+
+    assert.deepEqual({ dst_protocol: appData?.dst_protocol, dst_ip: appData?.dst_ip, dst_port: appData?.dst_port }, { dst_protocol: 'tcp', dst_ip: '127.0.0.1', dst_port: String(port) });
+  });
+
   it('refuses to start when a proxy port is taken, naming the service and the address', async () => {
     const taken = await tcpTarget(() => undefined);
     cleanups.push(() => taken.close());
