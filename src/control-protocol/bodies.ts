@@ -168,18 +168,42 @@ export const ApiSessionCheckAnswerSchema = Type.Object(
 );
 export type ApiSessionCheckAnswer = Static<typeof ApiSessionCheckAnswerSchema>;
 
-/** Router -> controller: may the identity of this API session dial the service now (policy and posture checks). */
-export const DialRequestSchema = Type.Object({ identityId: Id, serviceId: Id, apiSessionId: Type.Optional(Id) }, closed);
+/**
+ * Router -> controller: may the identity (of this API session, when named) dial the service now, and along which
+ * path (issue 43). Exactly one of `serviceId` and `serviceName`. `exclude`: terminators not to choose (a retry after
+ * one failed); `instanceId`: only terminators of that instance. A proxy-mode tunnel listener dials as the router's
+ * own identity and names no API session.
+ */
+export const DialRequestSchema = Type.Object(
+  {
+    identityId: Id,
+    serviceId: Type.Optional(Id),
+    serviceName: Type.Optional(Text(512)),
+    apiSessionId: Type.Optional(Id),
+    exclude: Type.Optional(Type.Array(Id, { maxItems: 100 })),
+    instanceId: Type.Optional(Text(256)),
+  },
+  closed,
+);
 export type DialRequest = Static<typeof DialRequestSchema>;
 
-/** The answer: the terminator chosen (the next issue relays to it). */
+/**
+ * The answer: the circuit's id, the service, the terminator chosen and the path to it. `path[0]` is the asking
+ * router and the last is the terminator's; `links[i]` joins `path[i]` and `path[i + 1]` (empty when the terminator
+ * is on the asking router).
+ */
 export const DialAnswerSchema = Type.Object(
   {
     circuitId: Id,
+    serviceId: Id,
+    serviceName: Text(512),
+    encryptionRequired: Type.Boolean(),
     terminator: Type.Object(
       { id: Id, routerId: Id, binding: Text(64), address: Text(1_024), instanceId: Text(256) },
       closed,
     ),
+    path: Type.Array(Id, { minItems: 1, maxItems: 1_000 }),
+    links: Type.Array(Id, { maxItems: 999 }),
   },
   closed,
 );

@@ -38,6 +38,8 @@ export interface TerminatorRepository {
   delete(id: string): Promise<boolean>;
   /** The terminators of service `serviceId` on router `routerId` (a dial chooses among them). */
   listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
+  /** Every terminator of service `serviceId`, on any router. */
+  listForService(serviceId: string): Promise<Terminator[]>;
   /** The terminators SDKs bound (host set), all or those of one router or host: as many as the network hosts, never more. */
   listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
   /**
@@ -126,6 +128,10 @@ export function createTerminatorRepository(database: Database): TerminatorReposi
     },
     async listOnRouter(serviceId, routerId) {
       const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).where('router_id', '=', routerId).orderBy('id').execute();
+      return rows.map(fromRow);
+    },
+    async listForService(serviceId) {
+      const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).orderBy('id').execute();
       return rows.map(fromRow);
     },
     async listHosted(of = {}) {
