@@ -87,8 +87,8 @@ function toRow(terminator: Terminator): TerminatorsTable {
   };
 }
 
-/** id -> name of the rows of `table` among `ids`. */
-async function namesOf(db: Kysely<Tables>, table: 'services' | 'edge_routers', ids: string[]): Promise<Map<string, string>> {
+/** id -> name of the rows of `table` among `ids` (also the links and circuits lists' names). */
+export async function namesOf(db: Kysely<Tables>, table: 'services' | 'edge_routers' | 'identities', ids: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', unique).execute();
