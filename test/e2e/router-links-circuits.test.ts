@@ -36,7 +36,6 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
     return peer;
   };
   const detail = async (path: string) => (await admin.get(path)).json().data;
-  const online = (id: string) => eventually(async () => (await detail(`/edge-routers/${id}`)).isOnline === true);
   /** The latest Peers push `peer` received. */
   const lastPeers = (peer: ControlPeer): Peers | undefined => {
     const found = peer.pushed.filter((m) => m.contentType === ControlType.Peers).at(-1);
