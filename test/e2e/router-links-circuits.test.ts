@@ -5,10 +5,14 @@
  * enrolled through the API, real mutual TLS, real store; no router process.
  */
 import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
 import { DialAnswerSchema, HostedServicesAnswerSchema, PeersSchema, readBody, ReconcileAnswerSchema, TerminatorAnswerSchema, type DialRequest, type LinkReport, type Peers } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
+import { cliUser } from '../helpers/cli.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { controlPeer, helloWithLinks, type ControlPeer } from '../helpers/control-peer.js';
 import { testDialect } from '../helpers/database.js';
@@ -314,5 +318,34 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
     }
     const bad = await admin.get(`/circuits?filter=${encodeURIComponent('nosuchfield = 1')}`);
     assert.equal(bad.status, 400);
+  });
+
+  it('lists links and circuits with svc edge list, as a table', async () => {
+    const [a, b] = [await newRouter('cli-a'), await newRouter('cli-b')];
+    const [pa, pb] = [await connect(a), await connect(b)];
+    report(pa, [{ id: 'cli-link', peerRouterId: b.id, state: 'up', latencyMs: 4, dialAddress: 'tls:cli-b.example:4022' }]);
+    assert.ok(await eventually(async () => (await linkIds()).includes('cli-link')));
+    const serviceId = await createdId(admin, '/services', { name: 'cli-svc', encryptionRequired: false });
+    const identity = await createIdentity(ctl.running.database, { name: 'cli-user' });
+    await createdId(admin, '/service-policies', { name: 'cli-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity.id}`], serviceRoles: [`@${serviceId}`] });
+    await pb.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.9:80' }, TerminatorAnswerSchema);
+    const circuitId = (await pa.request(ControlType.DialRequest, { identityId: identity.id, serviceId }, DialAnswerSchema)).circuitId;
+
+    const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-fabric-'));
+    try {
+      const { ok } = cliUser(() => xdg);
+      await ok('edge', 'login', ctl.baseUrl, '--yes', '-u', 'admin', '-p', 'admin-password');
+      const links = (await ok('edge', 'list', 'links', 'id = "cli-link"')).split('\n');
+      assert.match(links[0] as string, /^id +/);
+      assert.match(links[0] as string, /state/);
+      assert.match(links[1] as string, /^cli-link +.*up/);
+      assert.equal(links[2], 'results: 1-1 of 1');
+      const circuits = (await ok('edge', 'list', 'circuits', `id = "${circuitId}"`)).split('\n');
+      assert.match(circuits[0] as string, /^id +/);
+      assert.match(circuits[1] as string, new RegExp(`^${circuitId} `));
+      assert.equal(circuits[2], 'results: 1-1 of 1');
+    } finally {
+      rmSync(xdg, { recursive: true, force: true });
+    }
   });
 });
