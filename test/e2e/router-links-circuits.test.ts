@@ -12,7 +12,13 @@ import { after, before, describe, it } from 'node:test';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
 import { DialAnswerSchema, HostedServicesAnswerSchema, PeersSchema, readBody, ReconcileAnswerSchema, TerminatorAnswerSchema, type DialRequest, type LinkReport, type Peers } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
+import { createControllerRepository } from '../../src/persistence/repositories/controllers.js';
+import { buildHousekeeping, CIRCUIT_OFFLINE_GRACE_MS } from '../../src/services/housekeeping/index.js';
+import { buildRouterPresence } from '../../src/services/routers/index.js';
+import { manualClock, systemClock } from '../../src/shared/clock.js';
+import { newEntityId } from '../../src/shared/random.js';
 import { cliUser } from '../helpers/cli.js';
+import { routerHello } from '../helpers/router-hello.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { controlPeer, helloWithLinks, type ControlPeer } from '../helpers/control-peer.js';
 import { testDialect } from '../helpers/database.js';
@@ -50,6 +56,22 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
   const report = (peer: ControlPeer, links: LinkReport['links']) => peer.notify(ControlType.LinkReport, { links });
   const linkIds = async () => ((await admin.get('/links?limit=500')).json().data as { id: string }[]).map((l) => l.id).sort();
 
+  /** A service (encryption required unless said) with a Dial policy for a new identity `<name>-user`; answers both ids. */
+  const dialable = async (name: string, encryptionRequired = true) => {
+    const serviceId = await createdId(admin, '/services', { name, encryptionRequired });
+    const identity = await createIdentity(ctl.running.database, { name: `${name}-user` });
+    await createdId(admin, '/service-policies', { name: `${name}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity.id}`], serviceRoles: [`@${serviceId}`] });
+    return { serviceId, identityId: identity.id };
+  };
+  /** A dialable service with a tunnel terminator on each of `hosts`; `open` dials it from a router, answering the circuit id. */
+  const servedBy = async (name: string, hosts: ControlPeer[]) => {
+    const { serviceId, identityId } = await dialable(name, false);
+    for (const [i, host] of hosts.entries()) await host.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: `tcp:10.0.0.${i + 1}:80` }, TerminatorAnswerSchema);
+    const open = async (peer: ControlPeer) => (await peer.request(ControlType.DialRequest, { identityId, serviceId }, DialAnswerSchema)).circuitId;
+    const circuitIds = async () => ((await admin.get(`/circuits?filter=${encodeURIComponent(`serviceId = "${serviceId}"`)}`)).json().data as { id: string }[]).map((c) => c.id).sort();
+    return { serviceId, open, circuitIds };
+  };
+
   before(async () => {
     ctl = await startTestController({ extraPorts: 1, modify: (config, ports) => (config.ctrl = { listener: `tls:127.0.0.1:${ports[1]}` }) });
     admin = managementClient(ctl, await ctl.adminToken());
@@ -77,6 +99,22 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
       pb.close();
       assert.ok(await eventually(() => !peerIds(pa).includes(b.id)), 'b is gone from the next push');
       assert.equal(pa.pushed.filter((m) => m.contentType === ControlType.Peers).length, pushesBefore + 1, 'one push for one change');
+    });
+
+    it('tells its routers of a router connected at another controller of the store, seen by the poll', async () => {
+      const a = await newRouter('peers-here');
+      const elsewhere = await newRouter('peers-elsewhere');
+      const pa = await connect(a);
+      const now = new Date();
+      const other = await createControllerRepository(ctl.running.database).upsert({
+        id: newEntityId(), name: `controller-other-${newEntityId()}`, certPem: 'not used', ctrlAddress: null, fingerprint: 'not used', apiAddresses: {}, isOnline: true, lastJoinedAt: now, createdAt: now, updatedAt: now,
+      });
+      const atOther = buildRouterPresence(ctl.running.database, { clock: systemClock, controllerId: other });
+      await atOther.connected(elsewhere.id, routerHello('elsewhere.example', ['tls:elsewhere.example:3022'], { listeners: [{ binding: 'link', advertise: 'tls:elsewhere.example:4022', groups: ['default'] }] }));
+      assert.ok(await eventually(() => peerIds(pa).includes(elsewhere.id)), 'seen within the poll');
+      assert.deepEqual(lastPeers(pa)?.routers.find((r) => r.id === elsewhere.id)?.links, [{ advertise: 'tls:elsewhere.example:4022', groups: ['default'] }]);
+      await atOther.disconnected(elsewhere.id);
+      assert.ok(await eventually(() => !peerIds(pa).includes(elsewhere.id)), 'gone within the poll');
     });
 
     it('stops listing a router an administrator disables', async () => {
@@ -133,13 +171,6 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
   });
 
   describe('DialRequest over links', () => {
-    /** A service with a Dial policy for a new identity; answers both ids. */
-    const dialable = async (name: string, strategy?: string) => {
-      const serviceId = await createdId(admin, '/services', { name, encryptionRequired: true, ...(strategy ? { terminatorStrategy: strategy } : {}) });
-      const identity = await createIdentity(ctl.running.database, { name: `${name}-user` });
-      await createdId(admin, '/service-policies', { name: `${name}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity.id}`], serviceRoles: [`@${serviceId}`] });
-      return { serviceId, identityId: identity.id };
-    };
     const dial = (peer: ControlPeer, body: DialRequest) => peer.request(ControlType.DialRequest, body, DialAnswerSchema);
     const terminator = (peer: ControlPeer, serviceId: string, cost = 0) => peer.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.1:80', cost }, TerminatorAnswerSchema);
 
@@ -220,14 +251,8 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
     it("forgets the sender's circuits named as ended, ignores another router's, and keeps only those reconciled", async () => {
       const [a, b] = [await newRouter('circ-a'), await newRouter('circ-b')];
       const [pa, pb] = [await connect(a), await connect(b)];
-      const serviceId = await createdId(admin, '/services', { name: 'circ', encryptionRequired: false });
-      const identity = await createIdentity(ctl.running.database, { name: 'circ-user' });
-      await createdId(admin, '/service-policies', { name: 'circ-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity.id}`], serviceRoles: [`@${serviceId}`] });
-      await pa.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.2:80' }, TerminatorAnswerSchema);
-      await pb.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.3:80' }, TerminatorAnswerSchema);
-      const open = async (peer: ControlPeer) => (await peer.request(ControlType.DialRequest, { identityId: identity.id, serviceId }, DialAnswerSchema)).circuitId;
+      const { open, circuitIds } = await servedBy('circ', [pa, pb]);
       const [a1, a2, a3, b1] = [await open(pa), await open(pa), await open(pa), await open(pb)];
-      const circuitIds = async () => ((await admin.get(`/circuits?filter=${encodeURIComponent(`serviceId = "${serviceId}"`)}`)).json().data as { id: string }[]).map((c) => c.id).sort();
       assert.deepEqual(await circuitIds(), [a1, a2, a3, b1].sort());
       pa.notify(ControlType.CircuitsEnded, { circuits: [{ id: a1, reason: 'closed by the dialer' }, { id: b1, reason: 'not mine' }] });
       assert.ok(await eventually(async () => !(await circuitIds()).includes(a1)));
@@ -237,6 +262,21 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
       await assert.rejects(pa.request(ControlType.ReconcileCircuits, { keep: 'all' }, ReconcileAnswerSchema), refused('BAD_MESSAGE', /body\.keep/));
       assert.equal((await admin.get('/circuits/no-such-circuit')).status, 404);
       assert.match((await admin.get('/circuits/no-such-circuit')).json().error.message, /No circuit has the id 'no-such-circuit'/);
+    });
+
+    it('sweeps the circuits of a router offline for over a minute, and keeps those of a router online', async () => {
+      const [a, b] = [await newRouter('sweep-a'), await newRouter('sweep-b')];
+      const [pa, pb] = [await connect(a), await connect(b)];
+      const { open, circuitIds } = await servedBy('sweep', [pa, pb]);
+      const [ofA, ofB] = [await open(pa), await open(pb)];
+      pb.close();
+      assert.ok(await eventually(async () => (await detail(`/edge-routers/${b.id}`)).isOnline === false));
+      const sweepAt = (ms: number) => buildHousekeeping(ctl.running.database, { clock: manualClock(new Date(Date.now() + ms)), accessTokenLifetimeMs: 60_000, sessionTimeoutMs: 60_000 }).sweep();
+      await sweepAt(30_000);
+      assert.deepEqual(await circuitIds(), [ofA, ofB].sort(), 'offline for half a minute: kept');
+      const swept = await sweepAt(CIRCUIT_OFFLINE_GRACE_MS + 5_000);
+      assert.ok(swept.circuits >= 1);
+      assert.deepEqual(await circuitIds(), [ofA], "b's circuit went; a is online, its circuit stays");
     });
   });
 
@@ -325,11 +365,7 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
     const [pa, pb] = [await connect(a), await connect(b)];
     report(pa, [{ id: 'cli-link', peerRouterId: b.id, state: 'up', latencyMs: 4, dialAddress: 'tls:cli-b.example:4022' }]);
     assert.ok(await eventually(async () => (await linkIds()).includes('cli-link')));
-    const serviceId = await createdId(admin, '/services', { name: 'cli-svc', encryptionRequired: false });
-    const identity = await createIdentity(ctl.running.database, { name: 'cli-user' });
-    await createdId(admin, '/service-policies', { name: 'cli-dial', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${identity.id}`], serviceRoles: [`@${serviceId}`] });
-    await pb.request(ControlType.CreateTerminator, { serviceId, binding: 'tunnel', address: 'tcp:10.0.0.9:80' }, TerminatorAnswerSchema);
-    const circuitId = (await pa.request(ControlType.DialRequest, { identityId: identity.id, serviceId }, DialAnswerSchema)).circuitId;
+    const circuitId = await (await servedBy('cli-svc', [pb])).open(pa);
 
     const xdg = mkdtempSync(join(tmpdir(), 'svc-cli-fabric-'));
     try {
