@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ControlType } from '../../src/control-protocol/catalogue.js';
-import { DialAnswerSchema, HostedServicesAnswerSchema, PeersSchema, readBody, ReconcileAnswerSchema, TerminatorAnswerSchema, type DialRequest, type LinkReport, type Peers } from '../../src/control-protocol/bodies.js';
+import { DialAnswerSchema, HostedServicesAnswerSchema, PeersSchema, readBody, ReconcileAnswerSchema, RevocationsSchema, TerminatorAnswerSchema, type DialRequest, type LinkReport, type Peers } from '../../src/control-protocol/bodies.js';
 import { ControlRefusal } from '../../src/control-protocol/results.js';
 import { createControllerRepository } from '../../src/persistence/repositories/controllers.js';
 import { buildHousekeeping, CIRCUIT_OFFLINE_GRACE_MS } from '../../src/services/housekeeping/index.js';
@@ -167,6 +167,8 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
       const answer = await pa.channel.request({ contentType: ControlType.LinkReport, body: Buffer.from(JSON.stringify({ links: [{ id: 'x', peerRouterId: b.id, state: 'sideways', latencyMs: 1, dialAddress: 'tls:x:1' }] })) }, 5_000);
       assert.match(answer.body.toString('utf8'), /body\.links\.0\.state/);
       assert.ok((await linkIds()).includes('link-bad-1'), 'the earlier report stands');
+      assert.equal((await admin.del(`/edge-routers/${b.id}`)).status, 200);
+      assert.ok(await eventually(async () => !(await linkIds()).includes('link-bad-1')), 'a link goes with the router it reaches');
     });
   });
 
@@ -342,6 +344,9 @@ describe(`links, circuits and hosted services at the controller (${testDialect})
       assert.equal(t.binding, 'tunnel');
       assert.equal((await admin.del(`/service-policies/${bindId}`)).status, 200);
       assert.ok(await eventually(async () => (await admin.get(`/terminators/${t.id}`)).status === 404), 'Bind lost: the terminator goes');
+      const revoked = () =>
+        peer.pushed.filter((m) => m.contentType === ControlType.Revocations).flatMap((m) => readBody(RevocationsSchema, m.body, 'Revocations').items);
+      assert.ok(await eventually(() => revoked().some((item) => item.kind === 'terminator' && item.id === t.id)), 'the router is told to end it');
       await assert.rejects(peer.request(ControlType.CreateTerminator, { serviceId: hosted, binding: 'tunnel', address: 'tcp:localhost:8080', hostId: router.id }, TerminatorAnswerSchema), refused('NOT_ALLOWED', /may not bind/));
       assert.deepEqual((await peer.request(ControlType.HostedServices, {}, HostedServicesAnswerSchema)).services, []);
     });
