@@ -56,7 +56,7 @@ export interface RouterControlService {
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
   /** Deletes the router's SDK-bound terminators whose id is not in `keep` (after a reconnect); how many went. */
   reconcileTerminators(router: RouterStanding, keep: readonly string[]): Promise<number>;
-  /** Whether the identity (and API session) may dial the service now, and the terminator of this router chosen (sdk-dial.ts). */
+  /** Whether the identity (and API session) may dial the service now, the terminator chosen and the path to it (sdk-dial.ts). */
   dial(router: RouterStanding, request: DialRequest): Promise<DialAnswer>;
   /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
   checkApiSession(input: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
