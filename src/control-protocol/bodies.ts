@@ -202,8 +202,9 @@ export const DialAnswerSchema = Type.Object(
       { id: Id, routerId: Id, binding: Text(64), address: Text(1_024), instanceId: Text(256) },
       closed,
     ),
-    path: Type.Array(Id, { minItems: 1, maxItems: 1_000 }),
-    links: Type.Array(Id, { maxItems: 999 }),
+    /** At most 16 routers: what a Route between routers carries (src/policy/router-paths.ts MAX_PATH_ROUTERS). */
+    path: Type.Array(Id, { minItems: 1, maxItems: 16 }),
+    links: Type.Array(Id, { maxItems: 15 }),
   },
   closed,
 );

@@ -1,9 +1,12 @@
 /**
  * The paths a dial may take from the asking router to the routers hosting a service (issue 43; decision 0070): the
  * cheapest path to every reachable router, over usable links (both ends online, state `up`), taken in either
- * direction (a link carries traffic both ways whoever dialed it). A path's cost is the sum of its links' latency in
- * milliseconds plus the `cost` of every router it enters (the first router's own cost is the same for every path,
- * so it is left out). A `noTraversal` router may be a path's first or last router, never one in between.
+ * direction (a link carries traffic both ways whoever dialed it). A path's cost is, for each link, LINK_COST plus its
+ * latency in milliseconds, plus the `cost` of every router it enters (the first router's own cost is the same for
+ * every path, so it is left out). LINK_COST makes each hop count even where latency rounds to 0 ms (one machine, one
+ * rack): a router in between costs forwarding work, so of two equally fast paths the shorter wins. A path has at most
+ * MAX_PATH_ROUTERS routers (what a Route carries). A `noTraversal` router may be a path's first or last router, never
+ * one in between.
  * Pure: the graph is given; Dijkstra over a binary heap, O((R + L) log R).
  */
 
@@ -26,6 +29,10 @@ export interface GraphLink {
 
 /** A link whose latency is not measured yet counts as this slow, so a measured one is preferred. */
 export const UNMEASURED_LINK_MS = 1_000;
+/** What every link of a path costs besides its latency (upstream's links have a static cost of 1 too). */
+export const LINK_COST = 1;
+/** The most routers one path may have: a Route between routers carries at most this many. */
+export const MAX_PATH_ROUTERS = 16;
 
 /** The cheapest path to one router: its routers from the source, the links between them and its cost. */
 export interface RouterPath {
@@ -54,7 +61,7 @@ export function routingGraph(routers: readonly GraphRouter[], links: readonly Gr
     const a = byId.get(link.sourceRouterId);
     const b = byId.get(link.destRouterId);
     if (link.state !== 'up' || !a?.online || !b?.online || a.id === b.id) continue;
-    const weight = link.latencyMs ?? UNMEASURED_LINK_MS;
+    const weight = LINK_COST + (link.latencyMs ?? UNMEASURED_LINK_MS);
     add(a.id, b.id, link.id, weight);
     add(b.id, a.id, link.id, weight);
   }
@@ -108,6 +115,7 @@ class Heap {
 export function cheapestPaths(graph: RoutingGraph, sourceId: string): Map<string, RouterPath> {
   const found = new Map<string, RouterPath>();
   const best = new Map<string, number>([[sourceId, 0]]);
+  const routersOn = new Map<string, number>([[sourceId, 1]]);
   const via = new Map<string, { from: string; linkId: string }>();
   const heap = new Heap();
   heap.push([0, sourceId]);
@@ -118,11 +126,14 @@ export function cheapestPaths(graph: RoutingGraph, sourceId: string): Map<string
     settled.add(id);
     // A no-traversal router ends paths: it is reached, never passed through (unless it is where they start).
     if (id !== sourceId && graph.routers.get(id)?.noTraversal) continue;
+    const length = routersOn.get(id) ?? 1;
+    if (length >= MAX_PATH_ROUTERS) continue;
     for (const edge of graph.edges.get(id) ?? []) {
       if (settled.has(edge.to)) continue;
       const total = cost + edge.weight + (graph.routers.get(edge.to)?.cost ?? 0);
       if (total < (best.get(edge.to) ?? Number.POSITIVE_INFINITY)) {
         best.set(edge.to, total);
+        routersOn.set(edge.to, length + 1);
         via.set(edge.to, { from: id, linkId: edge.linkId });
         heap.push([total, edge.to]);
       }
