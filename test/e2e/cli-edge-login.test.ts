@@ -225,7 +225,7 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.equal((await svc(['__complete', 'edge', 'cre'])).stdout, 'create\n');
     assert.equal((await svc(['__complete', 'edge', 'create', 'service-p'])).stdout, 'service-policies\nservice-policy\n');
     assert.match((await svc(['__complete', 'edge', 'create', 'identity', '--rol'])).stdout, /^--role-attributes\n$/);
-    assert.match((await svc(['__complete', ''])).stdout, /^completion\ncontroller\nedge\next-jwt\nquickstart\nrouter\nsdk\nversion\n$/);
+    assert.match((await svc(['__complete', ''])).stdout, /^completion\ncontroller\nedge\next-jwt\nquickstart\nrouter\nsdk\ntunnel\nversion\n$/);
   });
 
   it("refuses a fake controller whose server certificate a verified third-party CA issued, though the user accepted the real controller's CAs", async () => {
