@@ -15,6 +15,21 @@ const { enrollmentJwtOf: enrollmentJwt } = await import(join(root, 'dist/cli/edg
 const svc = join(root, 'bin/svc.js');
 export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** svc/sdk from dist, for the benches' SDK ends. */
+export const loadSdk = () =>
+  import(join(root, 'dist/sdk/index.js')).catch((error) => {
+    throw new Error(`the SDK is not in dist (${error.message}): npm run build, with src/sdk present`);
+  });
+
+/** Prints a bench's table (`rows`: [name, value]), the command that repeats it and its JSON result line. */
+export function printReport(title, rows, result, command) {
+  const width = Math.max(...rows.map(([name]) => name.length)) + 1;
+  console.log(`\n${title}\n`);
+  for (const [name, value] of rows) console.log(`${name.padEnd(width)} ${value}`);
+  console.log(`\nrepeat: ${command}`);
+  console.log(JSON.stringify({ ...result, command }));
+}
+
 /** Runs `svc ARGS` to its end; rejects with its output when it fails. */
 function svcCommand(args, env) {
   return new Promise((resolve, reject) => {
