@@ -77,6 +77,16 @@ export default tseslint.config(
     },
   },
   {
+    // The client tunneler is a program on the SDK: it runs where neither a controller nor a router does.
+    files: ['src/tunneler/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [APP, layer(['**/services/**', '**/persistence/**', '**/http/**', '**/oidc/**', '**/cli/**', '**/router/**', '**/control-plane/**'], 'The tunneler builds on the SDK and shared only: no controller, router or CLI modules.')] },
+      ],
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { paths: [NET_SOCKETS], patterns: [layer(['../**'], 'shared/ holds leaf helpers: it imports nothing else of svc.'), IO_MODULES] }],

@@ -181,6 +181,19 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .action((service: string, options: { identity: string; to: string; auth: 'auto' | 'oidc' | 'legacy' }) => run(async () => (await sdkCommands()).sdkHostCommand({ service, ...options }, out)));
 
   program
+    .command('tunnel')
+    .description('Intercepts the services an identity may dial on local ports (proxy style, no root) and relays each connection over the overlay, following service changes, until SIGINT or SIGTERM')
+    .requiredOption('--identity <file>', 'the identity file (svc edge enroll -o FILE)')
+    .addOption(authOption())
+    .option('--bind <ip>', 'where addresses that cannot be intercepted without root are listened on (host names, wildcards, CIDRs, non-loopback IPs)', '127.0.0.1')
+    .option('--port-offset <n>', 'added to every intercepted port to make the local port (e.g. 10000: 443 is listened on at 10443)', '0')
+    .option('--refresh <seconds>', 'how often to ask the controller whether the services changed', '10')
+    .option('--json', 'print each change of what is intercepted as one JSON line instead of a table', false)
+    .action((options: { identity: string; auth: 'auto' | 'oidc' | 'legacy'; bind: string; portOffset: string; refresh: string; json: boolean }) =>
+      run(async () => (await import('./tunnel-command.js')).tunnelCommand(options, out)),
+    );
+
+  program
     .command('version')
     .description('Prints the version and build revision')
     .action(() =>

@@ -21,12 +21,13 @@ export interface SdkCommandArgs {
 }
 
 /** An SdkError as the CLI reports it: the identity file is usage (2), anything the network refused is 1. */
-function cliErrorOf(error: unknown): Error {
+export function cliErrorOf(error: unknown): Error {
   if (!(error instanceof SdkError)) return error as Error;
   return error.code === 'BAD_IDENTITY' ? usageError(`--identity: ${error.message}`) : refusedError(error.message);
 }
 
-async function openContext(args: SdkCommandArgs): Promise<SvcContext> {
+/** Logs the identity in, its failures as CLI errors (also for `svc tunnel`). */
+export async function openContext(args: Pick<SdkCommandArgs, 'identity' | 'auth'>): Promise<SvcContext> {
   try {
     // Warnings and worse only: stdout may carry the service's bytes, and stderr the one-sentence errors.
     return await createContext({ identityFile: args.identity, auth: args.auth, log: createLogger(process.env.SVC_LOG_LEVEL ?? 'warn') });

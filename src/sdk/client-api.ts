@@ -31,9 +31,17 @@ export interface EdgeSession {
   routers: SdkRouter[];
 }
 
+/** What a service list asks for beyond the services themselves. */
+export interface ServiceListOptions {
+  /** Config type names (or ids) whose configs come with each service, or `all`; default: those asked for at login. */
+  configTypes?: string[];
+}
+
 export interface ClientApi {
   currentIdentity(): Promise<{ id: string; name: string }>;
-  services(): Promise<SdkService[]>;
+  services(options?: ServiceListOptions): Promise<SdkService[]>;
+  /** When the identity's services (or anything they say) last changed, as the controller's ISO date-time. */
+  servicesChangedAt(): Promise<string>;
   service(name: string): Promise<SdkService>;
   createSession(service: SdkService, type: 'Dial' | 'Bind'): Promise<EdgeSession>;
   identityRouters(): Promise<SdkRouter[]>;
@@ -68,11 +76,13 @@ export function clientApi(http: ControllerHttp, base: URL, session: ApiSession):
   }
   const fail = (code: SdkErrorCode, what: string, answer: HttpAnswer) => new SdkError(code, `${what}: the controller answered ${answerReason(answer)}`);
 
-  async function allServices(filter?: string): Promise<SdkService[]> {
+  async function allServices(filter?: string, options: ServiceListOptions = {}): Promise<SdkService[]> {
     const out: SdkService[] = [];
     for (let offset = 0; ; offset += PAGE) {
       const query = new URLSearchParams({ limit: String(PAGE), offset: String(offset) });
       if (filter) query.set('filter', filter);
+      // Repeated, as the public SDKs send it.
+      for (const type of options.configTypes ?? []) query.append('configTypes', type);
       const answer = await call(`/services?${query}`);
       if (answer.status !== 200 || !Array.isArray(answer.json?.data)) throw fail('NOT_AUTHORIZED', 'listing services', answer);
       out.push(...answer.json.data.map(serviceOf));
@@ -87,7 +97,13 @@ export function clientApi(http: ControllerHttp, base: URL, session: ApiSession):
       if (answer.status !== 200) throw fail('NOT_AUTHENTICATED', 'reading the current identity', answer);
       return { id: String(answer.json.data.id), name: String(answer.json.data.name) };
     },
-    services: () => allServices(),
+    services: (options) => allServices(undefined, options),
+    async servicesChangedAt() {
+      const answer = await call('/current-api-session/service-updates');
+      const at = answer.json?.data?.lastChangeAt;
+      if (answer.status !== 200 || typeof at !== 'string') throw fail('NOT_AUTHENTICATED', 'reading /current-api-session/service-updates', answer);
+      return at;
+    },
     async service(name) {
       const found = (await allServices(`name = ${JSON.stringify(name)}`)).find((s) => s.name === name);
       if (!found) throw new SdkError('NO_SUCH_SERVICE', `service '${name}' does not exist or this identity may not see it`);

@@ -6,7 +6,7 @@
  */
 import type { Logger } from 'pino';
 import { openApiSession, type AuthMode } from './api-session.js';
-import { clientApi, type SdkService } from './client-api.js';
+import { clientApi, type SdkService, type ServiceListOptions } from './client-api.js';
 import { controllerHttp } from './controller-http.js';
 import { dial, type DialOptions, type DialSessions } from './dial.js';
 import { sodiumReady } from './e2ee.js';
@@ -29,8 +29,13 @@ export interface SdkOptions {
 
 export interface SvcContext {
   readonly identity: { id: string; name: string };
-  /** The services this identity may see, every page. */
-  services(): Promise<SdkService[]>;
+  /** The services this identity may see, every page; `configTypes` asks for the configs of those types with them. */
+  services(options?: ServiceListOptions): Promise<SdkService[]>;
+  /**
+   * When the identity's services last changed (`GET /current-api-session/service-updates`, an ISO date-time): poll
+   * it and list the services again when it moves, as the public tunnelers do.
+   */
+  servicesChangedAt(): Promise<string>;
   dial(service: string, options?: DialOptions): Promise<SvcConnection>;
   listen(service: string, onConnection: (conn: SvcConnection) => void, options?: ListenOptions): Promise<SvcListener>;
   close(): Promise<void>;
@@ -120,7 +125,8 @@ export async function createContext(options: SdkOptions): Promise<SvcContext> {
 
   return {
     identity: me,
-    services: () => api.services(),
+    services: (listOptions) => api.services(listOptions),
+    servicesChangedAt: () => api.servicesChangedAt(),
     dial: async (name, dialOptions) => track(await dial(runtime, dialSessions, name, dialOptions)),
     async listen(name, onConnection, listenOptions) {
       const listener = await listen(runtime, name, (conn) => onConnection(track(conn)), listenOptions);

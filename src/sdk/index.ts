@@ -6,6 +6,6 @@ export { createContext, type SdkOptions, type SvcContext } from './context.js';
 export type { SvcConnection } from './connection.js';
 export type { SvcListener, ListenOptions } from './listener.js';
 export type { DialOptions } from './dial.js';
-export type { SdkService } from './client-api.js';
+export type { SdkService, ServiceListOptions } from './client-api.js';
 export type { SdkIdentityFile } from './identity-file.js';
 export { SdkError, isSdkError, type SdkErrorCode } from './errors.js';

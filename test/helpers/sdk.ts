@@ -27,9 +27,9 @@ export async function sdkIdentity(ctl: TestController, name: string): Promise<Sd
   return { id, name, fingerprint: issued.fingerprint.toLowerCase(), file: { ztAPI, ztAPIs: [ztAPI], id: { key: `pem:${issued.keyPem}`, cert: `pem:${issued.certPem}`, ca: `pem:${ctl.ca}` } } };
 }
 
-/** A service with a Dial policy for `dialers` and a Bind policy for `hosts` (identity ids); its id. */
-export async function sdkService(admin: ManagementClient, name: string, access: { dialers: string[]; hosts: string[]; encryptionRequired?: boolean }): Promise<string> {
-  const id = await createdId(admin, '/services', { name, encryptionRequired: access.encryptionRequired ?? true });
+/** A service with a Dial policy for `dialers` and a Bind policy for `hosts` (identity ids), and `configs` (ids); its id. */
+export async function sdkService(admin: ManagementClient, name: string, access: { dialers: string[]; hosts: string[]; encryptionRequired?: boolean; configs?: string[] }): Promise<string> {
+  const id = await createdId(admin, '/services', { name, encryptionRequired: access.encryptionRequired ?? true, ...(access.configs ? { configs: access.configs } : {}) });
   if (access.dialers.length > 0) await createdId(admin, '/service-policies', { name: `${name}-dial`, type: 'Dial', semantic: 'AnyOf', identityRoles: access.dialers.map((i) => `@${i}`), serviceRoles: [`@${id}`] });
   if (access.hosts.length > 0) await createdId(admin, '/service-policies', { name: `${name}-bind`, type: 'Bind', semantic: 'AnyOf', identityRoles: access.hosts.map((i) => `@${i}`), serviceRoles: [`@${id}`] });
   return id;
