@@ -40,7 +40,8 @@ export async function startFabricOverlay({ dir, store, routers: specs, identitie
         ...(spec.dial ? { dialers: [{ binding: 'transport', healthyDialBackoff: FAST_BACKOFF }] } : {}),
       };
       const file = { link, forwarder: { latencyProbeInterval: probeMs }, listeners: spec.tunnel ? [{ binding: 'tunnel', options: spec.tunnel }] : [] };
-      routers[spec.name] = { ...(await controller.enrollRouter(spec.name, { isTunnelerEnabled: Boolean(spec.tunnel), file })), linkPort };
+      // The entry itself (not a copy): its `child` is set when it runs.
+      routers[spec.name] = Object.assign(await controller.enrollRouter(spec.name, { isTunnelerEnabled: Boolean(spec.tunnel), file }), { linkPort });
     }
     const identities = {};
     for (const name of names) identities[name] = await controller.enrollIdentity(name);
