@@ -17,7 +17,8 @@
 //     works: ms from the kill to that success. --kills times (the router is restarted and relinked in between):
 //     median and max.
 // Options: --mib N (128), --rounds N (3), --http-seconds N (5), --http-connections N (8), --kills N (5), --try-ms N
-//          (1000), --parts throughput,http,failover (all), --store sqlite|postgres (sqlite).
+//          (1000), --parts throughput,http,failover (all), --store sqlite|postgres (sqlite), --keep (leave the
+//          folder with the processes' logs and files).
 import { spawn, spawnSync } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -43,6 +44,7 @@ const { values } = parseArgs({
     'try-ms': { type: 'string', default: '1000' },
     parts: { type: 'string', default: 'throughput,http,failover' },
     store: { type: 'string', default: 'sqlite' },
+    keep: { type: 'boolean', default: false },
   },
 });
 const rounds = Number(values.rounds);
@@ -274,5 +276,6 @@ try {
   printReport(`svc bench fabric — node ${process.version}, store ${values.store}, three routers (A links to B and C)`, rows, result, command);
 } finally {
   for (const cleanup of cleanups) await cleanup();
-  rmSync(dir, { recursive: true, force: true });
+  if (values.keep) console.error(`kept: ${dir} (routers' and controller's logs, files)`);
+  else rmSync(dir, { recursive: true, force: true });
 }
