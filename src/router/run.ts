@@ -33,6 +33,11 @@ import { startEdgeListener, type EdgeListener, type EdgeListenerLimits } from '.
 import { createFabric, type Fabric } from './fabric/fabric.js';
 import { startLinks, type LinkManager } from './links/link-manager.js';
 import { advertisedLinkListeners, linkSettings } from './links/link-settings.js';
+import { createHostEgress, type HostEgress } from './tunnel/host-egress.js';
+import { createHostedServices, type HostedServices } from './tunnel/hosted-services.js';
+import { startProxyListeners, type ProxyListeners } from './tunnel/proxy-listeners.js';
+import { tunnelSettings } from './tunnel/tunnel-settings.js';
+import { ReconcileAnswerSchema } from '../control-protocol/bodies.js';
 
 export interface VersionInfo {
   version: string;
@@ -51,6 +56,8 @@ export interface RunningRouter {
   readonly edge: EdgeListener | undefined;
   /** Links to other routers, when the file has a `link` section. */
   readonly links: LinkManager | undefined;
+  /** The tunnel, when the file has a `binding: tunnel` listener: the services it hosts, and proxy mode's listeners. */
+  readonly tunnel: { hosted: HostedServices; egress: HostEgress; proxy: ProxyListeners | undefined } | undefined;
   readonly fabric: Fabric;
   /** The endpoints file in use. */
   readonly endpointsFile: string;
@@ -133,19 +140,38 @@ export async function startRouter(
   const trust = createTrustStore();
   const revocations = createRevocationState({ keepMs: REVOCATION_KEEP_MS, capacity: REVOCATION_CAPACITY });
   const linksAt = linkSettings(config);
+  // Read before anything starts: tproxy mode refuses to start with a sentence.
+  const tunnelAt = tunnelSettings(config);
   const hello: RouterHello = {
     protocol: 1,
     versionInfo: { ...options.build, os: process.platform, arch: process.arch },
     hostname: osHostname(),
     listeners: [...advertisedListeners(config), ...advertisedLinkListeners(linksAt)],
-    capabilities: [...(config.edge === undefined ? [] : ['edge']), ...(linksAt ? ['link'] : [])],
+    capabilities: [...(config.edge === undefined ? [] : ['edge']), ...(linksAt ? ['link'] : []), ...(tunnelAt ? ['tunnel'] : [])],
   };
 
   let web: RouterWeb | undefined;
   let edge: EdgeListener | undefined;
   let links: LinkManager | undefined;
+  let hosted: HostedServices | undefined;
   // Created before the control client and given it once it exists: the fabric asks the controller for every dial.
   const late: { fabric?: Fabric } = {};
+  /**
+   * After each (re)connect: the controller keeps the terminators this router still hosts (SDK bindings and the
+   * tunnel's) and deletes its others; only then does the tunnel bring its own in line, so that none it creates is
+   * deleted by a keep list made before it existed.
+   */
+  async function reconcileTerminators(): Promise<void> {
+    const tunnelIds = hosted?.terminatorIds() ?? [];
+    if (edge) await edge.hosting.reconcile(tunnelIds);
+    else if (hosted) {
+      await control
+        .request(ControlType.ReconcileTerminators, { keep: tunnelIds }, ReconcileAnswerSchema, 10_000)
+        .catch((error) => log.warn({ err: error }, `the router's terminators could not be reconciled: ${(error as Error).message}`));
+    }
+    hosted?.connected();
+  }
+
   const control = startControlClient({
     endpoints: () => known.ctrl,
     // Read from the files before every attempt: `svc router renew` run beside this process replaces them, and the
@@ -166,7 +192,7 @@ export async function startRouter(
       connected(answer, endpoint) {
         metrics.controlConnected(true);
         log.info({ controller: answer.controllerName, endpoint, routerId: answer.routerId }, `connected to controller ${answer.controllerName} at ${endpoint} as router ${answer.routerName}`);
-        edge?.controllerConnected();
+        void reconcileTerminators();
         links?.controllerConnected();
         void late.fabric?.reconcile();
       },
@@ -184,6 +210,7 @@ export async function startRouter(
       },
       revocations(items) {
         revocations.apply(items, clock.now().getTime());
+        hosted?.revocations(items);
         log.debug({ count: items.length }, 'revocations received');
       },
       peers(value) {
@@ -309,6 +336,33 @@ export async function startRouter(
     throw new RouterSetupError(`the router's link listener could not start: ${(error as Error).message}`);
   }
 
+  let tunnel: RunningRouter['tunnel'];
+  if (tunnelAt) {
+    const hostedServices = createHostedServices({ control, log: log.child({ component: 'tunnel' }) });
+    const egress = createHostEgress({ targetFor: (id) => hostedServices.targetFor(id), control, log: log.child({ component: 'tunnel' }) });
+    circuits.registerEgress('tunnel', egress);
+    let proxy: ProxyListeners | undefined;
+    try {
+      proxy =
+        tunnelAt.mode === 'proxy'
+          ? await startProxyListeners({
+              ...tunnelAt.proxy,
+              identity: () => (control.controller ? { id: control.controller.routerId, name: control.controller.routerName } : undefined),
+              dial: (request, end) => circuits.dial(request, end),
+              log: log.child({ component: 'tunnel' }),
+            })
+          : undefined;
+    } catch (error) {
+      await hostedServices.stop();
+      await egress.stop();
+      await links?.close();
+      await stopEarly();
+      throw error;
+    }
+    hosted = hostedServices;
+    tunnel = { hosted: hostedServices, egress, proxy };
+  }
+
   const edgeAt = edgeListenerSettings(config);
   try {
     edge = edgeAt
@@ -328,8 +382,12 @@ export async function startRouter(
           clock: () => clock.now().getTime(),
         })
       : undefined;
-    if (edge && control.connected) edge.controllerConnected();
+    // Connected before the listeners existed: what they host is reconciled now.
+    if (control.connected) void reconcileTerminators();
   } catch (error) {
+    await tunnel?.proxy?.stop();
+    await tunnel?.hosted.stop();
+    await tunnel?.egress.stop();
     await links?.close();
     await stopEarly();
     throw new RouterSetupError(`the router's edge listener could not start on ${edgeAt?.host}:${edgeAt?.port}: ${(error as Error).message}`);
@@ -344,6 +402,7 @@ export async function startRouter(
     web,
     edge,
     links,
+    tunnel,
     fabric: circuits,
     endpointsFile,
     renewNow: async () => void (await renewal.renewNow()),
@@ -353,6 +412,9 @@ export async function startRouter(
       health.stop();
       renewal.stop();
       circuits.stop();
+      await tunnel?.proxy?.stop();
+      await tunnel?.hosted.stop();
+      await tunnel?.egress.stop();
       await edge?.close();
       await links?.close();
       await control.stop();
