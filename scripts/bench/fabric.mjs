@@ -19,7 +19,7 @@
 // Options: --mib N (128), --rounds N (3), --http-seconds N (5), --http-connections N (8), --kills N (5), --try-ms N
 //          (1000), --parts throughput,http,failover (all), --store sqlite|postgres (sqlite), --keep (leave the
 //          folder with the processes' logs and files).
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as httpServer } from 'node:http';
@@ -175,7 +175,15 @@ try {
     const overlayUrl = `http://127.0.0.1:${proxyPort}/`;
     const directUrl = `http://127.0.0.1:${webPort}/`;
     // One cold request: a new TCP connection to A's proxy listener, a new circuit A -> B, B's connection to the server.
-    const curl = spawnSync('curl', ['-sS', '-o', '/dev/null', '--max-time', '10', '-w', '%{http_code} %{size_download} %{time_total}', overlayUrl], { encoding: 'utf8' });
+    // Spawned, not spawnSync: the server answering it runs in this process.
+    const curl = await new Promise((resolve) => {
+      const child = spawn('curl', ['-sS', '-o', '/dev/null', '--max-time', '10', '-w', '%{http_code} %{size_download} %{time_total}', overlayUrl], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let [stdout, stderr] = ['', ''];
+      child.stdout.on('data', (c) => (stdout += c));
+      child.stderr.on('data', (c) => (stderr += c));
+      child.once('error', (error) => resolve({ error }));
+      child.once('close', (status) => resolve({ status, stdout, stderr }));
+    });
     if (curl.error) row('cold curl through A -> B', `not run (${curl.error.message})`);
     else {
       const [status, size, seconds] = curl.stdout.trim().split(' ');
@@ -199,7 +207,7 @@ try {
       routerCpu.push([(processCpuMs(a.child.pid) - before[0]) / Math.max(1, run.requests), (processCpuMs(b.child.pid) - before[1]) / Math.max(1, run.requests)]);
     }
     const medianOf = (name, key) => median(runs[name].map((r) => r[key]));
-    const errors = (name) => runs[name].reduce((sum, r) => sum + r.errors, 0);
+    const errors = (name) => runs[name].reduce((sum, r) => sum + r.errors + r.warmUpErrors, 0);
     const text = (name) => `${medianOf(name, 'rps').toFixed(0)} req/s, p50 ${medianOf(name, 'p50Ms').toFixed(2)} ms, p99 ${medianOf(name, 'p99Ms').toFixed(2)} ms${errors(name) ? `, ${errors(name)} errors` : ''}`;
     const load_ = `${values['http-connections']} keep-alive connections, ${values['http-seconds']} s`;
     row(`HTTP GET, ${load_}: the server directly (median of ${rounds})`, text('direct'));

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Plain-HTTP load generator of `npm run bench -- fabric` (wrk is not installed here and autocannon is not a
 // dependency): N keep-alive connections, each sending GETs one after another to one loopback URL for a fixed time,
-// timing every request. Prints JSON {rps (200 answers per second), p50Ms, p99Ms, errors, requests}. A process of its
+// timing every request. Prints JSON {rps (200 answers per second), p50Ms, p99Ms, errors, warmUpErrors (of the first request on
+// each connection, not timed), requests}. A process of its
 // own so it does not share the server's or the routers' event loops. Bounded: it stops after `seconds` and only
 // targets loopback.
 // Usage: http-load.mjs URL CONNECTIONS SECONDS
@@ -34,6 +35,7 @@ function once() {
 
 // Each connection opened (and its circuit set up, through the overlay) before the clock starts: steady state only.
 await Promise.all(Array.from({ length: Number(connections) }, once));
+const warmUpErrors = errors;
 latencies = [];
 errors = 0;
 const started = performance.now();
@@ -47,4 +49,4 @@ const elapsed = (performance.now() - started) / 1000;
 agent.destroy();
 const sorted = latencies.sort((a, b) => a - b);
 const at = (p) => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? NaN;
-process.stdout.write(JSON.stringify({ rps: sorted.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99), errors, requests: sorted.length }));
+process.stdout.write(JSON.stringify({ rps: sorted.length / elapsed, p50Ms: at(0.5), p99Ms: at(0.99), errors, warmUpErrors, requests: sorted.length }));
