@@ -16,7 +16,7 @@
 //     path is SIGKILLed, and the SDK dials again (each try --try-ms at most, then a round trip of one byte) until one
 //     works: ms from the kill to that success. --kills times (the router is restarted and relinked in between):
 //     median and max.
-// Options: --mib N (128), --rounds N (3), --http-seconds N (5), --http-connections N (8), --kills N (5), --try-ms N
+// Options: --mib N (256), --rounds N (5), --http-seconds N (5), --http-connections N (8), --kills N (5), --try-ms N
 //          (1000), --parts throughput,http,failover (all), --store sqlite|postgres (sqlite), --keep (leave the
 //          folder with the processes' logs and files).
 import { spawn } from 'node:child_process';
@@ -36,8 +36,8 @@ import { acceptQueue, identityPems, MiB, rateText, tlsClient, tlsRelayProcess, t
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
   options: {
-    mib: { type: 'string', default: '128' },
-    rounds: { type: 'string', default: '3' },
+    mib: { type: 'string', default: '256' },
+    rounds: { type: 'string', default: '5' },
     'http-seconds': { type: 'string', default: '5' },
     'http-connections': { type: 'string', default: '8' },
     kills: { type: 'string', default: '5' },
