@@ -27,7 +27,6 @@ import { describeAgainst } from './paired-ratio.mjs';
 import { idleChannels } from './edge-idle.mjs';
 import { acceptQueue, identityPems, MiB, rateText, tlsClient, tlsRelayProcess, tlsSink, transfer } from './streams.mjs';
 
-const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
   options: {
     mib: { type: 'string', default: '256' },
