@@ -35,6 +35,7 @@ import { buildChangeFeed } from '../services/change-feed/index.js';
 import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
 import { buildCertificatesDomain } from '../services/certificates/index.js';
 import { buildRouterPresence, type RouterPresence } from '../services/routers/index.js';
+import { buildFabricAdmin } from '../services/routers/fabric-admin.js';
 import { withSessionCertificates } from '../services/certificates/session-certificate-auth.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
 import { createSecretBox, deriveSecretsKey, parseSecretsKey } from '../crypto/secret-box.js';
@@ -232,6 +233,7 @@ export async function startController(
       // A request with only an ephemeral certificate of a live session is that session (decision 0038).
       auth: withSessionCertificates(requestAuth, certificates.sessionCertificates),
       apiSessions: sessions.service,
+      fabric: buildFabricAdmin(database, { online: (ids) => routerPresence.statusOf(ids) }),
       apiSessionAdmin: buildApiSessionAdministration(database, { sessions, clock, audit, oidc: oidc?.provider, certFlags: certificates.extension }),
       sessionConfigTypes: sessions.configTypes,
       metrics,

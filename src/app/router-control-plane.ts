@@ -19,6 +19,11 @@ import type { Clock } from '../shared/clock.js';
 
 /** How often the signing keys and the list of controllers are read again, to follow rotations and membership. */
 const REFRESH_INTERVAL_MS = 10_000;
+/**
+ * How often the online routers are read again for the Peers push: routers connected to other controllers of the
+ * store are seen within this (those here at once). One query for all routers; a router is sent only what changed.
+ */
+const PEERS_POLL_MS = 2_000;
 
 export interface RouterControlPlane {
   readonly plane: ControlPlane;
@@ -52,6 +57,7 @@ export async function startRouterControlPlane(deps: {
   let clientCas = [...deps.tls.ca];
   const { service, sources, hosted } = buildRouterControl(deps.database, {
     clock: deps.clock,
+    presence: deps.presence,
     terminators: services.authorization.terminators,
     engine: services.authorization.engine,
     posture: services.posture,
@@ -99,6 +105,7 @@ export async function startRouterControlPlane(deps: {
     },
     { intervalMs: REFRESH_INTERVAL_MS, onError: warn('the trust state or endpoints could not be read') },
   );
+  const peers = startPeriodic(() => plane.refreshPeers(), { intervalMs: PEERS_POLL_MS, onError: warn('the online routers could not be read for the peers push') });
   log.info({ address: `tls:${plane.address.host}:${plane.address.port}` }, `routers connect to tls:${plane.address.host}:${plane.address.port}`);
 
   return {
@@ -110,6 +117,7 @@ export async function startRouterControlPlane(deps: {
     async close() {
       stopWatch();
       await refresh.stop();
+      await peers.stop();
       await plane.close();
     },
   };

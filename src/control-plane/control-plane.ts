@@ -4,14 +4,15 @@
  * that certificate's fingerprint alone (never by anything the router claims: an upstream advisory was exactly that
  * mistake), exchanges the Hello, records the router's presence, and from then on pushes trust material, revocations
  * and endpoints, answers the router's requests, and closes the channel the moment the router is deleted, disabled or
- * re-enrolled.
+ * re-enrolled. Since issue 43 it also pushes each router its link peers (every other online router, whole, only when
+ * its list changed) and forgets a router's links when its channel closes here.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
 import type { Logger } from 'pino';
 import { acceptHello, encode, type Channel } from '../channel/index.js';
 import { CONTROL_LIMITS, CONTROL_PROTOCOL_VERSION, ControlErrorCode, ControlHeader, ControlType, controlTypeName } from '../control-protocol/catalogue.js';
-import { ControlBodyError, readBody, RouterHelloSchema, writeBody, type Endpoints, type HelloAnswer, type Revocation, type RouterHello } from '../control-protocol/bodies.js';
+import { ControlBodyError, readBody, RouterHelloSchema, writeBody, type Endpoints, type HelloAnswer, type Peers, type Revocation, type RouterHello } from '../control-protocol/bodies.js';
 import { success } from '../control-protocol/results.js';
 import type { RouterControlService, RouterStanding } from '../services/routers/router-control.js';
 import type { RouterPresence } from '../services/routers/presence.js';
@@ -52,6 +53,8 @@ export interface ControlPlane {
   refreshTrust(): Promise<void>;
   /** Reads the endpoints again and sends them to every router if they changed. */
   refreshEndpoints(): Promise<void>;
+  /** Reads the online routers again and sends each router its peers if they changed for it. */
+  refreshPeers(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,14 @@ interface Session {
   fingerprint: string;
   channel: Channel;
   socket: TLSSocket;
+  /** Set once the trust state went out: pushes that depend on it (peers) wait for it. */
+  ready: boolean;
+  /** The peers last sent, as JSON: sent again only when different. */
+  sentPeers?: string;
 }
+
+/** The most link listeners of one router a Peers push carries (the schema's bound). */
+const MAX_PEER_LISTENERS = 8;
 
 /** Lowercase hex SHA-1 of the DER, as router fingerprints are stored (decision 0038). */
 const fingerprintOf = (der: Buffer) => createHash('sha1').update(der).digest('hex');
@@ -137,7 +147,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     const reply = success(answer);
     (reply.headers as Map<number, Buffer>).set(ControlHeader.ProtocolVersion, encode.u32(CONTROL_PROTOCOL_VERSION));
     const channel = accept(reply);
-    const session: Session = { router: standing, fingerprint, channel, socket };
+    const session: Session = { router: standing, fingerprint, channel, socket, ready: false };
 
     // The newest connection of a router wins: the older one is a router that restarted before its peer noticed.
     sessions.get(standing.id)?.channel.close('replaced by a newer connection of the same router');
@@ -146,13 +156,60 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       if (sessions.get(standing.id) !== session) return;
       sessions.delete(standing.id);
       log.info({ router: standing.name, routerId: standing.id, reason }, `router ${standing.name} disconnected: ${reason}`);
-      if (!closing) presence.disconnected(standing.id).catch((error) => log.warn({ err: error, router: standing.name }, 'the router could not be recorded offline'));
+      if (closing) return;
+      presence
+        .disconnected(standing.id)
+        .then(() => refreshPeers())
+        .catch((error) => log.warn({ err: error, router: standing.name }, 'the router could not be recorded offline'));
+      service.disconnected(session.router).catch((error) => log.warn({ err: error, router: standing.name }, "the router's links could not be forgotten"));
     });
     handleRouterMessages({ channel, router: () => session.router, service, metrics, log });
     await presence.connected(standing.id, { ...body, version: body.versionInfo.version });
     log.info({ router: standing.name, routerId: standing.id, version: body.versionInfo.version, hostname: body.hostname, remote: socket.remoteAddress }, `router ${standing.name} connected`);
     send(session, ControlType.TrustState, (await trust.current()).value);
     send(session, ControlType.Endpoints, (await endpoints.current()).value);
+    session.ready = true;
+    // The new router learns its peers, and every other router learns of it.
+    await refreshPeers().catch((error: unknown) => log.warn({ err: error }, 'the online routers could not be read for the peers push; the poll retries'));
+  }
+
+  /** Sends each ready router the online routers but itself when that list differs from what it was last sent. */
+  async function pushPeers(): Promise<void> {
+    const online = await presence.onlineRouters();
+    for (const session of sessions.values()) {
+      if (!session.ready) continue;
+      const peers: Peers = {
+        routers: online
+          .filter((router) => router.id !== session.router.id)
+          .map((router) => ({ id: router.id, name: router.name, fingerprint: router.fingerprint, links: router.linkListeners.slice(0, MAX_PEER_LISTENERS) })),
+      };
+      const text = JSON.stringify(peers);
+      if (text === session.sentPeers) continue;
+      session.sentPeers = text;
+      send(session, ControlType.Peers, peers);
+    }
+  }
+
+  // One push at a time, so no router gets an older list after a newer one; a change seen meanwhile runs one more.
+  let peersRun: Promise<void> | undefined;
+  let peersAgain = false;
+  function refreshPeers(): Promise<void> {
+    if (peersRun) {
+      peersAgain = true;
+      return peersRun;
+    }
+    const run = (async () => {
+      try {
+        do {
+          peersAgain = false;
+          await pushPeers();
+        } while (peersAgain && !closing);
+      } finally {
+        peersRun = undefined;
+      }
+    })();
+    peersRun = run;
+    return run;
   }
 
   const server: Server = createServer({
@@ -223,6 +280,8 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
     async recheck(routerId) {
       const targets = routerId === '*' ? [...sessions.values()] : [sessions.get(routerId)].filter((s): s is Session => s !== undefined);
       for (const session of targets) await recheckOne(session);
+      // A renewed certificate (new fingerprint) or a disabled router changes what the other routers are told.
+      await refreshPeers();
     },
     async refreshTrust() {
       const changed = await trust.reread();
@@ -232,6 +291,7 @@ export async function startControlPlane(options: ControlPlaneOptions): Promise<C
       const changed = await endpoints.reread();
       if (changed) for (const session of sessions.values()) send(session, ControlType.Endpoints, changed);
     },
+    refreshPeers,
     async close() {
       closing = true;
       clearInterval(latencies);

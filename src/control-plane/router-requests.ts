@@ -11,13 +11,17 @@ import { ControlErrorCode, ControlType, controlTypeName } from '../control-proto
 import {
   ApiSessionActivitySchema,
   ApiSessionCheckSchema,
+  CircuitsEndedSchema,
   ControlBodyError,
   CreateTerminatorSchema,
   DeleteTerminatorsSchema,
   DialRequestSchema,
   ReconcileTerminatorsSchema,
   EmptySchema,
+  HostedServicesSchema,
+  LinkReportSchema,
   readBody,
+  ReconcileCircuitsSchema,
   RouterEventsSchema,
   RouterMetricsSchema,
   UpdateTerminatorSchema,
@@ -30,7 +34,7 @@ import type { ControlPlaneMetrics } from './metrics.js';
 export const MAX_REQUESTS_IN_FLIGHT = 64;
 
 /** Content types only the controller sends: a router sending one is out of order. */
-const CONTROLLER_ONLY = new Set<number>([ControlType.TrustState, ControlType.Revocations, ControlType.Endpoints]);
+const CONTROLLER_ONLY = new Set<number>([ControlType.TrustState, ControlType.Revocations, ControlType.Endpoints, ControlType.Peers]);
 
 export function handleRouterMessages(deps: {
   channel: Channel;
@@ -78,6 +82,19 @@ export function handleRouterMessages(deps: {
     }
   };
 
+  // Notices that write the store are applied one after another, in the order sent: a LinkReport is whole, so an
+  // older one written after a newer one would bring back links that are gone.
+  let writes = Promise.resolve();
+  // `read` reads the body (a malformed one is refused by field at once) and answers the write to queue.
+  const storedNotice = (message: Message, what: string, read: () => () => Promise<unknown>) =>
+    notice(message, () => {
+      const write = read();
+      writes = writes.then(write).then(
+        () => undefined,
+        (error: unknown) => log.warn({ err: error, router: deps.router().name }, `the router's ${what} could not be stored`),
+      );
+    });
+
   channel.onMessage((message) => {
     const type = message.contentType;
     metrics.controlMessage('in', controlTypeName(type));
@@ -120,6 +137,26 @@ export function handleRouterMessages(deps: {
           }
         });
         return;
+      case ControlType.LinkReport:
+        storedNotice(message, 'link report', () => {
+          const report = readBody(LinkReportSchema, message.body, 'LinkReport');
+          return () => service.reportLinks(router, report);
+        });
+        return;
+      case ControlType.CircuitsEnded:
+        storedNotice(message, 'ended circuits', () => {
+          const ended = readBody(CircuitsEndedSchema, message.body, 'CircuitsEnded');
+          return () => service.circuitsEnded(router, ended);
+        });
+        return;
+      case ControlType.ReconcileCircuits:
+        void answer(message, async () => ({
+          removed: await service.reconcileCircuits(router, readBody(ReconcileCircuitsSchema, message.body, 'ReconcileCircuits').keep),
+        }));
+        return;
+      case ControlType.HostedServices:
+        void answer(message, () => service.hostedServices(router, readBody(HostedServicesSchema, message.body, 'HostedServices')));
+        return;
       case ControlType.RouterMetrics:
         notice(message, () => metrics.routerReport(router.id, readBody(RouterMetricsSchema, message.body, 'RouterMetrics').values));
         return;
@@ -130,3 +167,4 @@ export function handleRouterMessages(deps: {
     }
   });
 }
+

@@ -169,10 +169,10 @@ export const ApiSessionCheckAnswerSchema = Type.Object(
 export type ApiSessionCheckAnswer = Static<typeof ApiSessionCheckAnswerSchema>;
 
 /**
- * Router -> controller: may the identity of this API session dial this service now (policy and posture checks), and
- * through which terminator and path. Exactly one of `serviceId` and `serviceName` (a router's proxy listener names
- * services by name). `exclude`: terminators that just failed this dial, not to be chosen again. `instanceId`: only a
- * terminator with this instance id (addressable terminators).
+ * Router -> controller: may the identity (of this API session, when named) dial the service now, and along which
+ * path (issue 43). Exactly one of `serviceId` and `serviceName`. `exclude`: terminators not to choose (a retry after
+ * one failed); `instanceId`: only terminators of that instance. A proxy-mode tunnel listener dials as the router's
+ * own identity and names no API session.
  */
 export const DialRequestSchema = Type.Object(
   {
@@ -180,7 +180,7 @@ export const DialRequestSchema = Type.Object(
     serviceId: Type.Optional(Id),
     serviceName: Type.Optional(Text(512)),
     apiSessionId: Type.Optional(Id),
-    exclude: Type.Optional(Type.Array(Id, { maxItems: 16 })),
+    exclude: Type.Optional(Type.Array(Id, { maxItems: 100 })),
     instanceId: Type.Optional(Text(256)),
   },
   closed,
@@ -188,10 +188,9 @@ export const DialRequestSchema = Type.Object(
 export type DialRequest = Static<typeof DialRequestSchema>;
 
 /**
- * The answer: the circuit's id, the terminator chosen, and the path to it. `path` lists router ids from the asking
- * router (first) to the terminator's router (last): one id when the terminator is on the asking router. `links[i]`
- * is the link from `path[i]` to `path[i + 1]`. The controller records the circuit until the asking router reports it
- * ended (CircuitsEnded).
+ * The answer: the circuit's id, the service, the terminator chosen and the path to it. `path[0]` is the asking
+ * router and the last is the terminator's; `links[i]` joins `path[i]` and `path[i + 1]` (empty when the terminator
+ * is on the asking router).
  */
 export const DialAnswerSchema = Type.Object(
   {
@@ -203,6 +202,7 @@ export const DialAnswerSchema = Type.Object(
       { id: Id, routerId: Id, binding: Text(64), address: Text(1_024), instanceId: Text(256) },
       closed,
     ),
+    /** At most 16 routers: what a Route between routers carries (src/policy/router-paths.ts MAX_PATH_ROUTERS). */
     path: Type.Array(Id, { minItems: 1, maxItems: 16 }),
     links: Type.Array(Id, { maxItems: 15 }),
   },

@@ -31,6 +31,7 @@ import { sweepIndexes } from './migrations/0027-sweep-indexes.js';
 import { routerPresence } from './migrations/0028-router-presence.js';
 import { controllerCtrlAddress } from './migrations/0029-controller-ctrl-address.js';
 import { terminatorHosts } from './migrations/0030-terminator-hosts.js';
+import { linksAndCircuits } from './migrations/0031-links-and-circuits.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -61,6 +62,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0028-router-presence': routerPresence,
   '0029-controller-ctrl-address': controllerCtrlAddress,
   '0030-terminator-hosts': terminatorHosts,
+  '0031-links-and-circuits': linksAndCircuits,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -379,6 +379,35 @@ export interface RouterPresenceTable {
   supported_protocols: string;
   /** JSON array. */
   capabilities: string;
+  /** JSON [{advertise, groups}]: the link listeners its hello named (migration 0031). */
+  link_listeners: Generated<string>;
+}
+
+/** A link a router dialed (migration 0031), as its last LinkReport said. */
+export interface LinksTable {
+  id: string;
+  source_router_id: string;
+  dest_router_id: string;
+  state: string;
+  latency_ms: number | null;
+  dial_address: string;
+  updated_at: string;
+}
+
+/** A circuit a dial decision opened (migration 0031). */
+export interface CircuitsTable {
+  id: string;
+  service_id: string;
+  identity_id: string;
+  api_session_id: string | null;
+  terminator_id: string;
+  ingress_router_id: string;
+  egress_router_id: string;
+  /** JSON array of router ids. */
+  path: string;
+  /** JSON array of link ids. */
+  links: string;
+  created_at: string;
 }
 
 export interface PostureChecksTable extends ResourceColumns {
@@ -534,6 +563,8 @@ export interface Tables {
   service_configs: ServiceConfigsTable;
   edge_routers: EdgeRoutersTable;
   router_presence: RouterPresenceTable;
+  links: LinksTable;
+  circuits: CircuitsTable;
   posture_checks: PostureChecksTable;
   service_policies: ServicePoliciesTable;
   edge_router_policies: EdgeRouterPoliciesTable;

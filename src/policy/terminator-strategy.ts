@@ -2,7 +2,8 @@
  * Which terminator a dial goes to (issue 42; upstream's terminator strategies, by their names): precedence first
  * (`required` over `default` over `failed`: only the best precedence present is considered), then the service's
  * strategy among those:
- * - `smartrouting` and `ha`: the lowest cost, ties at random (one router, no link costs yet: issue 43 adds them);
+ * - `smartrouting` and `ha`: the lowest cost, ties at random (the dial decision adds each candidate's path cost
+ *   before it asks: services/routers/sdk-dial.ts, decision 0070);
  * - `weighted`: at random, each terminator weighted 1 / (1 + cost), so cost 0 is chosen twice as often as cost 1
  *   and eleven times as often as cost 10;
  * - `random`: at random, uniformly.

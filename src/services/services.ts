@@ -2,6 +2,7 @@
  * Everything a request handler may call, built once by the composition root (src/app) and passed down.
  * Handlers reach domain logic only through this object.
  */
+import type { FabricAdmin } from './routers/fabric-admin.js';
 import type { ControllerConfig } from '../config/types.js';
 import type { Clock } from '../shared/clock.js';
 import type { ApiSessionService } from './sessions/api-sessions.js';
@@ -41,6 +42,8 @@ export interface Services {
   readonly apiSessions: ApiSessionService;
   /** Administrators' list, read and revoke of legacy API sessions (`/api-sessions`). */
   readonly apiSessionAdmin: ApiSessionAdministration;
+  /** Administrators' read of router links and circuits (`/links`, `/circuits`; decision 0070). */
+  readonly fabric: FabricAdmin;
   readonly authentication: AuthenticationService;
   readonly controllers: ControllerService;
   readonly audit: AuditService;

@@ -113,7 +113,7 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       return { id: identity.id, ...(await legacyLogin(name, `${name}-password`)) };
     };
 
-    it('allows a dial only with Dial access, and only to a terminator on the asking router', async () => {
+    it('allows a dial only with Dial access, and only to a terminator the asking router can reach', async () => {
       const a = await startRouterNamed('er-dial-a');
       const b = await startRouterNamed('er-dial-b');
       const { serviceId, hostId } = await hostedService('dial-access');
@@ -126,7 +126,7 @@ describe(`SDK-bound terminators and dials at the controller (${testDialect})`, (
       assert.equal(answer.terminator.id, terminator.id);
       assert.equal(answer.terminator.routerId, a.id);
       assert.match(answer.circuitId, /^[0-9A-Za-z]{16}$/);
-      await assert.rejects(dial(b.er, request), refused('NOT_FOUND', /has no terminator on this router/), "a's terminator is not offered to b");
+      await assert.rejects(dial(b.er, request), refused('NOT_FOUND', /hosted only on routers this router has no usable path to/), "a's terminator is not offered to b: no link joins them");
       const oidc = await passwordLoginTokens(ctl, 'dial-user', 'dial-user-password');
       const oidcSessionId = decodeJwt(oidc.accessToken).z_asid as string;
       assert.equal((await dial(a.er, { ...request, apiSessionId: oidcSessionId })).terminator.id, terminator.id, 'an OIDC API session dials too');

@@ -57,8 +57,14 @@ export async function tcpRelay(target: URL): Promise<{ port: number; cut(): Prom
       }
     },
     thaw() {
+      // Only a frozen relay is piped again: piping a flowing pair twice would write every chunk twice.
+      if (!frozen) return;
       frozen = false;
-      for (const [client, upstream] of pairs) client.pipe(upstream).pipe(client);
+      for (const [client, upstream] of pairs) {
+        client.pipe(upstream).pipe(client);
+        client.resume();
+        upstream.resume();
+      }
     },
   };
 }

@@ -13,6 +13,14 @@ export interface PresenceReport {
   versionInfo: RouterVersionInfo;
   supportedProtocols: Record<string, string>;
   capabilities: string[];
+  /** Its link listeners (issue 43); what the other routers are told to dial. */
+  linkListeners: LinkListener[];
+}
+
+/** A link listener a router's hello named: `tls:host:port` and the link groups it serves. */
+export interface LinkListener {
+  advertise: string;
+  groups: string[];
 }
 
 /**
@@ -37,6 +45,36 @@ export interface RouterPresenceRepository {
    * a heartbeat at `aliveSince` or later.
    */
   find(routerIds: readonly string[], aliveSince: Date): Promise<Map<string, StoredPresence>>;
+  /**
+   * Every enabled, enrolled router whose channel is up at a live controller (heartbeat at `aliveSince` or later, or
+   * `ownControllerId`, which is alive as it asks), ordered by id, in one query: the Peers push (issue 43).
+   */
+  onlineRouters(aliveSince: Date, ownControllerId: string): Promise<OnlineRouter[]>;
+  /** Every router with what path choice reads of it (online as in `onlineRouters`), in one query. */
+  routingRouters(aliveSince: Date, ownControllerId: string): Promise<RoutingRouter[]>;
+}
+
+/** A router as path choice reads it. */
+export interface RoutingRouter {
+  id: string;
+  online: boolean;
+  cost: number;
+  noTraversal: boolean;
+}
+
+/** An online router as the Peers push and path choice see it. */
+export interface OnlineRouter {
+  id: string;
+  name: string;
+  /** Its current client certificate's SHA-1 (lowercase hex). */
+  fingerprint: string;
+  linkListeners: LinkListener[];
+}
+
+/** Whether the controller of a presence row is alive: it is `own` (which asks, so it runs), or its heartbeat is at `since` or later. */
+function controllerAlive(row: { controller_id: string | null; is_online: boolean | number | null; last_heartbeat_at: string | null }, since: string, own?: string): boolean {
+  if (own !== undefined && row.controller_id === own) return true;
+  return row.is_online !== null && toBool(row.is_online) && row.last_heartbeat_at !== null && row.last_heartbeat_at >= since;
 }
 
 export function createRouterPresenceRepository(database: Database): RouterPresenceRepository {
@@ -51,6 +89,7 @@ export function createRouterPresenceRepository(database: Database): RouterPresen
         version_info: JSON.stringify(report.versionInfo),
         supported_protocols: JSON.stringify(report.supportedProtocols),
         capabilities: JSON.stringify(report.capabilities),
+        link_listeners: JSON.stringify(report.linkListeners),
       };
       try {
         await db
@@ -84,23 +123,55 @@ export function createRouterPresenceRepository(database: Database): RouterPresen
       const rows = await db
         .selectFrom('router_presence as p')
         .leftJoin('controllers as c', 'c.id', 'p.controller_id')
-        .select(['p.router_id', 'p.controller_id', 'p.disconnected_at', 'p.hostname', 'p.version_info', 'p.supported_protocols', 'p.capabilities', 'c.is_online', 'c.last_heartbeat_at'])
+        .select(['p.router_id', 'p.controller_id', 'p.disconnected_at', 'p.hostname', 'p.version_info', 'p.supported_protocols', 'p.capabilities', 'p.link_listeners', 'c.is_online', 'c.last_heartbeat_at'])
         .where('p.router_id', 'in', [...new Set(routerIds)])
         .execute();
       const since = toIso(aliveSince);
       for (const row of rows) {
-        const controllerAlive = row.is_online !== null && toBool(row.is_online) && row.last_heartbeat_at !== null && row.last_heartbeat_at >= since;
+        const alive = controllerAlive(row, since);
         found.set(row.router_id, {
           controllerId: row.controller_id,
           up: row.disconnected_at === null,
-          live: row.disconnected_at === null && controllerAlive,
+          live: row.disconnected_at === null && alive,
           hostname: row.hostname,
           versionInfo: parseJson(row.version_info),
           supportedProtocols: parseJson(row.supported_protocols),
           capabilities: parseJson(row.capabilities),
+          linkListeners: parseJson(row.link_listeners),
         });
       }
       return found;
+    },
+    async onlineRouters(aliveSince, ownControllerId) {
+      const since = toIso(aliveSince);
+      const rows = await db
+        .selectFrom('router_presence as p')
+        .innerJoin('edge_routers as r', 'r.id', 'p.router_id')
+        .leftJoin('controllers as c', 'c.id', 'p.controller_id')
+        .select(['r.id', 'r.name', 'r.fingerprint', 'r.disabled', 'p.controller_id', 'p.link_listeners', 'c.is_online', 'c.last_heartbeat_at'])
+        .where('p.disconnected_at', 'is', null)
+        .where('r.fingerprint', 'is not', null)
+        .orderBy('r.id')
+        .execute();
+      const online: OnlineRouter[] = [];
+      for (const row of rows) {
+        if (!controllerAlive(row, since, ownControllerId) || toBool(row.disabled) || row.fingerprint === null) continue;
+        online.push({ id: row.id, name: row.name, fingerprint: row.fingerprint, linkListeners: parseJson(row.link_listeners) });
+      }
+      return online;
+    },
+    async routingRouters(aliveSince, ownControllerId) {
+      const since = toIso(aliveSince);
+      const rows = await db
+        .selectFrom('edge_routers as r')
+        .leftJoin('router_presence as p', 'p.router_id', 'r.id')
+        .leftJoin('controllers as c', 'c.id', 'p.controller_id')
+        .select(['r.id', 'r.cost', 'r.no_traversal', 'r.disabled', 'p.controller_id', 'p.disconnected_at', 'c.is_online', 'c.last_heartbeat_at'])
+        .execute();
+      return rows.map((row) => {
+        const up = row.controller_id !== null && row.disconnected_at === null;
+        return { id: row.id, online: up && controllerAlive(row, since, ownControllerId) && !toBool(row.disabled), cost: Number(row.cost), noTraversal: toBool(row.no_traversal) };
+      });
     },
   };
 }

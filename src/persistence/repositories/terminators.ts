@@ -38,6 +38,8 @@ export interface TerminatorRepository {
   delete(id: string): Promise<boolean>;
   /** The terminators of service `serviceId` on router `routerId` (a dial chooses among them). */
   listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
+  /** Every terminator of service `serviceId`, on any router. */
+  listForService(serviceId: string): Promise<Terminator[]>;
   /** The terminators SDKs bound (host set), all or those of one router or host: as many as the network hosts, never more. */
   listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
   /**
@@ -85,8 +87,8 @@ function toRow(terminator: Terminator): TerminatorsTable {
   };
 }
 
-/** id -> name of the rows of `table` among `ids`. */
-async function namesOf(db: Kysely<Tables>, table: 'services' | 'edge_routers', ids: string[]): Promise<Map<string, string>> {
+/** id -> name of the rows of `table` among `ids` (also the links and circuits lists' names). */
+export async function namesOf(db: Kysely<Tables>, table: 'services' | 'edge_routers' | 'identities', ids: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
   const rows = await db.selectFrom(table).select(['id', 'name']).where('id', 'in', unique).execute();
@@ -126,6 +128,10 @@ export function createTerminatorRepository(database: Database): TerminatorReposi
     },
     async listOnRouter(serviceId, routerId) {
       const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).where('router_id', '=', routerId).orderBy('id').execute();
+      return rows.map(fromRow);
+    },
+    async listForService(serviceId) {
+      const rows = await db.selectFrom('terminators').selectAll().where('service_id', '=', serviceId).orderBy('id').execute();
       return rows.map(fromRow);
     },
     async listHosted(of = {}) {

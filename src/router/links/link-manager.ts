@@ -80,7 +80,9 @@ export interface LinkDeps {
 
 const HELLO_TIMEOUT_MS = 10_000;
 const REPORT_EVERY_MS = 30_000;
+/** A stalled link is closed after this many unanswered probes in a row, and at least STALLED_CLOSE_MS of them. */
 const STALLED_CLOSE_AFTER = 3;
+const STALLED_CLOSE_MS = 15_000;
 /** A router that may be dialed by the peer waits this long first, so that two routers do not dial each other at once. */
 const YIELD_TO_LOWER_ID_MS = 2_000;
 
@@ -153,6 +155,7 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
 
   function startProbes(link: Link): NodeJS.Timeout {
     let missed = 0;
+    const closeAfter = Math.max(STALLED_CLOSE_AFTER, Math.ceil(STALLED_CLOSE_MS / settings.probeIntervalMs));
     const timer = setInterval(() => {
       const sent = Date.now();
       link.channel
@@ -179,7 +182,8 @@ export async function startLinks(deps: LinkDeps): Promise<LinkManager> {
             log.warn({ link: link.id, peer: link.peerName }, `link ${link.id} to router ${link.peerName} stalled: a latency probe went unanswered for ${settings.probeIntervalMs} ms`);
             report();
           }
-          if (missed >= STALLED_CLOSE_AFTER) link.channel.close(`${missed} latency probes in a row went unanswered`);
+          // A stall may pass (a congested path): the link is kept, unused, for a while before it is closed and dialed again.
+          if (missed >= closeAfter) link.channel.close(`${missed} latency probes in a row went unanswered`);
         });
     }, settings.probeIntervalMs);
     timer.unref();

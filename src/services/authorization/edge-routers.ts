@@ -1,8 +1,8 @@
 /**
  * Edge routers as administrators manage them (`/edge/management/v1/edge-routers`): the resource kit's operations,
  * each router created with a one-time enrollment, and re-enrollment. What a router reports once it connects is not
- * set here (a later issue). The reference also gives a tunneler-enabled router an identity and a system edge router
- * policy; that waits for router identities (docs/decisions/0027-routers-posture-terminators.md).
+ * set here (a later issue). A tunneler-enabled router has an identity of its own and a system edge router policy,
+ * kept in step with it in its unit of work (router-identities.ts; decision 0070).
  */
 import type { Actor } from '../../domain/audit.js';
 import { MAX_ROUTER_COST, type EdgeRouter } from '../../domain/edge-router.js';
@@ -13,6 +13,7 @@ import type { AuditedChanges, AuditedScope } from '../audit/audited-changes.js';
 import { resourceService, type ResourceService } from '../resource-service.js';
 import { checkRoleAttributes } from '../role-attribute-input.js';
 import type { RouterEnrollmentIssuer } from './router-enrollment.js';
+import { checkRouterIdentityName } from './router-identities.js';
 
 /** What an administrator sets on a router, as stored. */
 type EdgeRouterFields = Pick<EdgeRouter, 'name' | 'roleAttributes' | 'isTunnelerEnabled' | 'cost' | 'noTraversal' | 'disabled' | 'appData' | 'tags'>;
@@ -78,6 +79,8 @@ export function createEdgeRouterService(deps: {
   routers: EdgeRouterRepository;
   changes: AuditedChanges<EdgeRouterRepository>;
   enrollment: RouterEnrollmentIssuer & { require(): void };
+  /** Identity names: a tunneler-enabled router's identity takes the router's name. */
+  identities: { findByName(name: string): Promise<{ id: string } | undefined> };
   clock: Clock;
 }): EdgeRouterService {
   const { routers, enrollment, clock } = deps;
@@ -100,9 +103,10 @@ export function createEdgeRouterService(deps: {
         createdAt: now,
         updatedAt: now,
       }),
-      check: (router, current) => {
+      check: async (router, current) => {
         checkRoleAttributes(router.roleAttributes, { kept: current?.roleAttributes });
         if (!current) enrollment.require();
+        await checkRouterIdentityName(deps.identities, router, current?.id);
       },
       async alsoOnCreate(scope, router) {
         const issued = await enrollment.issue(router.id, router.createdAt);

@@ -32,6 +32,8 @@ import type { PostureService } from '../posture/index.js';
 import type { ChangeFeed } from '../change-feed/change-feed.js';
 import type { RouterStatusReader } from '../routers/presence.js';
 import { withRouterStatus } from '../routers/with-router-status.js';
+import { routerRecordsWithIdentity } from './router-identities.js';
+import { createIdentityRepository } from '../../persistence/repositories/identities.js';
 
 /** Everything the domain offers; one member per resource service, and the engine. */
 export interface AuthorizationDomain extends PolicyMembers {
@@ -77,7 +79,9 @@ export function buildAuthorizationDomain(database: Database, deps: Authorization
     services: createServiceService({ services, configs, changes: auditedChanges(database, clock, createServiceRepository), clock }),
     edgeRouters: createEdgeRouterService({
       routers: routersWithStatus(),
-      changes: auditedChanges(database, clock, createEdgeRouterRepository),
+      // A tunneler-enabled router's identity and system policy change with it, in its unit of work (decision 0070).
+      changes: auditedChanges(database, clock, (store) => routerRecordsWithIdentity(store, clock)),
+      identities: createIdentityRepository(database),
       enrollment: routerEnrollmentIssuer(deps.enrollmentJwt, deps.routerEnrollmentDurationMs),
       clock,
     }),

@@ -55,6 +55,8 @@ export interface TerminatorService {
   listHosted(of?: { routerId?: string; hostId?: string }): Promise<Terminator[]>;
   /** The terminators of a service on one router. */
   listOnRouter(serviceId: string, routerId: string): Promise<Terminator[]>;
+  /** Every terminator of a service, on any router (a dial chooses among them). */
+  listForService(serviceId: string): Promise<Terminator[]>;
 }
 
 function invalid(field: string, reason: string, value: unknown): ApiError {
@@ -182,5 +184,6 @@ export function createTerminatorService(deps: {
     },
     listHosted: (of) => terminators.listHosted(of),
     listOnRouter: (serviceId, routerId) => terminators.listOnRouter(serviceId, routerId),
+    listForService: (serviceId) => terminators.listForService(serviceId),
   };
 }

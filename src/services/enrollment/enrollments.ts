@@ -37,6 +37,8 @@ export interface EnrollmentServiceDeps {
   edgeIdentityDurationMs: number;
   /** Third-party CAs, which `ottca` enrollments name; absent, no `ottca` enrollment can be created. */
   cas?: { findById(id: string): Promise<{ id: string } | undefined> };
+  /** The tunneler-enabled router whose own identity this is: it authenticates with the router's certificate, never enrolls. */
+  routerOwning?: (identityId: string) => Promise<{ id: string; name: string } | undefined>;
 }
 
 function invalidField(field: string, reason: string, value?: unknown): ApiError {
@@ -122,6 +124,8 @@ export function createEnrollmentService(deps: EnrollmentServiceDeps): Enrollment
           cause: { field: 'identityId', value: input.identityId },
         });
       }
+      const router = await deps.routerOwning?.(identity.id);
+      if (router) throw invalidField('identityId', `is the identity of edge router '${router.name}', which authenticates with the router's certificate and is not enrolled on its own`, identity.id);
       const exists = (reason: string) => new ApiError('ENROLLMENT_EXISTS', { message: reason, cause: { field: 'method', value: input.method } });
       const pendingExists = () => exists(`The identity already has a pending ${input.method} enrollment; refresh or delete it instead`);
       if ((await enrollments.listForIdentity(identity.id)).some((e) => e.method === input.method)) throw pendingExists();

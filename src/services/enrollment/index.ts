@@ -16,6 +16,7 @@ import { createAuthPolicyRepository } from '../../persistence/repositories/auth-
 import type { LoadedCertificateAuthority } from '../../pki/index.js';
 import { createEnrollService, type EnrollService } from './enroll.js';
 import type { EnrollCas } from './methods/index.js';
+import { createRouterIdentityRepository } from '../../persistence/repositories/router-identities.js';
 import { createCaRepository } from '../../persistence/repositories/cas.js';
 
 export interface EnrollmentSettings {
@@ -37,6 +38,7 @@ export function buildEnrollmentAdministration(store: Database, settings: Enrollm
     jwt,
     edgeIdentityDurationMs,
     cas: createCaRepository(store),
+    routerOwning: createRouterIdentityRepository(store).routerOwning,
   });
 }
 

@@ -7,7 +7,9 @@
  *   An OIDC session's row stays after its tokens expire, and its client sessions would otherwise stay with it;
  * - legacy API sessions past their inactivity timeout (decision 0058), with their client sessions, ephemeral
  *   certificates and posture reports. A request presenting one deletes it too; one never presented again stayed;
- * - ephemeral certificates past their validity, which nothing accepts any more.
+ * - ephemeral certificates past their validity, which nothing accepts any more;
+ * - circuits whose first router has been offline for over a minute (issue 43): a router that comes back reconciles
+ *   its circuits itself (ReconcileCircuits), but one that never does would leave them listed for ever.
  * Each sweep does a bounded amount of work in short transactions; what is left goes at the next one. Another
  * controller's activity reaches the store at most ten seconds late, which the grace below covers; this controller's
  * own is written first.
@@ -17,7 +19,9 @@ import { createSessionCertificateRepository, type SessionCertificateRepository }
 import { createApiSessionRepository, type ApiSessionRepository } from '../../persistence/repositories/api-sessions.js';
 import { createEdgeSessionRepository, type EdgeSessionRepository } from '../../persistence/repositories/edge-sessions.js';
 import { createOidcRepository, type OidcRepository } from '../../persistence/repositories/oidc.js';
+import { createCircuitRepository, type CircuitRepository } from '../../persistence/repositories/circuits.js';
 import type { Clock } from '../../shared/clock.js';
+import { ONLINE_WITHIN_MS } from '../controllers/heartbeat.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
 
 /** How often each controller sweeps. */
@@ -39,6 +43,8 @@ const CERTIFICATE_BATCHES_PER_SWEEP = 10;
  * recent time in the store well within this.
  */
 export const LEGACY_SWEEP_GRACE_MS = 60_000;
+/** How long a circuit's first router may be offline before the sweep forgets the circuit. */
+export const CIRCUIT_OFFLINE_GRACE_MS = 60_000;
 
 /** What one sweep removed. */
 export interface SweepResult {
@@ -48,6 +54,8 @@ export interface SweepResult {
   legacySessions: number;
   /** Ephemeral certificates past their validity. */
   certificates: number;
+  /** Circuits whose first router was offline for over CIRCUIT_OFFLINE_GRACE_MS. */
+  circuits: number;
 }
 
 export interface Housekeeping {
@@ -71,6 +79,7 @@ export function createHousekeeping(deps: {
   edgeSessions: Pick<EdgeSessionRepository, 'deleteOfEndedOidcSessions'>;
   apiSessions: Pick<ApiSessionRepository, 'deleteInactiveBefore'>;
   certificates: Pick<SessionCertificateRepository, 'deleteExpired'>;
+  circuits: Pick<CircuitRepository, 'deleteOfOfflineIngress'>;
   /** This controller's legacy session activity, written before the sweep judges what is stale. */
   activity?: Pick<SessionActivity, 'flush'>;
   clock: Clock;
@@ -90,7 +99,11 @@ export function createHousekeeping(deps: {
       const inactiveSince = new Date(now.getTime() - deps.sessionTimeoutMs - LEGACY_SWEEP_GRACE_MS);
       const legacySessions = await inBatches(() => deps.apiSessions.deleteInactiveBefore(inactiveSince, LEGACY_SESSIONS_PER_BATCH), LEGACY_SESSIONS_PER_BATCH, LEGACY_BATCHES_PER_SWEEP);
       const certificates = await inBatches(() => deps.certificates.deleteExpired(now, CERTIFICATES_PER_BATCH), CERTIFICATES_PER_BATCH, CERTIFICATE_BATCHES_PER_SWEEP);
-      return { clientSessions, legacySessions, certificates };
+      // Offline since before the grace: the channel closed before it, or the controller's heartbeat stopped before it
+      // by more than the time a controller is taken to be alive without one.
+      const offlineSince = new Date(now.getTime() - CIRCUIT_OFFLINE_GRACE_MS);
+      const circuits = await deps.circuits.deleteOfOfflineIngress(offlineSince, new Date(offlineSince.getTime() - ONLINE_WITHIN_MS));
+      return { clientSessions, legacySessions, certificates, circuits };
     },
   };
 }
@@ -104,6 +117,7 @@ export function buildHousekeeping(
     edgeSessions: createEdgeSessionRepository(database),
     apiSessions: createApiSessionRepository(database),
     certificates: createSessionCertificateRepository(database),
+    circuits: createCircuitRepository(database),
     ...deps,
   });
 }

@@ -99,6 +99,8 @@ export interface IdentityServiceDeps {
   clock: Clock;
   /** Keeps the callers' own details in memory (`current`); without it they are read from the store. */
   feed?: ChangeFeed;
+  /** The tunneler-enabled router whose own identity this is (decision 0070): its lifecycle is the router's. */
+  routerOwning?: (identityId: string) => Promise<{ id: string; name: string } | undefined>;
 }
 
 /** Callers' own details kept at most (about 2 KiB each). */
@@ -131,6 +133,9 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       /** The default admin stays an administrator; role attributes are not roles; externalId is unique; the auth policy exists. */
       async check(fields, current) {
         if (current?.isDefaultAdmin && !fields.isAdmin) throw cannotUpdate('The default admin must remain an administrator', 'isAdmin');
+        if (current && fields.name !== current.name && (await deps.routerOwning?.(current.id))) {
+          throw cannotUpdate(`Identity '${current.id}' is an edge router's identity: it takes its name from the router (rename the router)`, 'name');
+        }
         // Attributes are matched by policies' roles: one that looks like a role could never be told apart from it.
         // Attributes stored before this rule are not judged again while they stay.
         checkRoleAttributes(fields.roleAttributes, { kept: current?.roleAttributes });
@@ -145,9 +150,16 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
           });
         }
       },
-      checkDelete(identity) {
+      async checkDelete(identity) {
         if (identity.isDefaultAdmin) {
           throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: 'The default admin cannot be deleted', cause: { field: 'id', value: identity.id } });
+        }
+        const router = await deps.routerOwning?.(identity.id);
+        if (router) {
+          throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', {
+            message: `Identity '${identity.id}' is the identity of edge router '${router.name}': set the router's isTunnelerEnabled to false, or delete the router`,
+            cause: { field: 'id', value: identity.id },
+          });
         }
       },
       auditDetails: (identity, previous) => (previous ? { changes: changedFields(previous, identity) } : editableFields(identity)),

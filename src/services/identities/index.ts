@@ -22,6 +22,7 @@ import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
 import type { SessionsDomain } from '../sessions/index.js';
 import { createAuthenticatorService, type AuthenticatorService } from './authenticators.js';
+import { createRouterIdentityRepository } from '../../persistence/repositories/router-identities.js';
 import { createIdentityService, type IdentityChangeScope, type IdentityService } from './identities.js';
 import { createOwnAuthenticatorService, type OwnAuthenticatorChangeScope, type OwnAuthenticatorService } from './own-authenticators.js';
 
@@ -77,6 +78,7 @@ export function buildIdentitiesDomain(
       sessions: deps.sessions,
       clock,
       work: identityChanges(database, deps),
+      routerOwning: createRouterIdentityRepository(database).routerOwning,
       ...(deps.feed ? { feed: deps.feed } : {}),
     }),
     authenticators: createAuthenticatorService({ authenticators, identities: records, changes: auditedChanges(database, clock, createAuthenticatorRepository) }),

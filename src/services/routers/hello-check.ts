@@ -11,6 +11,7 @@ const MAX_LISTENERS = 32;
 const MAX_ADVERTISE = 300;
 const MAX_CAPABILITIES = 64;
 const MAX_CAPABILITY = 64;
+const MAX_LINK_GROUPS = 32;
 
 /** A hello with a field out of its bounds; the message names the field and the bound. */
 export class InvalidHelloError extends Error {
@@ -33,6 +34,10 @@ export function checkHello(hello: RouterHello): void {
   hello.listeners.forEach((listener, i) => {
     text(`listeners[${i}].binding`, listener?.binding, MAX_CAPABILITY);
     text(`listeners[${i}].advertise`, listener?.advertise, MAX_ADVERTISE);
+    const groups: unknown = listener?.groups;
+    if (groups === undefined) return;
+    if (!Array.isArray(groups) || groups.length === 0 || groups.length > MAX_LINK_GROUPS) throw new InvalidHelloError(`listeners[${i}].groups`, `must be a list of 1 to ${MAX_LINK_GROUPS}`);
+    groups.forEach((group, g) => text(`listeners[${i}].groups[${g}]`, group, MAX_CAPABILITY));
   });
   if (!Array.isArray(hello.capabilities) || hello.capabilities.length > MAX_CAPABILITIES) {
     throw new InvalidHelloError('capabilities', `must be a list of at most ${MAX_CAPABILITIES}`);

@@ -27,6 +27,13 @@ import { createEdgeRouterRepository } from '../../persistence/repositories/edge-
 import { createSessionAccess } from '../edge-sessions/session-access.js';
 import type { PostureService } from '../posture/index.js';
 import { randomUnit } from '../../shared/random.js';
+import { createLinkRepository } from '../../persistence/repositories/links.js';
+import { createCircuitRepository } from '../../persistence/repositories/circuits.js';
+import { createServiceRepository } from '../../persistence/repositories/services.js';
+import { createHostConfigRepository } from '../../persistence/repositories/host-configs.js';
+import { createLinkService } from './links.js';
+import { createHostedServices } from './hosted-services.js';
+import type { RouterPresence } from './presence.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
@@ -71,7 +78,9 @@ export function buildRouterEnrollment(
  */
 export function buildRouterControl(
   database: Database,
-  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity' | 'dial'> & {
+  deps: Omit<Parameters<typeof createRouterControlService>[0], 'routers' | 'sessions' | 'activity' | 'dial' | 'links' | 'circuits' | 'hostedServices'> & {
+    /** Routers' presence: path choice reads every router's status from it (one query). */
+    presence: Pick<RouterPresence, 'routingRouters'>;
     /** The posture evaluator's state of an API session (the posture domain's). */
     posture: Pick<PostureService, 'stateOf'>;
     /** Legacy session activity (the sessions domain's): what routers report, and what this controller saw unwritten. */
@@ -101,18 +110,30 @@ export function buildRouterControl(
   // A router's ApiSessionCheck (once per SDK channel) reads the store; dials read what request authentication reads.
   const sessions = createSdkSessions(sessionDeps);
   const dialIdentities = deps.cached?.identities ?? identities;
+  const links = createLinkService({ links: createLinkRepository(database), routers: deps.presence, clock: deps.clock });
+  const circuits = createCircuitRepository(database);
+  const services = createServiceRepository(database);
+  const edgeRouters = createEdgeRouterRepository(database);
   const dial = createSdkDial({
     sessions: createSdkSessions({ ...sessionDeps, identities: dialIdentities, oidc: deps.cached?.oidc ?? oidc }),
     identities: dialIdentities,
-    access: createSessionAccess({ engine: deps.engine, routers: createEdgeRouterRepository(database), clock: deps.clock }),
+    access: createSessionAccess({ engine: deps.engine, routers: edgeRouters, clock: deps.clock }),
     engine: deps.engine,
     posture: deps.posture,
     terminators: deps.terminators,
+    serviceIdByName: async (name) => (await services.findByName(name))?.id,
+    graph: () => links.graph(),
+    record: (circuit) => circuits.insert(circuit),
     random: randomUnit,
     clock: deps.clock,
   });
+  const hostedServices = createHostedServices({
+    engine: deps.engine,
+    hostConfigs: createHostConfigRepository(database),
+    tunnelerEnabled: async (routerId) => (await edgeRouters.findById(routerId))?.isTunnelerEnabled === true,
+  });
   return {
-    service: createRouterControlService({ ...deps, routers, sessions, dial }),
+    service: createRouterControlService({ ...deps, routers, sessions, dial, links, circuits, hostedServices }),
     hosted: createHostedTerminatorCheck({ terminators: deps.terminators, engine: deps.engine }),
     sources: {
       apiSessionLive: async (id) => (await apiSessions.findById(id)) !== undefined,

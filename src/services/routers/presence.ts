@@ -5,7 +5,7 @@
  * controller sharing the store while this controller's heartbeat is fresh, and offline once it is stale (killed).
  */
 import type { RouterStatus, RouterSyncStatus, RouterVersionInfo } from '../../domain/edge-router.js';
-import type { RouterPresenceRepository, StoredPresence } from '../../persistence/repositories/router-presence.js';
+import type { LinkListener, OnlineRouter, RouterPresenceRepository, RoutingRouter, StoredPresence } from '../../persistence/repositories/router-presence.js';
 import type { Clock } from '../../shared/clock.js';
 import { ONLINE_WITHIN_MS } from '../controllers/heartbeat.js';
 import { supportedProtocols } from './advertised-addresses.js';
@@ -16,8 +16,11 @@ export interface RouterHello {
   hostname: string;
   version: string;
   versionInfo: RouterVersionInfo;
-  /** Advertised edge listeners; `advertise` as `tls:host:port` (what the router's file says). */
-  listeners: { binding: string; advertise: string }[];
+  /**
+   * Advertised listeners; `advertise` as `tls:host:port` (what the router's file says). Binding `edge` is an SDK
+   * listener (it becomes `supportedProtocols`); binding `link` a link listener with its link groups (issue 43).
+   */
+  listeners: { binding: string; advertise: string; groups?: string[] }[];
   capabilities: string[];
 }
 
@@ -40,6 +43,10 @@ export interface RouterPresence extends RouterStatusReader {
   clearOwn(): Promise<void>;
   /** Routers whose control channel is up at this controller now (the `svc_routers_online` gauge). */
   onlineHere(): number;
+  /** Every enabled router online at any controller of the store, with its fingerprint and link listeners (one query). */
+  onlineRouters(): Promise<OnlineRouter[]>;
+  /** Every router with its online status, cost and noTraversal: what path choice reads (one query). */
+  routingRouters(): Promise<RoutingRouter[]>;
 }
 
 /** Thrown by `connected` for a router that no longer exists (deleted while its channel came up): close the channel. */
@@ -47,6 +54,11 @@ export class UnknownRouterError extends Error {
   constructor(readonly routerId: string) {
     super(`no edge router has the id '${routerId}' (deleted?); its control channel is not recorded`);
   }
+}
+
+/** The link listeners among a hello's listeners, with their groups (`default` when the router named none). */
+export function linkListenersOf(listeners: RouterHello['listeners']): LinkListener[] {
+  return listeners.filter((listener) => listener.binding === 'link').map((listener) => ({ advertise: listener.advertise, groups: [...(listener.groups ?? ['default'])] }));
 }
 
 /** A router with no presence row; a new object each time, so no caller can change another's. */
@@ -123,8 +135,10 @@ export function createRouterPresence(deps: { presence: RouterPresenceRepository;
         hostname: hello.hostname,
         // The hello's top-level version is the one shown when the router's build info leaves it out.
         versionInfo: { ...hello.versionInfo, version: hello.versionInfo.version || hello.version },
-        supportedProtocols: supportedProtocols(hello.listeners),
+        // Only SDK listeners are where clients dial; link listeners are for other routers (the Peers push).
+        supportedProtocols: supportedProtocols(hello.listeners.filter((listener) => listener.binding === 'edge')),
         capabilities: [...hello.capabilities],
+        linkListeners: linkListenersOf(hello.listeners),
       };
       if (!(await presence.connect(routerId, own(), clock.now(), report))) throw new UnknownRouterError(routerId);
       here.add(routerId);
@@ -141,5 +155,7 @@ export function createRouterPresence(deps: { presence: RouterPresenceRepository;
       await presence.releaseAll(own(), clock.now());
     },
     onlineHere: () => here.size,
+    onlineRouters: () => presence.onlineRouters(new Date(clock.now().getTime() - ONLINE_WITHIN_MS), own()),
+    routingRouters: () => presence.routingRouters(new Date(clock.now().getTime() - ONLINE_WITHIN_MS), own()),
   };
 }

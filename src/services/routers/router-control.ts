@@ -7,13 +7,29 @@
  */
 import type { Actor } from '../../domain/audit.js';
 import type { TerminatorPrecedence } from '../../domain/terminator.js';
-import type { ApiSessionCheck, ApiSessionCheckAnswer, CreateTerminator, DialAnswer, DialRequest, TerminatorAnswer, TrustState, UpdateTerminator } from '../../control-protocol/bodies.js';
+import type {
+  ApiSessionCheck,
+  ApiSessionCheckAnswer,
+  CircuitsEnded,
+  CreateTerminator,
+  DialAnswer,
+  DialRequest,
+  HostedServicesAnswer,
+  HostedServicesRequest,
+  LinkReport,
+  TerminatorAnswer,
+  TrustState,
+  UpdateTerminator,
+} from '../../control-protocol/bodies.js';
+import type { CircuitRepository } from '../../persistence/repositories/circuits.js';
 import { ApiError } from '../../errors/api-error.js';
 import type { Clock } from '../../shared/clock.js';
 import type { PolicyEngine } from '../authorization/engine.js';
 import type { TerminatorService } from '../authorization/terminators.js';
 import { RouterRequestError } from './router-request-error.js';
 import type { SdkDial } from './sdk-dial.js';
+import type { HostedServices } from './hosted-services.js';
+import type { LinkService } from './links.js';
 import type { SdkSessions } from './sdk-sessions.js';
 
 /** A router as the control plane sees it: who it is and whether it may be connected. */
@@ -40,12 +56,22 @@ export interface RouterControlService {
   deleteTerminators(router: RouterStanding, ids: readonly string[]): Promise<void>;
   /** Deletes the router's SDK-bound terminators whose id is not in `keep` (after a reconnect); how many went. */
   reconcileTerminators(router: RouterStanding, keep: readonly string[]): Promise<number>;
-  /** Whether the identity (and API session) may dial the service now, and the terminator of this router chosen (sdk-dial.ts). */
+  /** Whether the identity (and API session) may dial the service now, the terminator chosen and the path to it (sdk-dial.ts). */
   dial(router: RouterStanding, request: DialRequest): Promise<DialAnswer>;
   /** The API session behind an SDK's Hello at a router, and whether its client certificate is the session's. */
   checkApiSession(input: ApiSessionCheck): Promise<ApiSessionCheckAnswer>;
   /** Legacy API sessions in use through a router's SDK channels: their inactivity timer restarts. */
   recordActivity(apiSessionIds: readonly string[]): void;
+  /** The links the router dialed, whole (LinkReport): stored as they are; answers how many were kept. */
+  reportLinks(router: RouterStanding, report: LinkReport): Promise<number>;
+  /** The router's control channel closed here (now): the links it reported until now go. */
+  disconnected(router: RouterStanding): Promise<void>;
+  /** Circuits that began at the router ended (ids of other routers' circuits are ignored); how many were forgotten. */
+  circuitsEnded(router: RouterStanding, ended: CircuitsEnded): Promise<number>;
+  /** The router's circuits not in `keep` are forgotten (after a reconnect); how many went. */
+  reconcileCircuits(router: RouterStanding, keep: readonly string[]): Promise<number>;
+  /** A page of the services the router's own identity may host (hosted-services.ts). */
+  hostedServices(router: RouterStanding, request: HostedServicesRequest): Promise<HostedServicesAnswer>;
 }
 
 /** The audit trail's actor for what a router does itself. */
@@ -76,6 +102,9 @@ export function createRouterControlService(deps: {
   sessions: SdkSessions;
   /** The dial decision (sdk-dial.ts). */
   dial: SdkDial;
+  links: LinkService;
+  circuits: Pick<CircuitRepository, 'deleteOf' | 'keepOnly'>;
+  hostedServices: HostedServices;
   clock: Clock;
 }): RouterControlService {
   const { terminators } = deps;
@@ -159,5 +188,10 @@ export function createRouterControlService(deps: {
       const now = deps.clock.now();
       for (const id of apiSessionIds) deps.activity.seen(id, now);
     },
+    reportLinks: (router, report) => deps.links.report(router.id, report),
+    disconnected: (router) => deps.links.forget(router.id, deps.clock.now()),
+    circuitsEnded: (router, ended) => deps.circuits.deleteOf(router.id, ended.circuits.map((circuit) => circuit.id)),
+    reconcileCircuits: (router, keep) => deps.circuits.keepOnly(router.id, keep),
+    hostedServices: (router, request) => deps.hostedServices(router, request),
   };
 }
