@@ -29,7 +29,9 @@
 // `npm run bench -- client-flood [options]` (store growth under one device's flood; scripts/bench/client-flood.mjs);
 // `npm run bench -- router-fleet [options]` (many routers on one controller: CPU, RSS, revocations, restart);
 // `npm run bench -- edge-relay [options]` (traffic through one router: throughput against a bare TLS relay, dial
-// setup, memory per idle SDK channel; scripts/bench/edge-relay.mjs).
+// setup, memory per idle SDK channel; scripts/bench/edge-relay.mjs);
+// `npm run bench -- fabric [options]` (three routers joined by links: throughput over a link against a bare two-hop
+// TLS relay, HTTP through a proxy-mode and a host-mode tunnel, failover after a router's kill; scripts/bench/fabric.mjs).
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -45,7 +47,7 @@ import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 const root = new URL('..', import.meta.url).pathname;
 
 // `npm run bench -- <suite> [options]` runs one of the separate suites instead of the default one.
-const SUITES = { authz: 'scripts/bench/authz.mjs', 'client-flood': 'scripts/bench/client-flood.mjs', 'router-fleet': 'scripts/bench/router-fleet.mjs', 'edge-relay': 'scripts/bench/edge-relay.mjs' };
+const SUITES = { authz: 'scripts/bench/authz.mjs', 'client-flood': 'scripts/bench/client-flood.mjs', 'router-fleet': 'scripts/bench/router-fleet.mjs', 'edge-relay': 'scripts/bench/edge-relay.mjs', fabric: 'scripts/bench/fabric.mjs' };
 if (process.argv[2] in SUITES) {
   const run = spawnSync(process.execPath, [join(root, SUITES[process.argv[2]]), ...process.argv.slice(3)], { stdio: 'inherit' });
   process.exit(run.status ?? 1);

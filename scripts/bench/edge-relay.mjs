@@ -14,21 +14,19 @@
 //     channel; beside it, as many idle mutual-TLS connections held by a bare Node TLS server.
 // Options: --mib N (256), --rounds N (3), --dials N (2000), --concurrency N (16), --channels N (10000),
 //          --parts throughput,dials,idle (all), --store sqlite|postgres (sqlite).
-import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
 import { once } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { connect as tlsConnect, createServer as tlsServer } from 'node:tls';
 import { parseArgs } from 'node:util';
 import { startOverlay } from './edge-overlay.mjs';
+import { loadSdk, printReport } from './overlay-parts.mjs';
 import { median, stop } from './lib.mjs';
 import { processCpuMs } from './cpu-budget.mjs';
 import { describeAgainst } from './paired-ratio.mjs';
 import { idleChannels } from './edge-idle.mjs';
+import { acceptQueue, identityPems, MiB, rateText, tlsClient, tlsRelayProcess, tlsSink, transfer } from './streams.mjs';
 
-const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
   options: {
     mib: { type: 'string', default: '256' },
@@ -40,96 +38,16 @@ const { values } = parseArgs({
     store: { type: 'string', default: 'sqlite' },
   },
 });
-const MiB = 1_048_576;
 const totalBytes = Number(values.mib) * MiB;
 const rounds = Number(values.rounds);
 const parts = new Set(values.parts.split(','));
 const percentile = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
 
-const sdk = await import(join(root, 'dist/sdk/index.js')).catch((error) => {
-  throw new Error(`the SDK is not in dist (${error.message}): npm run build, with src/sdk present`);
-});
-
-/** A `pem:` or `file:` value of an SDK identity file. */
-const pemOf = (value) => (value.startsWith('pem:') ? value.slice(4) : readFileSync(value.replace(/^file:/, ''), 'utf8'));
-const identityPems = (file) => {
-  const { id } = JSON.parse(readFileSync(file, 'utf8'));
-  return { cert: pemOf(id.cert), key: pemOf(id.key), ca: pemOf(id.ca) };
-};
-
-/** Hands each connection a listener accepts to the next waiter (or keeps it until one asks). */
-function acceptQueue() {
-  const ready = [];
-  const waiting = [];
-  return {
-    push(conn) {
-      const waiter = waiting.shift();
-      if (waiter) waiter(conn);
-      else ready.push(conn);
-    },
-    next: () => (ready.length > 0 ? Promise.resolve(ready.shift()) : new Promise((resolve) => waiting.push(resolve))),
-  };
-}
-
-const BLOCK = randomBytes(MiB);
-/** Writes `bytes` in 1 MiB writes, waiting for drain when asked to, then ends. */
-async function send(stream, bytes) {
-  for (let sent = 0; sent < bytes; sent += BLOCK.length) {
-    if (!stream.write(bytes - sent >= BLOCK.length ? BLOCK : BLOCK.subarray(0, bytes - sent))) await once(stream, 'drain');
-  }
-  stream.end();
-}
-/** The SHA-256 of what `send` writes. */
-function sentDigest(bytes) {
-  const hash = createHash('sha256');
-  for (let sent = 0; sent < bytes; sent += BLOCK.length) hash.update(bytes - sent >= BLOCK.length ? BLOCK : BLOCK.subarray(0, bytes - sent));
-  return hash.digest('hex');
-}
-/** Reads until `bytes` arrived (or the stream ends); resolves with the count, the time of the last byte and, if asked, the SHA-256. */
-function receive(stream, bytes, withHash) {
-  return new Promise((resolve, reject) => {
-    const hash = withHash ? createHash('sha256') : undefined;
-    let count = 0;
-    let done = false;
-    const finish = () => {
-      if (done) return;
-      done = true;
-      resolve({ count, at: performance.now(), digest: hash?.digest('hex') });
-    };
-    stream.on('data', (chunk) => {
-      count += chunk.length;
-      hash?.update(chunk);
-      if (count >= bytes) finish();
-    });
-    stream.once('end', finish);
-    stream.once('error', (error) => (done ? undefined : reject(error)));
-  });
-}
-
-/**
- * One stream of `bytes` from a connection `open()` makes to the one `accepted()` answers, checking the hash when
- * asked. Resolves with MiB/s and the CPU ms per MiB of the middle hop (`middlePid`: the relay or the router) and of
- * this process (both ends).
- */
-async function transfer(label, { open, accepted, middlePid }, bytes, check = false) {
-  const far = accepted();
-  const near = await open();
-  const receiving = receive(await far, bytes, check);
-  const cpu = [processCpuMs(middlePid), processCpuMs(process.pid)];
-  const start = performance.now();
-  await send(near, bytes);
-  const got = await receiving;
-  const mib = bytes / MiB;
-  const [middleMs, endsMs] = [processCpuMs(middlePid) - cpu[0], processCpuMs(process.pid) - cpu[1]];
-  near.destroy();
-  if (got.count !== bytes) throw new Error(`${label}: ${got.count} of ${bytes} bytes arrived`);
-  if (check && got.digest !== sentDigest(bytes)) throw new Error(`${label}: the bytes that arrived differ from those sent (SHA-256)`);
-  return { mibps: mib / ((got.at - start) / 1000), middleMsPerMiB: middleMs / mib, endsMsPerMiB: endsMs / mib };
-}
+const sdk = await loadSdk();
 
 const dir = mkdtempSync(join(tmpdir(), 'svc-bench-edge-'));
 const rows = [];
-const row = (name, value) => rows.push(`${name.padEnd(64)} ${value}`);
+const row = (name, value) => rows.push([name, value]);
 const result = { suite: 'edge-relay', node: process.version, store: values.store };
 const cleanups = [];
 try {
@@ -156,43 +74,30 @@ try {
   if (parts.has('throughput')) {
     // The baseline: the router's own certificates on a bare relay, the dialer's certificate on the client.
     const client = identityPems(overlay.dialer.file);
-    const routerPem = (name) => join(overlay.routerDir, name);
-    const sinkQueue = acceptQueue();
-    const sink = tlsServer({ cert: readFileSync(routerPem('server.cert.pem')), key: readFileSync(routerPem('router.key.pem')), ca: overlay.ca, requestCert: true, rejectUnauthorized: true }, (socket) => {
-      socket.on('error', () => undefined);
-      sinkQueue.push(socket);
-    });
-    sink.listen(0, '127.0.0.1');
-    await once(sink, 'listening');
+    const sink = await tlsSink(overlay.routerDir, overlay.ca);
     cleanups.unshift(() => sink.close());
-    const relay = spawn(process.execPath, [join(root, 'scripts/bench/tls-relay.mjs'), routerPem('server.cert.pem'), routerPem('router.key.pem'), routerPem('client.cert.pem'), routerPem('router.key.pem'), overlay.caFile, String(sink.address().port)], { stdio: ['ignore', 'pipe', 'inherit'] });
-    cleanups.unshift(() => stop(relay));
-    const relayPort = await new Promise((resolve) => relay.stdout.on('data', (c) => resolve(Number(/ready (\d+)/.exec(String(c))[1]))));
-    const bareOpen = async () => {
-      const socket = tlsConnect({ host: '127.0.0.1', port: relayPort, servername: 'localhost', cert: client.cert, key: client.key, ca: overlay.ca });
-      await once(socket, 'secureConnect');
-      return socket;
-    };
+    const relay = await tlsRelayProcess(overlay.routerDir, overlay.caFile, sink.port);
+    cleanups.unshift(() => stop(relay.child));
+    const bareOpen = () => tlsClient(relay.port, client, overlay.ca);
     const paths = {
-      baseline: { label: 'bare TLS relay', open: bareOpen, accepted: sinkQueue.next, middlePid: relay.pid },
-      plain: { label: 'svc, encryption off', open: () => dialer.dial('bench-plain'), accepted: queues['bench-plain'].next, middlePid: overlay.routerPid },
-      e2ee: { label: 'svc, encryption on', open: () => dialer.dial('bench-e2ee'), accepted: queues['bench-e2ee'].next, middlePid: overlay.routerPid },
+      baseline: { label: 'bare TLS relay', open: bareOpen, accepted: sink.next, pids: { middle: relay.child.pid, ends: process.pid } },
+      plain: { label: 'svc, encryption off', open: () => dialer.dial('bench-plain'), accepted: queues['bench-plain'].next, pids: { middle: overlay.routerPid, ends: process.pid } },
+      e2ee: { label: 'svc, encryption on', open: () => dialer.dial('bench-e2ee'), accepted: queues['bench-e2ee'].next, pids: { middle: overlay.routerPid, ends: process.pid } },
     };
     for (const path of Object.values(paths)) await transfer(path.label, path, 8 * MiB, true);
     const runs = { baseline: [], plain: [], e2ee: [] };
     for (let round = 0; round < rounds; round++) for (const [name, path] of Object.entries(paths)) runs[name].push(await transfer(path.label, path, totalBytes));
     const rates = Object.fromEntries(Object.entries(runs).map(([name, list]) => [name, list.map((r) => r.mibps)]));
-    const mbit = (mibps) => `${((mibps * MiB * 8) / 1e6).toFixed(0)} Mbit/s`;
-    const medianOf = (name, key = 'mibps') => median(runs[name].map((r) => r[key]));
-    row(`one stream of ${values.mib} MiB: bare Node TLS relay (median of ${rounds})`, `${medianOf('baseline').toFixed(1)} MiB/s (${mbit(medianOf('baseline'))})`);
-    row('svc, encryption off: MiB/s; / baseline of the same round', `${medianOf('plain').toFixed(1)} MiB/s (${mbit(medianOf('plain'))}); ${describeAgainst(rates.plain, rates.baseline)}`);
-    row('svc, encryption on: MiB/s; / baseline of the same round', `${medianOf('e2ee').toFixed(1)} MiB/s (${mbit(medianOf('e2ee'))}); ${describeAgainst(rates.e2ee, rates.baseline)}`);
+    const medianOf = (name, key) => median(runs[name].map((r) => (key ? r.msPerMiB[key] : r.mibps)));
+    row(`one stream of ${values.mib} MiB: bare Node TLS relay (median of ${rounds})`, rateText(medianOf('baseline')));
+    row('svc, encryption off: MiB/s; / baseline of the same round', `${rateText(medianOf('plain'))}; ${describeAgainst(rates.plain, rates.baseline)}`);
+    row('svc, encryption on: MiB/s; / baseline of the same round', `${rateText(medianOf('e2ee'))}; ${describeAgainst(rates.e2ee, rates.baseline)}`);
     // Where the time goes: CPU per MiB of the hop in the middle and of the two ends (this process), each a median.
-    const cpuText = (name) => `${medianOf(name, 'middleMsPerMiB').toFixed(2)} / ${medianOf(name, 'endsMsPerMiB').toFixed(2)}`;
+    const cpuText = (name) => `${medianOf(name, 'middle').toFixed(2)} / ${medianOf(name, 'ends').toFixed(2)}`;
     row('CPU ms per MiB, middle hop / both ends: bare relay', cpuText('baseline'));
     row('CPU ms per MiB, router / both SDK ends: encryption off; on', `${cpuText('plain')}; ${cpuText('e2ee')}`);
     const ratios = (name) => rates[name].map((r, i) => Number((r / rates.baseline[i]).toFixed(3)));
-    const cpuJson = (name) => ({ middleMsPerMiB: Number(medianOf(name, 'middleMsPerMiB').toFixed(3)), endsMsPerMiB: Number(medianOf(name, 'endsMsPerMiB').toFixed(3)) });
+    const cpuJson = (name) => ({ middleMsPerMiB: Number(medianOf(name, 'middle').toFixed(3)), endsMsPerMiB: Number(medianOf(name, 'ends').toFixed(3)) });
     result.throughput = {
       mib: Number(values.mib),
       rounds,
@@ -250,10 +155,7 @@ try {
   }
 
   const command = `npm run bench -- edge-relay --mib ${values.mib} --rounds ${values.rounds} --dials ${values.dials} --concurrency ${values.concurrency} --channels ${values.channels} --parts ${values.parts} --store ${values.store}`;
-  console.log(`\nsvc bench edge-relay — node ${process.version}, store ${values.store}, one router\n`);
-  for (const line of rows) console.log(line);
-  console.log(`\nrepeat: ${command}`);
-  console.log(JSON.stringify({ ...result, command }));
+  printReport(`svc bench edge-relay — node ${process.version}, store ${values.store}, one router`, rows, result, command);
 } finally {
   for (const cleanup of cleanups) await cleanup();
   rmSync(dir, { recursive: true, force: true });

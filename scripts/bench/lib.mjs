@@ -67,7 +67,8 @@ export async function readWhenWritten(path) {
 
 export function stop(child) {
   return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
+    // A child a signal ended has a signalCode and no exitCode.
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', resolve);
     child.kill('SIGTERM');
   });
