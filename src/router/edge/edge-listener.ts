@@ -56,8 +56,6 @@ export interface EdgeListener {
   readonly channelCount: number;
   /** New handshakes use this server certificate (after a renewal). */
   updateTls(tls: { key: string; cert: string }): void;
-  /** After every (re)connect to a controller. */
-  controllerConnected(): void;
   close(): Promise<void>;
 }
 
@@ -311,9 +309,6 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
     updateTls(tls) {
       serverTls = tls;
       server.setSecureContext(secureContext());
-    },
-    controllerConnected() {
-      void hosting.reconcile();
     },
     async close() {
       clearInterval(activity);

@@ -96,18 +96,23 @@ export interface FabricDeps {
 const b64 = (value: Buffer | undefined): string | undefined => (value ? value.toString('base64') : undefined);
 const unb64 = (value: string | undefined): Buffer | undefined => (value ? Buffer.from(value, 'base64') : undefined);
 
-/** A CircuitEnd that calls `onEnd` the first time it is ended, and otherwise is `end`. */
-function observed(end: CircuitEnd, onEnd: (reason: string) => void): CircuitEnd {
+/**
+ * `end` as seen through a wrapper: `onEnd` runs the first time it is ended, and while `open()` is false nothing
+ * reaches `end` (a failed dial attempt cannot touch the dialer's end later). Otherwise it is `end`.
+ */
+function wrapped(end: CircuitEnd, hooks: { onEnd?(reason: string): void; open?(): boolean }): CircuitEnd {
   let ended = false;
+  const open = hooks.open ?? (() => true);
   return {
     get label() {
       return end.label;
     },
-    send: (payload) => end.send(payload),
+    send: (payload) => (open() ? end.send(payload) : undefined),
     end(reason) {
+      if (!open()) return;
       if (!ended) {
         ended = true;
-        onEnd(reason);
+        hooks.onEnd?.(reason);
       }
       end.end(reason);
     },
@@ -196,19 +201,7 @@ export function createFabric(deps: FabricDeps): Fabric {
     for (;;) {
       // Each attempt sees `end` through a gate: whatever a failed attempt leaves behind cannot reach it later.
       let open = true;
-      const gated: CircuitEnd = {
-        get label() {
-          return end.label;
-        },
-        send: (payload) => (open ? end.send(payload) : undefined),
-        end: (reason) => (open ? end.end(reason) : undefined),
-        get queued() {
-          return end.queued;
-        },
-        onceDrained: (listener) => end.onceDrained(listener),
-        pause: () => end.pause(),
-        resume: () => end.resume(),
-      };
+      const gated = wrapped(end, { open: () => open });
       try {
         return await dialOnce(request, gated, exclude);
       } catch (error) {
@@ -233,7 +226,7 @@ export function createFabric(deps: FabricDeps): Fabric {
     const circuitId = answer.circuitId;
     ingress.add(circuitId);
     deps.circuitsChanged?.(ingress.size);
-    const toDialer = observed(end, (reason) => circuitEnded(circuitId, reason));
+    const toDialer = wrapped(end, { onEnd: (reason) => circuitEnded(circuitId, reason) });
     let peer: CircuitEnd;
     let farKey: Buffer | undefined;
     try {
@@ -273,7 +266,7 @@ export function createFabric(deps: FabricDeps): Fabric {
       circuitEnded(circuitId, 'no public key from the hosting end');
       throw new DialError(`service ${answer.serviceName} requires end-to-end encryption and its hosting end sent no public key`, 'failed');
     }
-    return { circuitId, serviceId: answer.serviceId, peer: observed(peer, (reason) => circuitEnded(circuitId, reason)), ...(farKey ? { publicKey: farKey } : {}), encryptionRequired: answer.encryptionRequired };
+    return { circuitId, serviceId: answer.serviceId, peer: wrapped(peer, { onEnd: (reason) => circuitEnded(circuitId, reason) }), ...(farKey ? { publicKey: farKey } : {}), encryptionRequired: answer.encryptionRequired };
   }
 
   /** A Route from the previous router: open the far end here, or pass it on along the path. */
