@@ -1,10 +1,12 @@
 #!/usr/bin/env node
-// The `prepare` step (run by `npm ci`, and again by `npx svc` when it links this checkout into its cache):
-// builds dist/ only when the sources changed since the last build, so the first `npx svc …` after `npm ci`
-// does not compile everything a second time. `npm run build` still always builds.
+// The `prepare` step (run by `npm ci` and `npm install`): builds dist/ only when the sources changed since the last
+// build (`npm run build` always builds), and links node_modules/.bin/svc to bin/svc.js. That link is what makes
+// `npx svc` quick: npm runs a command it finds in node_modules/.bin directly, whereas for a package.json `bin` of the
+// project itself npm 10+ installs the checkout into its npx cache and reads the whole dependency tree on every call
+// (about 1 s idle, 10-17 s on a loaded machine; decision 0078). So package.json has no `bin` and this step links it.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -31,6 +33,24 @@ function sourcesHash() {
   return hash.digest('hex');
 }
 
+/** node_modules/.bin/svc -> ../../bin/svc.js, made or mended (a stale file or link in its place is replaced). */
+function linkCommand() {
+  const binDir = join(root, 'node_modules', '.bin');
+  const link = join(binDir, 'svc');
+  const target = join('..', '..', 'bin', 'svc.js');
+  if (!existsSync(join(root, 'node_modules'))) return;
+  mkdirSync(binDir, { recursive: true });
+  let present = false;
+  try {
+    present = lstatSync(link).isSymbolicLink() && readlinkSync(link) === target;
+    if (!present) unlinkSync(link);
+  } catch {
+    // nothing there yet
+  }
+  if (!present) symlinkSync(target, link);
+}
+
+linkCommand();
 const current = sourcesHash();
 if (existsSync(join(root, 'dist', 'cli', 'main.js')) && existsSync(stampFile) && readFileSync(stampFile, 'utf8').trim() === current) {
   console.error('svc: dist/ is up to date with src/; not building again');

@@ -76,7 +76,7 @@ function mirror(root, dir) {
   };
   for (const tree of TREES) if (existsSync(join(root, tree))) walk(join(root, tree));
   // docs/: tests read its examples (docs/examples) to keep them valid.
-  for (const top of ['package.json', 'node_modules', 'dist', 'docs']) if (existsSync(join(root, top))) link(join(root, top), join(dir, top));
+  for (const top of ['package.json', 'node_modules', 'dist', 'docs', 'bin']) if (existsSync(join(root, top))) link(join(root, top), join(dir, top));
 }
 
 /** Where the compiled form of the checkout file `file` (a .ts test file) is in `dir`. */

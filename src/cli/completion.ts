@@ -1,22 +1,36 @@
 /**
  * Shell completion from the command tree itself: `svc completion bash|zsh` prints a script that asks
- * `svc __complete WORD…` for the candidates of the last word, and that walks the same commander tree the parser
+ * this checkout's `svc __complete WORD…` for the candidates of the last word, and that walks the same commander tree the parser
  * uses, generated resource commands included, so completion never lists what the parser would refuse.
  */
+import { existsSync, realpathSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { Command } from 'commander';
 
-const BASH = `# svc bash completion: add to ~/.bashrc:  source <(svc completion bash)
+/**
+ * The command the scripts run for candidates: this checkout's own entry under the node that printed the script, by
+ * absolute path, so completion works whether `svc` is on the PATH, reached through `npx`, or an alias (a script that
+ * ran a bare `svc` completed nothing when `svc` was not on the PATH).
+ */
+function entryCommand(): string {
+  const entry = fileURLToPath(new URL('../../bin/svc.js', import.meta.url));
+  return [process.execPath, existsSync(entry) ? realpathSync(entry) : entry].map(shellQuoted).join(' ');
+}
+
+const shellQuoted = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+
+const bash = (svc: string) => `# svc bash completion: add to ~/.bashrc:  source <(svc completion bash)
 _svc_complete() {
   local IFS=$'\\n'
-  COMPREPLY=( $(svc __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
+  COMPREPLY=( $(${svc} __complete "\${COMP_WORDS[@]:1:COMP_CWORD}" 2>/dev/null) )
 }
 complete -o default -F _svc_complete svc`;
 
-const ZSH = `#compdef svc
+const zsh = (svc: string) => `#compdef svc
 # svc zsh completion: add to ~/.zshrc:  source <(svc completion zsh)
 _svc() {
   local -a candidates
-  candidates=("\${(@f)$(svc __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
+  candidates=("\${(@f)$(${svc} __complete "\${(@)words[2,CURRENT]}" 2>/dev/null)}")
   compadd -a candidates
 }
 compdef _svc svc`;
@@ -24,7 +38,7 @@ compdef _svc svc`;
 export const COMPLETION_SHELLS = ['bash', 'zsh'] as const;
 
 export function completionScript(shell: (typeof COMPLETION_SHELLS)[number]): string {
-  return shell === 'bash' ? BASH : ZSH;
+  return shell === 'bash' ? bash(entryCommand()) : zsh(entryCommand());
 }
 
 const visible = (command: Command) => !(command as unknown as { _hidden?: boolean })._hidden;
