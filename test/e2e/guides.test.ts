@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, rmSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -79,6 +79,27 @@ describe('the README and the guides', () => {
     assert.ok(text.includes('npm warn EBADENGINE Unsupported engine {'), 'the warning line npm prints');
     assert.ok(text.includes(`package: 'cookie@${cookie.version}'`), `the package npm names: cookie@${cookie.version}`);
     assert.ok(text.includes(`required: { node: '${cookie.engines?.node}' }`), `its range: ${cookie.engines?.node}`);
+  });
+
+  it('link only to files that exist, and to headings that exist in them', () => {
+    const slug = (heading: string) => heading.trim().toLowerCase().replace(/`/g, '').replace(/[^\p{L}\p{N}_\- ]/gu, '').replace(/ /g, '-');
+    const headings = (file: string) =>
+      readFileSync(file, 'utf8')
+        .replace(/^```[\s\S]*?^```/gm, '')
+        .split('\n')
+        .flatMap((line) => /^#+ (.*)$/.exec(line)?.[1] ?? [])
+        .map(slug);
+    const broken: string[] = [];
+    for (const guide of guides) {
+      const text = readFileSync(guide.file, 'utf8').replace(/^```[\s\S]*?^```/gm, '');
+      for (const [, target = '', anchor] of text.matchAll(/\]\(((?!https?:)[^)#\s]*)(?:#([^)\s]+))?\)/g)) {
+        const file = target === '' ? guide.file : join(dirname(guide.file), target);
+        if (!existsSync(file)) broken.push(`${relative(root, guide.file)}: ${target} does not exist`);
+        else if (anchor && file.endsWith('.md') && !headings(file).includes(anchor))
+          broken.push(`${relative(root, guide.file)}: ${target}#${anchor}: no such heading`);
+      }
+    }
+    assert.deepEqual(broken, []);
   });
 
   it('fence every block with a language and mark every shell block that is not run with a reason', () => {
