@@ -145,7 +145,7 @@ const shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 /** Whether `unshare -rn` works here: each guide then gets a network of its own, so 1280, 6262, … are always free. */
 let ownNetwork;
 export function canUnshare() {
-  ownNetwork ??= spawnSync('unshare', ['-rn', 'true'], { stdio: 'ignore' }).status === 0;
+  ownNetwork ??= spawnSync('unshare', ['-rn', 'ip', 'link', 'set', 'lo', 'up'], { stdio: 'ignore' }).status === 0;
   return ownNetwork;
 }
 
