@@ -140,6 +140,26 @@ function scriptOf(steps, work) {
   return out.join('\n') + '\n';
 }
 
+/** Every process under `pid` (Linux `ps`), deepest last. */
+function descendants(pid) {
+  const rows = spawnSync('ps', ['-e', '-o', 'pid=,ppid='], { encoding: 'utf8' }).stdout ?? '';
+  const children = new Map();
+  for (const row of rows.trim().split('\n')) {
+    const [p, parent] = row.trim().split(/\s+/).map(Number);
+    if (!children.has(parent)) children.set(parent, []);
+    children.get(parent).push(p);
+  }
+  const out = [];
+  const walk = (p) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      walk(c);
+    }
+  };
+  walk(pid);
+  return out;
+}
+
 const shellQuote = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
 
 /** Whether `unshare -rn` works here: each guide then gets a network of its own, so 1280, 6262, … are always free. */
@@ -185,7 +205,17 @@ export async function runGuide(parsed, { root, svcCommand, setupSteps = [], keep
     let output = '';
     child.stdout.on('data', (c) => (output += c));
     child.stderr.on('data', (c) => (output += c));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    // Past the time limit the shell may be waiting on a block, with signals deferred: kill it and everything under it
+    // (the background blocks are in process groups of their own, so a group kill would miss them).
+    const timer = setTimeout(() => {
+      for (const pid of [...descendants(child.pid), child.pid]) {
+        try {
+          process.kill(pid, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+      }
+    }, timeoutMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       resolve({ code, signal, output });

@@ -35,7 +35,10 @@ interface Runner {
   parseGuide(text: string, file: string): Parsed;
   setupSteps(readme: Parsed): unknown[];
   canUnshare(): boolean;
-  runGuide(parsed: Parsed, options: { root: string; svcCommand: string[]; setupSteps?: unknown[]; keep?: boolean }): Promise<Report>;
+  runGuide(
+    parsed: Parsed,
+    options: { root: string; svcCommand: string[]; setupSteps?: unknown[]; keep?: boolean; timeoutMs?: number },
+  ): Promise<Report>;
 }
 const runner = (await import(pathToFileURL(join(root, 'scripts', 'guides', 'runner.mjs')).href)) as Runner;
 
@@ -125,6 +128,19 @@ describe('every command of every guide runs as printed', { concurrency: runner.c
   }
 });
 
+/** Whether `pid` is gone, asked until it is or for 10 s: a killed process stays a zombie until its new parent reaps it. */
+async function gone(pid: number): Promise<boolean> {
+  for (let i = 0; i < 100; i++) {
+    try {
+      process.kill(pid, 0);
+    } catch {
+      return true;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return false;
+}
+
 describe('the guides runner', () => {
   const fixture = (text: string) => runner.parseGuide(text, join(root, 'docs', 'guides', 'fixture.md'));
   const run = (text: string, keep = false) => runner.runGuide(fixture(text), { root, svcCommand: ['true'], keep });
@@ -170,7 +186,24 @@ describe('the guides runner', () => {
       assert.equal(report.ok, true, report.failure);
       for (const file of ['child.pid', 'grandchild.pid']) {
         const pid = Number(readFileSync(join(report.kept!, 'work', file), 'utf8'));
-        assert.throws(() => process.kill(pid, 0), /ESRCH/, `${file} (${pid}) still runs`);
+        assert.equal(await gone(pid), true, `${file} (${pid}) still runs`);
+      }
+    } finally {
+      if (report.kept && existsSync(report.kept)) rmSync(report.kept, { recursive: true, force: true });
+    }
+  });
+
+  it('kills a guide past its time limit with everything it started, background blocks included', async () => {
+    const parsed = fixture(
+      '<!-- guide: background until "ready" -->\n```sh\nsh -c \'echo $$ > bg.pid; echo ready; exec sleep 300\'\n```\n\n```sh\nsh -c \'echo $$ > fg.pid; exec sleep 300\'\n```\n',
+    );
+    const report = await runner.runGuide(parsed, { root, svcCommand: ['true'], keep: true, timeoutMs: 3000 });
+    try {
+      assert.equal(report.ok, false);
+      assert.match(report.failure!, /fixture\.md:6: the block was killed \(SIGKILL\)/);
+      for (const file of ['bg.pid', 'fg.pid']) {
+        const pid = Number(readFileSync(join(report.kept!, 'work', file), 'utf8'));
+        assert.equal(await gone(pid), true, `${file} (${pid}) still runs`);
       }
     } finally {
       if (report.kept && existsSync(report.kept)) rmSync(report.kept, { recursive: true, force: true });
