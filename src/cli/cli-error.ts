@@ -1,5 +1,5 @@
 /**
- * The two ways a command fails, each with its exit code (README, Commands): 2 the command line is wrong
+ * The two ways a command fails, each with its exit code (docs/guides/cli.md, Commands): 2 the command line is wrong
  * (an unknown resource or field, a value of the wrong form, a missing argument), 1 the controller refused or could
  * not be reached. Commands throw these; the program prints the message and exits with the code.
  */

@@ -1,5 +1,5 @@
 /**
- * The README's guide "give an identity access to a service" done only with `svc edge` commands, enrollment into an
+ * The guide "give an identity access to a service" (docs/guides/apis.md) done only with `svc edge` commands, enrollment into an
  * SDK identity file that then logs in by certificate, names resolved wherever ids are accepted, and JSON output:
  * real `svc` processes against a real controller on loopback over TLS.
  */

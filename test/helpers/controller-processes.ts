@@ -2,7 +2,7 @@
  * Controllers as real processes (`svc controller run --config FILE`, through the same `main()` that bin/svc.js
  * runs, from source or the compiled suite as test/helpers/cli.ts does, so a stale dist/ is never tested) sharing one
  * store, for tests of several controllers (docs/decisions/0034-several-controllers.md). What they share is what the
- * README's "Running several controllers" says must be shared: the store, the CA (the enrollment signing CA, which
+ * "Running several controllers" (docs/guides/controller.md) says must be shared: the store, the CA (the enrollment signing CA, which
  * also issues every controller's server certificate) and the TOTP encryption key file; what differs is each one's
  * identity (a server certificate with its own subject) and its address. Builders return values and never assert.
  */

@@ -1,5 +1,5 @@
 /**
- * The README's guide "give an identity access to a service", call by call: after the seven steps the identity sees
+ * The guide "give an identity access to a service" (docs/guides/apis.md), call by call: after the seven steps the identity sees
  * the service, may dial it, and the advice names the policy and the common router; before the last policy the advice
  * says which piece is missing. Then (step 8) the identity lists the service on the client API and opens a session.
  */

@@ -113,7 +113,7 @@ describe(`service updates (${testDialect})`, () => {
 
   // PostgreSQL, the store of several controllers: both answer the same time at once, whichever made the change (each
   // poll reads the log). SQLite is one controller's store, answered from memory: a second process sharing the file
-  // agrees within the change feed's bound (README, "Running several controllers").
+  // agrees within the change feed's bound (docs/guides/controller.md, "Running several controllers").
   const agreeing = testDialect === 'postgres' ? 'at once' : 'within the bound';
   it(`answers the same time on both controllers, and moves on both for a change made on one (${agreeing})`, async () => {
     const agreed = async () => {

@@ -1,5 +1,5 @@
 /**
- * The sample router file the README points to (docs/examples/router.yml) stays valid: no error and no warning, so a
+ * The sample router file docs/guides/routers.md points to (docs/examples/router.yml) stays valid: no error and no warning, so a
  * reader who copies it starts from a file `svc router validate --strict` accepts.
  * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */

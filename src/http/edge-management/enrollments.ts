@@ -31,7 +31,7 @@ const CreateEnrollment = Type.Object(
     method: Type.Union([Type.Literal('ott'), Type.Literal('ottca'), Type.Literal('updb')]),
     identityId: Type.String({ minLength: 1 }),
     expiresAt: Type.String({ format: 'date-time', description: 'RFC 3339; must be in the future' }),
-    username: Type.Optional(Type.String({ description: 'required for updb: 4 to 100 characters, no white space at either end, no control, bidirectional-formatting or other invisible characters (README, Username limits)' })),
+    username: Type.Optional(Type.String({ description: 'required for updb: 4 to 100 characters, no white space at either end, no control, bidirectional-formatting or other invisible characters (docs/guides/apis.md, Username limits)' })),
     caId: Type.Optional(Type.String({ minLength: 1, description: 'required for ottca: the third-party CA (GET /cas)' })),
   },
   { additionalProperties: false },

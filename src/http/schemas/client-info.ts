@@ -4,7 +4,7 @@
  * (oidc/login-body.ts), so a value refused by one is refused by the other; the identity's detail shows the two
  * objects back with the same schemas.
  *
- * Limits (README, Identities): the info objects are flat, string, number or boolean values, at most 16 properties
+ * Limits (docs/guides/apis.md, Client info at login): the info objects are flat, string, number or boolean values, at most 16 properties
  * with names of at most 64 characters (letter first, then letters, digits, `_`, `.`, `-`) and strings of at most
  * 255 characters (the reference's `hostname` and `domain`: 253). The reference's fields are strings; other names are
  * accepted so that newer SDKs can say more without being refused. `configTypes`: at most 100 names or ids of 1 to 255
