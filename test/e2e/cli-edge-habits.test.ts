@@ -75,6 +75,10 @@ describe(`svc edge with upstream's ziti CLI habits (${testDialect})`, () => {
     // `ls`, a filter positional and -j, as upstream's `ziti edge ls sps 'type = "Dial"' -j`.
     const dials = await json('edge', 'ls', 'sps', 'type = "Dial"', '-j');
     assert.deepEqual(dials.map((p: { name: string }) => p.name), ['bob-dials-web']);
+    // An edge router with upstream's -t (tunneler enabled), by its short name.
+    await ok('edge', 'create', 'er', 'er-tunneler', '-t', '-a', 'public');
+    const router = await json('edge', 'get', 'ers', 'er-tunneler');
+    assert.deepEqual([router.isTunnelerEnabled, router.roleAttributes], [true, ['public']]);
     // A posture check type first, as upstream's `create posture-check mac NAME -m …`.
     await ok('edge', 'create', 'posture-check', 'mac', 'office-macs', '-m', 'aa:bb:cc:dd:ee:ff');
     const check = await json('edge', 'get', 'posture-check', 'office-macs');
@@ -95,8 +99,9 @@ describe(`svc edge with upstream's ziti CLI habits (${testDialect})`, () => {
   });
 
   it('prints JSON with -j on list, create, get, update, delete, whoami and policy-advice', async () => {
-    const created = await json('edge', 'create', 'service', 'web', '-a', 'web', '-j');
+    const created = await json('edge', 'create', 'service', 'web', '-a', 'web', '-c', 'web-cfg', '-j');
     assert.equal(created.name, 'web');
+    assert.deepEqual(created.configs, [(await json('edge', 'get', 'config', 'web-cfg')).id]);
     assert.deepEqual(created.roleAttributes, ['web']);
     assert.equal((await json('edge', 'get', 'service', 'web', '-j')).id, created.id);
     assert.deepEqual((await json('edge', 'update', 'service', 'web', '-a', 'web,intranet', '-j')).roleAttributes.sort(), ['intranet', 'web']);
