@@ -233,12 +233,12 @@ describe(`svc edge: TOTP logins, updb enrollment, --all, names in every referenc
       { args: ['edge', 'login', ctl.baseUrl, '--yes', '--password-stdin'], stdin: '\n', message: /svc: --password-stdin: stdin ended before a password line/ },
       { args: ['edge', 'login', ctl.baseUrl, '--ca', noPem, '-p', 'x'], message: /svc: --ca: '.*no-pem\.txt' holds no PEM certificate/ },
       { args: ['edge', 'create', 'service', '--data', unknownField], message: /svc: --data: services have no field 'colour' \(fields: name, / },
-      { args: ['edge', 'create', 'service', '--data', notObject], message: /svc: --data: '.*not-object\.json' must hold a JSON object/ },
+      { args: ['edge', 'create', 'service', '--data', notObject], message: /svc: --data: file '.*not-object\.json' must hold a JSON object/ },
       { args: ['edge', 'enroll', ottcaJwt, '-o', 'x.json'], message: /svc: FILE\.jwt: enrollment method 'ottca' is not enrolled by this command \(only 'ott', with a certificate, and 'updb', with a password\)/ },
       { args: ['edge', 'enroll', ottJwt], message: /svc: -o: an ott enrollment writes an identity file: give -o FILE\.json/ },
       { args: ['edge', 'enroll', ottJwt, '-o', join(work, 'x.json'), '-p', 'secret'], message: /svc: -p\/--password-stdin: an ott enrollment takes no password/ },
-      { args: ['edge', 'create', 'service', 'x', '--tags', '{"site":'], message: /option '--tags <JSON\|k=v,…>' argument '\{"site":' is invalid\. expected a JSON object or key=value pairs/ },
-      { args: ['edge', 'create', 'edge-router', 'x', '--app-data', '{"a": [1}'], message: /option '--app-data <JSON\|k=v,…>' argument .* is invalid\. expected a JSON object/ },
+      { args: ['edge', 'create', 'service', 'x', '--tags', '{"site":'], message: /option '-t, --tags <JSON\|@file\|k=v,…>' argument '\{"site":' is invalid\. expected a JSON object, @FILE or key=value pairs/ },
+      { args: ['edge', 'create', 'edge-router', 'x', '--app-data', '{"a": [1}'], message: /option '--app-data <JSON\|@file\|k=v,…>' argument .* is invalid\. expected a JSON object/ },
     ];
     // A few at a time: each is a process start.
     for (let i = 0; i < cases.length; i += 3) {

@@ -13,6 +13,7 @@ import type { ActionSpec, ResourceSpec } from './catalogue.js';
 import { fieldOptions, flagOf } from './field-options.js';
 import { managementClient } from './management-client.js';
 import { resolveId, resolveReferences } from './resolve.js';
+import { dataOption } from './json-input.js';
 import { bodyOf, enrollmentJwtOf, writeEnrollmentJwt } from './resource-commands.js';
 import { addFieldOptions, fieldValues, type Run } from './resource-tree.js';
 
@@ -52,7 +53,7 @@ export async function actionCommand(catalogue: Map<string, ResourceSpec>, resour
       contentType = action.textBody.contentType;
     }
   } else if (action.jsonBody) {
-    const fields = bodyOf(resource, action, { values: fieldValues(options), positionals: [], data: options.data as string | undefined });
+    const fields = await bodyOf(resource, action, { values: fieldValues(options), data: options.data as string | undefined });
     const missing = action.fields.filter((f) => f.required && fields[f.name] === undefined);
     if (missing.length > 0) throw usageError(`${usage}: missing ${missing.map((f) => `--${flagOf(f, resource.singular)}`).join(', ')}; see '${usage} --help'`);
     body = fields;
@@ -106,7 +107,7 @@ function addActionCommand(parent: Command, catalogue: Map<string, ResourceSpec>,
   for (const param of action.params) command.argument(`<${argumentName(param)}>`, `the ${argumentName(param)}, by id or name`);
   if (action.jsonBody && action.fields.length > 0) {
     addFieldOptions(command, resource, action);
-    command.option('--data <file>', 'a JSON file of fields (- for stdin); options override it');
+    command.addOption(dataOption());
   }
   if (action.textBody) {
     const what = action.textBody.pem ? 'the PEM certificate to send' : `the ${action.textBody.contentType} document to send`;

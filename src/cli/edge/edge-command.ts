@@ -10,6 +10,7 @@ import { policyAdviceCommand, versionCommand } from './advice-and-version.js';
 import type { ResourceSpec } from './catalogue.js';
 import { managementClient } from './management-client.js';
 import { addResourceCommands, resourcesHelp, type Run } from './resource-tree.js';
+import { adviseOnUnknownOptions } from './upstream-habits.js';
 
 // Loaded when their command runs: they bring the PKI and JOSE modules, which other commands do not need.
 const login = () => import('./login.js');
@@ -60,7 +61,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
   edge
     .command('whoami')
     .description('Prints the logged-in identity')
-    .option('--json', 'print the current identity as JSON')
+    .option('-j, --json', 'print the current identity as JSON')
     .action((options: { json?: boolean }) => run(async () => (await login()).whoamiCommand(out, options.json === true)));
   edge
     .command('enroll')
@@ -81,7 +82,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .description('Says whether an identity may dial and bind a service and, in words, what is missing')
     .argument('<identity>', 'id or name')
     .argument('<service>', 'id or name')
-    .option('--json', 'print the advice as JSON')
+    .option('-j, --json', 'print the advice as JSON')
     .action((identity: string, service: string, options: { json?: boolean }) =>
       run(async () => policyAdviceCommand(managementClient(), catalogue?.resources ?? new Map(), { identity, service, json: options.json === true }, out)),
     );
@@ -96,4 +97,5 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     const source = catalogue.source === 'login' ? "from the logged-in controller's Management API" : "from this build's Management API; after login, the controller's";
     edge.addHelpText('after', resourcesHelp(catalogue.resources, source));
   }
+  adviseOnUnknownOptions(edge);
 }

@@ -5,6 +5,8 @@
  */
 import { InvalidArgumentError, Option } from 'commander';
 import type { FieldSpec } from './catalogue.js';
+import { JsonInputError, looksLikeJson, readJsonObject } from './json-input.js';
+import { choiceOf, shortFlagsOf } from './upstream-habits.js';
 
 /** Option names the commands themselves use; a field of the same name gets the resource's name in front. */
 const RESERVED = new Set(['data', 'json', 'help', 'output', 'limit', 'offset', 'sort']);
@@ -30,7 +32,7 @@ export function formOf(field: FieldSpec): string {
     case 'string-array':
       return 'a,b,…';
     case 'object':
-      return 'JSON|k=v,…';
+      return 'JSON|@file|k=v,…';
     default:
       return field.choices ? field.choices.join('|') : 'text';
   }
@@ -51,24 +53,27 @@ function parseNumber(field: FieldSpec, text: string): number {
   return value;
 }
 
-/** `{"a":1}` as JSON, or `site=s1,env=prod` as an object of strings. */
+/** `{"a":1}` as JSON, `@file.json` from a file, or `site=s1,env=prod` as an object of strings. */
 function parseObject(text: string): Record<string, unknown> {
-  if (text.trim().startsWith('{')) {
+  if (looksLikeJson(text) || text.startsWith('@')) {
     try {
-      const value: unknown = JSON.parse(text);
-      if (value && typeof value === 'object' && !Array.isArray(value)) return value as Record<string, unknown>;
-    } catch {
-      // fall through to the refusal below
+      return readJsonObject(text, { bareFile: false });
+    } catch (error) {
+      if (error instanceof JsonInputError) throw new InvalidArgumentError(`expected a JSON object, @FILE or key=value pairs separated by commas: ${error.message}.`);
+      throw error;
     }
-    throw new InvalidArgumentError('expected a JSON object or key=value pairs separated by commas.');
   }
   const object: Record<string, string> = {};
   for (const pair of text.split(',').filter((p) => p !== '')) {
     const at = pair.indexOf('=');
-    if (at <= 0) throw new InvalidArgumentError(`expected a JSON object or key=value pairs separated by commas; '${pair}' has no key=value.`);
+    if (at <= 0) throw new InvalidArgumentError(`expected a JSON object, @FILE or key=value pairs separated by commas; '${pair}' has no key=value.`);
     object[pair.slice(0, at)] = pair.slice(at + 1);
   }
   return object;
+}
+
+function fail(message: string): never {
+  throw new InvalidArgumentError(message);
 }
 
 /** Converts the text of one field's value; `null` clears a nullable field. */
@@ -85,8 +90,9 @@ export function parseFieldValue(field: FieldSpec, text: string): unknown {
     case 'object':
       return parseObject(text);
     default:
-      if (field.choices && !field.choices.includes(text)) throw new InvalidArgumentError(`expected one of ${field.choices.join(', ')}.`);
-      return text;
+      if (!field.choices) return text;
+      // Upstream's habit: `dial` for Dial, `any` for AnyOf.
+      return choiceOf(field.choices, text) ?? fail(`expected one of ${field.choices.join(', ')} (in any case).`);
   }
 }
 
@@ -100,12 +106,15 @@ function requiredNote(field: FieldSpec): string | undefined {
 
 /** One option per field, each storing its value under the field's own name. */
 export function fieldOptions(fields: FieldSpec[], resource: string): FieldOption[] {
+  const shorts = shortFlagsOf(fields);
   return fields.map((field) => {
     const flag = flagOf(field, resource);
     const value = field.kind === 'boolean' ? ' [true|false]' : ` <${formOf(field)}>`;
     const notes = [field.description, requiredNote(field), field.nullable ? "'null' clears it" : undefined].filter(Boolean);
+    // Upstream's short letter (`-a` for role attributes); a yes/no field's goes to its shorthand (`-A`, `--admin`).
+    const short = field.kind === 'boolean' ? undefined : shorts.get(field.name);
     // A list option given twice adds to the list (`--identity-roles @a --identity-roles @b`), as the comma does.
-    const option = new Option(`--${flag}${value}`, notes.join('; ')).argParser((text: string, previous: unknown) => {
+    const option = new Option(`${short ? `-${short}, ` : ''}--${flag}${value}`, notes.join('; ')).argParser((text: string, previous: unknown) => {
       const parsed = parseFieldValue(field, text);
       return field.kind === 'string-array' && Array.isArray(previous) && Array.isArray(parsed) ? [...previous, ...parsed] : parsed;
     });
@@ -122,10 +131,12 @@ export function fieldOptions(fields: FieldSpec[], resource: string): FieldOption
  */
 export function shorthandOptions(fields: FieldSpec[]): Option[] {
   const taken = new Set(fields.map((f) => f.flag));
+  const shorts = shortFlagsOf(fields);
   return fields
     .filter((f) => f.kind === 'boolean' && f.flag.startsWith('is-') && !taken.has(f.flag.slice(3)) && !RESERVED.has(f.flag.slice(3)))
     .map((f) => {
-      const option = new Option(`--${f.flag.slice(3)}`, `same as --${f.flag} true`);
+      const short = shorts.get(f.name);
+      const option = new Option(`${short ? `-${short}, ` : ''}--${f.flag.slice(3)}`, `same as --${f.flag} true`);
       option.attributeName = () => f.name;
       return option;
     });

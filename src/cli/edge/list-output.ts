@@ -44,7 +44,7 @@ export function addListOptions(command: Command, columns: readonly string[]): Co
     .option('--offset <n>', 'skip this many', positiveInteger('--offset'))
     .option('--sort <order>', "for example 'name desc'")
     .option('--columns <a,b>', `the columns to show (default ${columns.join(',')})`, (text: string) => text.split(','))
-    .option('--json', 'print the items as JSON instead of a table')
+    .option('-j, --json', 'print the items as JSON instead of a table')
     .option('--all', 'every page (500 at a time) instead of the first; not with --limit or --offset');
 }
 

@@ -3,11 +3,14 @@
  * JSON), get (the detail as JSON), create and update (a body from the field options, `--data FILE` and the
  * positional NAME [TYPE]), delete. Entities are named by id or name (resolve.ts).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
+import { InvalidArgumentError } from 'commander';
 import type { Output } from '../output.js';
 import type { BodyOperation, FieldSpec, ResourceSpec } from './catalogue.js';
 import { usageError } from '../cli-error.js';
-import { flagOf } from './field-options.js';
+import { flagOf, parseFieldValue } from './field-options.js';
+import { JsonInputError, readDataObject } from './json-input.js';
+import { namesFirst } from './upstream-habits.js';
 import type { ManagementClient } from './management-client.js';
 import { resolveId, resolveReferences } from './resolve.js';
 import { fetchList, printList, type ListArgs } from './list-output.js';
@@ -30,49 +33,88 @@ function usageFail(message: string): never {
   throw usageError(message);
 }
 
-/** The JSON object of `--data FILE` (`-` reads stdin). */
-function readDataFile(file: string): Record<string, unknown> {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (error) {
-    throw usageError(`--data: cannot read '${file}': ${(error as Error).message}`);
-  }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw usageError(`--data: '${file}' is not JSON: ${(error as Error).message}`);
-  }
-  if (!value || typeof value !== 'object' || Array.isArray(value)) throw usageError(`--data: '${file}' must hold a JSON object`);
-  return value as Record<string, unknown>;
+/**
+ * The option a `--data` that could not be read was probably meant for: key=value pairs or a config's settings go
+ * to an object option, anything else to the field options.
+ */
+function probablyMeant(resource: ResourceSpec, operation: BodyOperation, spec: string): string {
+  const objects = operation.fields.filter((f) => f.kind === 'object').map((f) => `--${flagOf(f, resource.singular)}`);
+  const data = operation.fields.find((f) => f.name === 'data' && f.kind === 'object');
+  if (data) return `did you mean --${flagOf(data, resource.singular)} (the ${resource.singular}'s own data)?`;
+  if (spec.includes('=') && objects.length > 0) return `key=value pairs go to an object option: ${objects.join(', ')}`;
+  return `--data takes the whole body as JSON: inline ('{"name": …}'), @FILE or - for stdin; one field has its own option (see --help)`;
 }
 
-/** The positional fields of a create: NAME, then TYPE when the body has a `type` of listed values. */
+/** The JSON object of `--data` (inline, @FILE, a bare FILE or - for stdin). */
+async function readData(resource: ResourceSpec, operation: BodyOperation, spec: string): Promise<Record<string, unknown>> {
+  try {
+    return await readDataObject(spec);
+  } catch (error) {
+    if (!(error instanceof JsonInputError)) throw error;
+    if (!error.unreadable) throw usageError(`--data: ${error.message}`);
+    throw usageError(`--data: '${spec}' is neither JSON nor a readable file: ${error.message}; ${probablyMeant(resource, operation, spec)}`);
+  }
+}
+
+/** A field given by position on a create: NAME, TYPE, JSON. */
+const POSITIONAL_LABELS: Record<string, string> = { name: 'NAME', data: 'JSON' };
+
+export function positionalLabel(field: FieldSpec): string {
+  return POSITIONAL_LABELS[field.name] ?? 'TYPE';
+}
+
+/**
+ * The positional fields of a create: NAME; then TYPE when the body has a type of listed values (`type`, `typeId`)
+ * or a type named by reference (a config's `configTypeId`); then, after a TYPE, JSON for a required object `data`
+ * (a config's settings): upstream's `create config NAME TYPE JSON`.
+ */
 export function positionalFields(operation: BodyOperation): FieldSpec[] {
   const name = operation.fields.find((f) => f.name === 'name' && f.kind === 'string');
-  const type = operation.fields.find((f) => f.name === 'type' && f.choices);
-  return [name, type].filter((f): f is FieldSpec => f !== undefined);
+  const type = operation.fields.find((f) => f.kind === 'string' && (((f.name === 'type' || f.name === 'typeId') && f.choices) || /^[a-z]+TypeId$/.test(f.name)));
+  const data = type && operation.fields.find((f) => f.name === 'data' && f.kind === 'object' && f.required);
+  return [name, type, data].filter((f): f is FieldSpec => f !== undefined);
+}
+
+/**
+ * The values of the positionals of a create, by field name: in the API's order whatever upstream habit wrote them
+ * in (namesFirst), a TYPE of listed values in any case, JSON parsed. A bad one is refused naming it and its value.
+ */
+export function positionalValues(resource: ResourceSpec, operation: BodyOperation, given: string[]): Record<string, unknown> {
+  const fields = positionalFields(operation);
+  const values = namesFirst(fields.find((f) => positionalLabel(f) === 'TYPE'), given);
+  const result: Record<string, unknown> = {};
+  fields.forEach((field, i) => {
+    const text = values[i];
+    if (text === undefined) return;
+    try {
+      result[field.name] = field.kind === 'string' && !field.choices ? text : parseFieldValue(field, text);
+    } catch (error) {
+      if (!(error instanceof InvalidArgumentError)) throw error;
+      throw usageError(`create ${resource.singular}: ${positionalLabel(field)} '${text}' is invalid: ${error.message}`);
+    }
+  });
+  return result;
 }
 
 export interface BodyArgs {
   /** Field values from the options, by field name. */
   values: Record<string, unknown>;
-  positionals: unknown[];
+  /** Field values from the positionals, by field name (positionalValues). */
+  positionals?: Record<string, unknown>;
   data?: string;
 }
 
 /** The request body: `--data` first, then the positionals, then the field options (the most specific wins). */
-export function bodyOf(resource: ResourceSpec, operation: BodyOperation, args: BodyArgs): Record<string, unknown> {
-  const body: Record<string, unknown> = args.data !== undefined ? readDataFile(args.data) : {};
-  positionalFields(operation).forEach((field, i) => {
-    if (args.positionals[i] !== undefined) body[field.name] = args.positionals[i];
-  });
+export async function bodyOf(resource: ResourceSpec, operation: BodyOperation, args: BodyArgs): Promise<Record<string, unknown>> {
+  const body: Record<string, unknown> = args.data !== undefined ? await readData(resource, operation, args.data) : {};
+  Object.assign(body, args.positionals ?? {});
   for (const field of operation.fields) if (args.values[field.name] !== undefined) body[field.name] = args.values[field.name];
   const known = new Set(operation.fields.map((f) => f.name));
   const unknown = Object.keys(body).filter((k) => !known.has(k));
   if (unknown.length > 0 && operation.fields.length > 0) {
-    throw usageError(`--data: ${resource.plural} have no field ${unknown.map((k) => `'${k}'`).join(', ')} (fields: ${[...known].join(', ')})`);
+    const data = operation.fields.find((f) => f.name === 'data' && f.kind === 'object');
+    const hint = data ? `; did you mean --${flagOf(data, resource.singular)} (the ${resource.singular}'s own data)?` : '';
+    throw usageError(`--data: ${resource.plural} have no field ${unknown.map((k) => `'${k}'`).join(', ')} (fields: ${[...known].join(', ')})${hint}`);
   }
   return body;
 }
@@ -96,7 +138,7 @@ export function checkRequired(resource: ResourceSpec, operation: BodyOperation, 
   const positional = positionalFields(operation).map((f) => f.name);
   const missing = operation.fields.filter((f) => f.required && body[f.name] === undefined);
   if (missing.length === 0) return;
-  const how = missing.map((f) => (positional.includes(f.name) ? `${f.name.toUpperCase()} (or --${flagOf(f, resource.singular)})` : `--${flagOf(f, resource.singular)}`));
+  const how = missing.map((f) => (positional.includes(f.name) ? `${positionalLabel(f)} (or --${flagOf(f, resource.singular)})` : `--${flagOf(f, resource.singular)}`));
   throw usageError(`create ${resource.singular}: missing ${how.join(', ')}; see 'svc edge create ${resource.singular} --help'`);
 }
 
@@ -119,22 +161,42 @@ export async function updateCommand(
   ref: string,
   body: Record<string, unknown>,
   out: Output,
+  json = false,
 ): Promise<number> {
   const operation = resource.update ?? usageFail(`${resource.plural} cannot be updated`);
   if (Object.keys(body).length === 0) throw usageError(`update ${resource.singular}: nothing to change; see 'svc edge update ${resource.singular} --help' for the fields`);
   const id = (await resolveId(client, resource, ref)) as string;
   await client.call(operation.method, itemPath(operation.path, id), { body: await resolveReferences(client, catalogue, body, resource) });
-  out.print(`updated ${resource.singular} ${ref === id ? id : `${ref} (${id})`}`);
+  if (json && resource.detail) out.print(JSON.stringify((await client.call('GET', itemPath(resource.detail.path, id))).body?.data, null, 2));
+  else out.print(`updated ${resource.singular} ${ref === id ? id : `${ref} (${id})`}`);
   return 0;
 }
 
-export async function deleteCommand(client: ManagementClient, resource: ResourceSpec, refs: string[], out: Output): Promise<number> {
+/**
+ * Upstream's `delete RESOURCE where FILTER` deletes what a filter matches; svc deletes only what is named, so unless
+ * an entity is named `where`, say how to do it in two steps.
+ */
+async function refuseWhere(client: ManagementClient, resource: ResourceSpec, refs: string[]): Promise<void> {
+  if (refs[0] !== 'where' || refs.length < 2) return;
+  try {
+    await resolveId(client, resource, 'where');
+  } catch {
+    const filter = refs.slice(1).join(' ');
+    throw usageError(`delete ${resource.singular} takes ids or names, not 'where FILTER': list them with svc edge list ${resource.plural} '${filter}', then svc edge delete ${resource.singular} NAME…`);
+  }
+}
+
+export async function deleteCommand(client: ManagementClient, resource: ResourceSpec, refs: string[], out: Output, json = false): Promise<number> {
   const operation = resource.remove ?? usageFail(`${resource.plural} cannot be deleted`);
+  await refuseWhere(client, resource, refs);
+  const deleted: Array<{ id: string; ref: string }> = [];
   for (const ref of refs) {
     const id = (await resolveId(client, resource, ref)) as string;
     await client.call('DELETE', itemPath(operation.path, id));
-    out.print(`deleted ${resource.singular} ${ref === id ? id : `${ref} (${id})`}`);
+    deleted.push({ id, ref });
+    if (!json) out.print(`deleted ${resource.singular} ${ref === id ? id : `${ref} (${id})`}`);
   }
+  if (json) out.print(JSON.stringify(deleted, null, 2));
   return 0;
 }
 

@@ -17,11 +17,15 @@ import {
   getCommand,
   listCommand,
   positionalFields,
+  positionalLabel,
+  positionalValues,
   updateCommand,
   withCreateDefaults,
   writeEnrollmentJwt,
 } from './resource-commands.js';
 import { addListOptions, listArgsOf } from './list-output.js';
+import { dataOption } from './json-input.js';
+import { resourceAliases } from './upstream-habits.js';
 
 export type Run = (action: () => Promise<number>) => Promise<void>;
 
@@ -50,7 +54,15 @@ export function fieldValues(options: Record<string, unknown>): Record<string, un
 function resourceCommand(parent: Command, resource: ResourceSpec, summary: string): Command {
   const command = parent.command(resource.singular).description(summary);
   if (resource.plural !== resource.singular) command.alias(resource.plural);
+  for (const alias of resourceAliases(resource.singular)) command.alias(alias);
   return command;
+}
+
+/** `-j, --json`, as upstream spells it; `--output-json`, upstream's long spelling, is kept out of help. */
+function addJsonOption(command: Command, description: string): Command {
+  const upstream = new Option('--output-json').hideHelp();
+  upstream.attributeName = () => 'json';
+  return command.option('-j, --json', description).addOption(upstream);
 }
 
 /** One line per resource: its fields, required ones starred (for `svc edge create --help`). */
@@ -68,6 +80,7 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
 
   const list = edge
     .command('list')
+    .alias('ls')
     .description("Lists the entities of a resource as a table (or JSON), with an optional filter; 'list RESOURCE RELATION ID|NAME' lists those related to one entity");
   for (const resource of resources) {
     const command = resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`);
@@ -77,11 +90,10 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
     addRelationCommands(command, resource, out, run);
   }
 
-  const get = edge.command('get').description('Prints one entity as JSON, named by id or name');
+  const get = edge.command('get').alias('show').description('Prints one entity as JSON, named by id or name');
   for (const resource of resources.filter((r) => r.detail)) {
-    resourceCommand(get, resource, resource.detail?.summary ?? '')
-      .argument(resource.named ? '<id|name>' : '<id>')
-      .action((ref: string) => run(() => getCommand(managementClient(), resource, ref, out)));
+    const command = resourceCommand(get, resource, resource.detail?.summary ?? '').argument(resource.named ? '<id|name>' : '<id>');
+    addJsonOption(command, 'accepted for habit: get always prints JSON').action((ref: string) => run(() => getCommand(managementClient(), resource, ref, out)));
   }
 
   const create = edge.command('create').description('Creates an entity from field options (or --data FILE)');
@@ -91,17 +103,23 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
     const command = resourceCommand(create, resource, operation.summary);
     const positionals = positionalFields(operation);
     for (const field of positionals) {
-      const argument = new Argument(`[${field.name}]`, `the ${field.name} (${formOf(field)}), or --${flagOf(field, resource.singular)}`);
-      if (field.choices) argument.choices(field.choices);
-      command.addArgument(argument);
+      // A TYPE of listed values is checked in the action, once a type-first command line is turned round.
+      const form = field.choices ? `${formOf(field)}, in any case` : field.kind === 'object' ? 'a JSON object or @FILE' : formOf(field);
+      command.addArgument(new Argument(`[${positionalLabel(field).toLowerCase()}]`, `the ${field.name} (${form}), or --${flagOf(field, resource.singular)}`));
     }
     addFieldOptions(command, resource, operation);
-    command.option('--data <file>', 'a JSON file of fields (- for stdin); options override it');
+    command.addOption(dataOption());
     if (operation.fields.some((f) => f.name === 'enrollment' && f.kind === 'object')) {
       command.option('--updb <username>', "a password enrollment for this username (same as --enrollment '{\"updb\":\"USER\"}')");
     }
-    if (resource.enrolls) command.addOption(new Option('-o, --output <file>', 'write the enrollment JWT to this file (a one-time enrollment is made if none is asked for)'));
-    command.option('--json', 'print the created entity as JSON');
+    if (resource.enrolls) {
+      command.addOption(new Option('-o, --output <file>', 'write the enrollment JWT to this file (a one-time enrollment is made if none is asked for)'));
+      // Upstream's long name for -o.
+      const upstream = new Option('--jwt-output-file <file>').hideHelp();
+      upstream.attributeName = () => 'output';
+      command.addOption(upstream);
+    }
+    addJsonOption(command, 'print the created entity as JSON');
     command.action((...args: unknown[]) =>
       run(async () => {
         const cmd = args[args.length - 1] as Command;
@@ -109,7 +127,8 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
         const values = fieldValues(options);
         if (options.updb !== undefined) values.enrollment = { updb: options.updb };
         if (options.output !== undefined && values.enrollment === undefined && operation.fields.some((f) => f.name === 'enrollment')) values.enrollment = { ott: true };
-        const body = withCreateDefaults(operation, bodyOf(resource, operation, { values, positionals: args.slice(0, positionals.length), data: options.data }));
+        const given = args.slice(0, positionals.length).filter((a): a is string => typeof a === 'string');
+        const body = withCreateDefaults(operation, await bodyOf(resource, operation, { values, positionals: positionalValues(resource, operation, given), data: options.data }));
         checkRequired(resource, operation, body);
         const client = managementClient();
         const created = await createEntity(client, catalogue, resource, body);
@@ -131,20 +150,23 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
     if (!operation) continue;
     const command = resourceCommand(update, resource, operation.summary).argument(resource.named ? '<id|name>' : '<id>');
     addFieldOptions(command, resource, operation);
-    command.option('--data <file>', 'a JSON file of fields (- for stdin); options override it');
+    command.addOption(dataOption());
+    addJsonOption(command, 'print the updated entity as JSON');
     command.action((ref: string, options: Record<string, unknown>) =>
-      run(() =>
-        updateCommand(managementClient(), catalogue, resource, ref, bodyOf(resource, operation, { values: fieldValues(options), positionals: [], data: options.data as string | undefined }), out),
-      ),
+      run(async () => {
+        const body = await bodyOf(resource, operation, { values: fieldValues(options), data: options.data as string | undefined });
+        return updateCommand(managementClient(), catalogue, resource, ref, body, out, options.json === true);
+      }),
     );
   }
   update.addHelpText('after', fieldsSummary(resources, (r) => r.update));
 
   const remove = edge.command('delete').description('Deletes entities named by id or name');
   for (const resource of resources.filter((r) => r.remove)) {
-    resourceCommand(remove, resource, resource.remove?.summary ?? '')
-      .argument(resource.named ? '<id|name...>' : '<id...>')
-      .action((refs: string[]) => run(() => deleteCommand(managementClient(), resource, refs, out)));
+    const command = resourceCommand(remove, resource, resource.remove?.summary ?? '').argument(resource.named ? '<id|name...>' : '<id...>');
+    addJsonOption(command, 'print what was deleted as JSON').action((refs: string[], options: { json?: boolean }) =>
+      run(() => deleteCommand(managementClient(), resource, refs, out, options.json === true)),
+    );
   }
 }
 
