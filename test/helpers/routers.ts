@@ -117,16 +117,12 @@ export async function runRouterInProcess(router: EnrolledRouter, lines: string[]
   return { running, lines, log };
 }
 
-/**
- * Polls `check` until it is true or `timeoutMs` passed; resolves with whether it became true. The pause starts at
- * 20 ms and doubles up to 100 ms: most checks are HTTPS requests (a full TLS handshake each), and a wait of seconds
- * polled every 20 ms cost the controller and the test a large share of a core while proving nothing more.
- */
+/** Polls `check` every 20 ms until it is true or `timeoutMs` passed; resolves with whether it became true. */
 export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 10_000): Promise<boolean> {
   const until = Date.now() + timeoutMs;
-  for (let pause = 20; ; pause = Math.min(pause * 2, 100)) {
+  for (;;) {
     if (await check()) return true;
     if (Date.now() > until) return false;
-    await new Promise((resolve) => setTimeout(resolve, pause));
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
