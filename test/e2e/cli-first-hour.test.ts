@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { after, describe, it } from 'node:test';
-import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
+import { spawnCli, stopLeftRunning } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli-in-process.js';
 import { request } from '../helpers/https.js';
 import { freePort } from '../helpers/ports.js';
 

@@ -1,5 +1,6 @@
 /**
- * `svc quickstart` and `svc controller check|run` as a user runs them: real processes, real files, real TLS.
+ * `svc quickstart` and `svc controller check|run` as a user runs them: real processes, real files, real TLS (the commands
+ * that end on their own, refusals and checks, run in process: cli-in-process.ts).
  * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
@@ -9,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { loadControllerConfig } from '../../src/config/load.js';
-import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
+import { spawnCli, stopLeftRunning } from '../helpers/cli.js';
+import { runCliInProcess as runCli } from '../helpers/cli-in-process.js';
 import { request } from '../helpers/https.js';
 import { freePort } from '../helpers/ports.js';
 

@@ -15,6 +15,7 @@ import { createIdentityRepository } from '../../src/persistence/repositories/ide
 import { ensureDefaultAdmin } from '../../src/services/identities/default-admin.js';
 import { systemClock } from '../../src/shared/clock.js';
 import { spawnCli, stopLeftRunning, type CliProcess } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import type { TestController } from '../helpers/controller.js';
 import { createSharedPki, startControllerProcess, type ControllerProcess, type SharedPki } from '../helpers/controller-processes.js';
 import { newSharedDatabase, testDialect } from '../helpers/database.js';
@@ -102,15 +103,16 @@ describe(`routers and controllers as processes (${testDialect})`, () => {
   it('exits 1 with one sentence when the router is not enrolled or its file has errors', async () => {
     const router = await newRouter('er-broken');
     rmSync(`${router.dir}/client.pem`);
-    let run = spawnCli(['router', 'run', '--config', router.configPath]);
-    assert.equal(await run.exited, 1);
-    assert.match(run.stderr(), /client\.pem/);
-    assert.match(run.stderr(), /svc router enroll/);
+    // In process: the refusal comes before anything starts, and is what this is about (not the process).
+    let run = await runCliInProcess(['router', 'run', '--config', router.configPath]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /client\.pem/);
+    assert.match(run.stderr, /svc router enroll/);
 
     writeRouterFile(router, { endpoints: ['tls:127.0.0.1:notaport'] });
-    run = spawnCli(['router', 'run', '--config', router.configPath]);
-    assert.equal(await run.exited, 1);
-    assert.match(run.stderr(), /router\.yml:\d+:\d+/, 'the error names its line and column');
+    run = await runCliInProcess(['router', 'run', '--config', router.configPath]);
+    assert.equal(run.code, 1);
+    assert.match(run.stderr, /router\.yml:\d+:\d+/, 'the error names its line and column');
   });
 
   if (testDialect === 'postgres') {

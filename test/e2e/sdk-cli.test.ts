@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { RunningRouter } from '../../src/router/run.js';
 import { runCli, spawnCli, stopLeftRunning } from '../helpers/cli.js';
+import { runCliInProcess } from '../helpers/cli-in-process.js';
 import type { TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { managementClient, type ManagementClient } from '../helpers/management.js';
@@ -69,13 +70,13 @@ describe(`svc sdk dial and host (${testDialect})`, () => {
   });
 
   it('refuses a service it may not see (exit 1), an unreadable identity file and a bad --to (exit 2), in one sentence each', async () => {
-    const unknown = await runCli(['sdk', 'dial', 'nope', '--identity', files.dialer], {}, { stdin: '' });
+    const unknown = await runCliInProcess(['sdk', 'dial', 'nope', '--identity', files.dialer], {}, { stdin: '' });
     assert.equal(unknown.code, 1);
     assert.equal(unknown.stderr, "svc: service 'nope' does not exist or this identity may not see it\n");
-    const missing = await runCli(['sdk', 'dial', 'echo', '--identity', join(dir, 'absent.json')], {}, { stdin: '' });
+    const missing = await runCliInProcess(['sdk', 'dial', 'echo', '--identity', join(dir, 'absent.json')], {}, { stdin: '' });
     assert.equal(missing.code, 2);
     assert.equal(missing.stderr, `svc: --identity: identity file '${join(dir, 'absent.json')}' cannot be read (ENOENT)\n`);
-    const badTo = await runCli(['sdk', 'host', 'echo', '--identity', files.host, '--to', 'no-port-here']);
+    const badTo = await runCliInProcess(['sdk', 'host', 'echo', '--identity', files.host, '--to', 'no-port-here']);
     assert.equal(badTo.code, 2);
     assert.match(badTo.stderr, /^svc: --to: /);
   });

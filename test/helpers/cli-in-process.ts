@@ -45,11 +45,26 @@ function replaceStdin(input: string | undefined): () => void {
   };
 }
 
+/**
+ * Stops at once a command that starts waiting for a stop signal (a controller, a tunnel): no signal reaches it in this
+ * process, so a refusal test whose refusal broke would otherwise hang its file instead of failing. The command then
+ * runs its own stop and returns what it returns for a stop (0), which the test's expected code does not match.
+ * Returns the function that removes the watch.
+ */
+function stopLongRunning(): () => void {
+  const onNewListener = (event: string | symbol, listener: (signal: NodeJS.Signals) => void) => {
+    if (event === 'SIGTERM') setImmediate(() => listener('SIGTERM'));
+  };
+  process.on('newListener', onNewListener);
+  return () => process.off('newListener', onNewListener);
+}
+
 async function runOnce(args: string[], env: Record<string, string>, options: CliOptions): Promise<CliResult> {
   let stdout = '';
   let stderr = '';
   const restoreEnv = overlayEnvironment({ SVC_LOG_LEVEL: 'warn', ...env });
   const restoreStdin = replaceStdin(options.stdin);
+  const unwatch = stopLongRunning();
   const write = process.stderr.write;
   process.stderr.write = ((chunk: string | Uint8Array) => {
     stderr += typeof chunk === 'string' ? chunk : Buffer.from(chunk).toString('utf8');
@@ -59,6 +74,7 @@ async function runOnce(args: string[], env: Record<string, string>, options: Cli
     const code = await main(args, { print: (line) => (stdout += `${line}\n`), error: (line) => (stderr += `${line}\n`) });
     return { code, stdout, stderr };
   } finally {
+    unwatch();
     process.stderr.write = write;
     restoreStdin();
     restoreEnv();

@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 // Fastify's own injection library (what app.inject uses), given the server's dispatch instead of Fastify's handler.
 import { inject } from 'light-my-request';
+import { clientContext } from './tls-contexts.js';
 
 export interface TestResponse {
   status: number;
@@ -44,8 +45,8 @@ export function request(url: string, options: TestRequestOptions): Promise<TestR
       {
         method: options.method ?? 'GET',
         headers,
-        ca: options.ca,
-        ...(options.cert ? { cert: options.cert, key: options.key } : {}),
+        // Passed on to tls.connect (which takes it) though https' option type leaves it out.
+        ...({ secureContext: clientContext(options.ca, options.cert, options.key) } as object),
         ...(options.servername ? { servername: options.servername } : {}),
         ...(options.localAddress ? { localAddress: options.localAddress } : {}),
         agent: false,

@@ -3,9 +3,11 @@
  * conflicting framing headers, control characters in header values, no Host header, heads of any size, bodies that
  * are not what their headers say. One connection per request (`Connection: close`); the answer is read to the end.
  * Each connection resumes the TLS session of the last one to the same server (RFC 8446 §2.2), as clients do: a full
- * handshake per request was most of the bad-input corpus's CPU, and no test here is about the handshake.
+ * handshake per request was most of the bad-input corpus's CPU, and no test here is about the handshake. The TLS
+ * context is built once per CA too (tls-contexts.ts).
  */
 import { connect, type ConnectionOptions } from 'node:tls';
+import { clientContext } from './tls-contexts.js';
 
 export interface RawRequest {
   method: string;
@@ -73,7 +75,7 @@ export function rawHttpsRequest(target: { host: string; port: number; ca: string
   const head = Buffer.from(`${lines.join('\r\n')}\r\n\r\n`, 'latin1');
   const server = `${target.host}:${target.port}:${target.ca}`;
   const session = sessions.get(server);
-  const options: ConnectionOptions = { host: target.host, port: target.port, ca: target.ca, ...(session ? { session } : {}) };
+  const options: ConnectionOptions = { host: target.host, port: target.port, secureContext: clientContext(target.ca), ...(session ? { session } : {}) };
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     const socket = connect(options, () => {
