@@ -1,7 +1,7 @@
 /**
  * Readable logs and the small things around the command line (issue 44, items 5 and 6): text logs on a terminal and
- * JSON otherwise, `--log-format` and SVC_LOG_FORMAT, the startup line saying where everything is, help saying the
- * environment once, and output piped into a reader that goes away (`| head -1`) ending without an EPIPE stack.
+ * JSON otherwise, `--log-format` and SVC_LOG_FORMAT, the startup line saying where everything is, a second quickstart
+ * on a home in use, help saying the environment once, and output piped into a reader that goes away (`| head -1`) ending without an EPIPE stack.
  * @store-independent: nothing here reads the store under test, so npm test runs this file in one pass (decision 0061).
  */
 import assert from 'node:assert/strict';
@@ -116,6 +116,29 @@ describe('controller logs', () => {
     const result = await runCliInProcess(['controller', 'run', '--config', join(home, 'config.yml'), '--log-format', 'xml']);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /--log-format.*'xml' is invalid.*json, text/);
+  });
+});
+
+describe('a second quickstart on a home in use', () => {
+  it('says at once that a controller runs there, with its pid and URL, and exits 1; once it stopped, quickstart starts', async () => {
+    const busy = join(temp, 'busy');
+    const first = await quickstartArgs(busy);
+    const running = spawnCli(first.args);
+    try {
+      await running.waitForOutput('Press Ctrl+C');
+      const second = await runCli((await quickstartArgs(busy)).args);
+      assert.equal(second.code, 1);
+      assert.ok(second.stderr.includes(`a controller is already running on ${busy}: pid ${running.child.pid}, https://127.0.0.1:${first.port}`), second.stderr);
+      assert.doesNotMatch(second.stdout, /starting the controller/, 'nothing was started');
+    } finally {
+      assert.equal(await running.stop('SIGTERM'), 0);
+    }
+    const again = spawnCli((await quickstartArgs(busy)).args);
+    try {
+      await again.waitForOutput('Press Ctrl+C');
+    } finally {
+      assert.equal(await again.stop('SIGTERM'), 0);
+    }
   });
 });
 
