@@ -46,6 +46,7 @@ import { newEntityId, newUuid } from '../shared/random.js';
 import { readBuildInfo } from './build-info.js';
 import { startRouterControlPlane, type RouterControlPlane } from './router-control-plane.js';
 import type { ControlPlane } from '../control-plane/control-plane.js';
+import { startupSummary } from './startup-summary.js';
 
 export interface RunningController {
   /** `https://address` of every bind point, by listener name. */
@@ -368,7 +369,8 @@ export async function startController(
       intervalMs: SWEEP_INTERVAL_MS,
       onError: (error) => logger.warn({ err: error }, 'the housekeeping sweep failed; retrying at the next one'),
     });
-    if (options.listen !== false) logger.info({ urls: urls.map((u) => u.publicUrl) }, 'controller listening');
+    // Where everything is, in one line an operator can find (startup-summary.ts).
+    if (options.listen !== false) logger.info({ urls: urls.map((u) => u.publicUrl), ...startupSummary(config, logger.level) }, 'controller listening');
 
     return {
       urls,

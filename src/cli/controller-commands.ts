@@ -12,20 +12,20 @@ import { createAuthenticatorRepository } from '../persistence/repositories/authe
 import { ensureDefaultAdmin } from '../services/identities/default-admin.js';
 import { systemClock } from '../shared/clock.js';
 import { startController, type RunningController } from '../app/controller.js';
-import { createLogger, logLevelProblem } from './logger.js';
+import { createLogger, logFormatProblem, logLevelProblem } from './logger.js';
 import { watchForStop } from './stop-signals.js';
 import type { Output } from './output.js';
 
 /**
- * Loads and prints every diagnostic, and a bad SVC_LOG_LEVEL with them (the environment is part of what the
+ * Loads and prints every diagnostic, and a bad SVC_LOG_LEVEL or SVC_LOG_FORMAT with them (the environment is part of what the
  * controller runs with); returns the config when there was no error.
  */
 export async function loadAndReport(file: string, out: Output): Promise<ControllerConfig | undefined> {
   const { config, diagnostics } = await loadControllerConfig(file, { env: process.env });
   for (const diagnostic of diagnostics) out.error(formatDiagnostic(diagnostic));
-  const levelProblem = logLevelProblem(process.env.SVC_LOG_LEVEL);
-  if (levelProblem) out.error(`environment: ${levelProblem}`);
-  return levelProblem ? undefined : config;
+  const problems = [logLevelProblem(process.env.SVC_LOG_LEVEL), logFormatProblem(process.env.SVC_LOG_FORMAT)].filter((p) => p !== undefined);
+  for (const problem of problems) out.error(`environment: ${problem}`);
+  return problems.length > 0 ? undefined : config;
 }
 
 export async function checkCommand(file: string, out: Output): Promise<number> {

@@ -9,7 +9,7 @@ import { managementDocument } from './edge/spec-source.js';
 import { catalogueOf } from './edge/catalogue.js';
 import { closeInput } from './edge/terminal.js';
 import type { EdgeCatalogue } from './edge/edge-command.js';
-import { processOutput, type Output } from './output.js';
+import { exitQuietlyWhenReaderGoes, processOutput, type Output } from './output.js';
 import { buildProgram, type ProgramState } from './program.js';
 
 /**
@@ -32,6 +32,7 @@ async function loadCatalogue(): Promise<EdgeCatalogue> {
 
 /** Runs the command line `argv` (without node and script); returns the exit code. */
 export async function main(argv: string[], out: Output = processOutput): Promise<number> {
+  if (out === processOutput) exitQuietlyWhenReaderGoes();
   const state: ProgramState = { code: 0 };
   const catalogue = needsCatalogue(argv) ? await loadCatalogue() : undefined;
   const program = buildProgram(out, state, catalogue);

@@ -11,13 +11,16 @@ import { CliError, usageError } from './cli-error.js';
 import { warnOfSecretsOnArgv } from './secrets-on-argv.js';
 import type { Run } from './edge/resource-tree.js';
 import type { Output } from './output.js';
+import { LOG_FORMATS } from './log-formats.js';
 
 const ENVIRONMENT = `
 Environment:
   SVC_HOME            the quickstart home (default ~/.svc/quickstart); also where ext-jwt check finds the CA bundle
   SVC_ADMIN_PASSWORD  the default administrator's password (quickstart, controller create-admin, ext-jwt check, edge login)
   SVC_ADMIN_USER      the administrator's username (ext-jwt check, edge login)
-  SVC_LOG_LEVEL       the controller's log level: trace, debug, info (default), warn, error, fatal or silent
+  SVC_LOG_LEVEL       the log level of quickstart, controller run, router run and tunnel: trace, debug, info
+                      (default, a line per request), warn, error, fatal or silent
+  SVC_LOG_FORMAT      their log format: text (default on a terminal) or json (default otherwise); --log-format wins
   XDG_CONFIG_HOME     where svc edge keeps its login (default ~/.config; the files are in its svc folder)
 
 Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage (the command line or a file)`;
@@ -28,6 +31,12 @@ const controllerCommands = () => import('./controller-commands.js');
 const routerCommands = () => import('./router-commands.js');
 const routerIdentityCommands = () => import('./router-identity-commands.js');
 const sdkCommands = () => import('./sdk-commands.js');
+
+/** Where a subcommand's help sends the reader for what every command shares, instead of repeating it. */
+const SEE_ROOT_HELP = '\nEnvironment variables and exit codes: svc --help';
+
+/** `--log-format`, on the commands that run until stopped and log as they go. */
+const logFormatOption = () => new Option('--log-format <format>', 'text or json lines on stderr (default SVC_LOG_FORMAT, else text on a terminal, json otherwise)').choices(LOG_FORMATS);
 
 export interface ProgramState {
   /** The exit code the last action returned. */
@@ -69,6 +78,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .option('--router-edge-port <port>', "the quickstart router's edge listener port, where SDKs connect (default 3022)")
     .option('--admin-user <name>', 'the default administrator (default admin)')
     .option('--admin-password <password>', 'its password on first start, readable by other users on the command line (prefer SVC_ADMIN_PASSWORD; else generated and printed)')
+    .addOption(logFormatOption())
     .action((options: Record<string, string | undefined> & { router?: boolean }) =>
       run(async () =>
         (await import('./quickstart-command.js')).quickstartCommand(
@@ -83,6 +93,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .command('run')
     .description('Runs a controller from a config file until SIGINT or SIGTERM')
     .requiredOption('--config <file>', 'the controller config (YAML)')
+    .addOption(logFormatOption())
     .action((options: { config: string }) => run(async () => (await controllerCommands()).runCommand(options.config, out)));
   controller
     .command('check')
@@ -109,6 +120,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .command('run')
     .description('Runs a router from its config file until SIGINT or SIGTERM (enroll it first with svc router enroll)')
     .requiredOption('--config <file>', 'the router config (YAML)')
+    .addOption(logFormatOption())
     .action((options: { config: string }) => run(async () => (await routerCommands()).runRouterCommand(options.config, out, build)));
   router
     .command('enroll')
@@ -189,6 +201,7 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
     .option('--port-offset <n>', 'added to every intercepted port to make the local port (e.g. 10000: 443 is listened on at 10443)', '0')
     .option('--refresh <seconds>', 'how often to ask the controller whether the services changed', '10')
     .option('--json', 'print each change of what is intercepted as one JSON line instead of a table', false)
+    .addOption(logFormatOption())
     .action((options: { identity: string; auth: 'auto' | 'oidc' | 'legacy'; bind: string; portOffset: string; refresh: string; json: boolean }) =>
       run(async () => (await import('./tunnel-command.js')).tunnelCommand(options, out)),
     );
@@ -216,7 +229,14 @@ export function buildProgram(out: Output, state: ProgramState, catalogue?: EdgeC
 
   addEdgeCommands(program.command('edge'), out, run, catalogue);
 
-  forEachCommand(program, (command) => command.addHelpText('after', ENVIRONMENT));
+  // The environment is said once, in the root's help; the others point there.
+  program.addHelpText('after', ENVIRONMENT);
+  for (const command of program.commands) forEachCommand(command, (sub) => sub.addHelpText('after', SEE_ROOT_HELP));
+  // The logger reads SVC_LOG_FORMAT where it is made; the option given on the command line wins over the variable.
+  program.hook('preAction', (_program, action) => {
+    const format = action.opts().logFormat as string | undefined;
+    if (format !== undefined) process.env.SVC_LOG_FORMAT = format;
+  });
   warnOfSecretsOnArgv(program, out);
   return program;
 }

@@ -12,6 +12,7 @@ import { newPassword } from '../shared/random.js';
 import { defaultAdminUsername, loadAndReport, runUntilSignal } from './controller-commands.js';
 import { oidcIssuer } from '../oidc/issuer.js';
 import type { Output } from './output.js';
+import { noteRunning, runningOn } from './running-marker.js';
 import type { Logger } from 'pino';
 import type { RunningController } from '../app/controller.js';
 import { readBuildInfo } from '../app/build-info.js';
@@ -57,6 +58,11 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
     return 2;
   }
 
+  const running = runningOn(home);
+  if (running) {
+    out.error(`a controller is already running on ${home}: pid ${running.pid}, ${running.urls.join(', ') || 'URL unknown'}; stop it first (Ctrl+C where it runs, or kill ${running.pid}), or give another --home`);
+    return 1;
+  }
   const started = process.hrtime.bigint();
   const prepared = await prepareQuickstartHome({ home, host, port, ctrlPort, adminUser, adminPassword, progress: (step) => out.print(step) });
   if (!prepared.created) {
@@ -68,11 +74,15 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
   let router: QuickstartRouter | undefined;
   const withRouter = args.router !== false && config.ctrl !== undefined;
   const companion = async (controller: RunningController, logger: Logger) => {
-    if (!withRouter || !config.ctrl) return async () => {};
+    const forget = noteRunning(home, controller.urls.map((u) => u.publicUrl));
+    if (!withRouter || !config.ctrl) return async () => forget();
     out.print(prepared.created ? `creating, enrolling and starting ${QUICKSTART_ROUTER}…` : `starting ${QUICKSTART_ROUTER}…`);
     router = await startQuickstartRouter(controller, { home, host, healthPort, edgePort, ctrl: `tls:${config.ctrl.advertise.text}`, log: logger, build: readBuildInfo() });
     const started = router;
-    return () => started.running.stop();
+    return async () => {
+      forget();
+      await started.running.stop();
+    };
   };
   return runUntilSignal(config, out, async (urls, controller) => {
     const issuers = config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : []));

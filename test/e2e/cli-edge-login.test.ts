@@ -187,13 +187,15 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     }
   });
 
-  it('answers --help for every command with its options and the environment variables, and -v with the version', async () => {
+  it('answers --help for every command, the root naming the environment variables and exit codes and the others pointing there, and -v with the version', async () => {
     const { svc } = loggedIn;
-    for (const args of [['--help'], ['quickstart', '--help'], ['controller', 'check', '--help'], ['router', 'validate', '--help'], ['edge', '--help'], ['edge', 'login', '--help'], ['edge', 'create', 'identity', '--help']]) {
+    const root = await svc(['--help']);
+    for (const variable of ['SVC_HOME', 'SVC_ADMIN_PASSWORD', 'SVC_LOG_LEVEL']) assert.ok(root.stdout.includes(variable), `svc --help names ${variable}`);
+    assert.match(root.stdout, /Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage/);
+    for (const args of [['quickstart', '--help'], ['controller', 'check', '--help'], ['router', 'validate', '--help'], ['edge', '--help'], ['edge', 'login', '--help'], ['edge', 'create', 'identity', '--help']]) {
       const help = await svc(args);
       assert.equal(help.code, 0, args.join(' '));
-      for (const variable of ['SVC_HOME', 'SVC_ADMIN_PASSWORD', 'SVC_LOG_LEVEL']) assert.ok(help.stdout.includes(variable), `${args.join(' ')} names ${variable}`);
-      assert.match(help.stdout, /Exit codes: 0 success, 1 errors found or refused by the controller, 2 usage/);
+      assert.match(help.stdout, /Environment variables and exit codes: svc --help/, args.join(' '));
     }
     const version = await svc(['-v']);
     assert.equal(version.code, 0);

@@ -102,11 +102,12 @@ describe('svc quickstart, the first hour', () => {
     }
   });
 
-  it('logs every request at debug and every refused credential at info, with no secret in any line', async () => {
-    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router'], { SVC_LOG_LEVEL: 'debug' });
+  it('logs one info line per request with method, route, URL, status, time and the identity, and no secret in any line', async () => {
+    const cli = spawnCli(['quickstart', '--home', home, '--port', String(port), '--ctrl-port', String(await freePort()), '--no-router'], { SVC_LOG_LEVEL: 'info' });
     const ca = readFileSync(join(home, 'pki', 'ca-bundle.pem'), 'utf8');
     const base = `https://127.0.0.1:${port}`;
     let forgedRequestId: unknown;
+    const secrets = ['wrong-password-xyzzy', 'forged-session-token-1234', 'cookie-secret-5678', 'bearer-secret-9012', 'enrollment-secret-3456', 'first-password'];
     try {
       await cli.waitForOutput('Press Ctrl+C');
       const wrong = await request(`${base}/edge/client/v1/authenticate?method=password`, {
@@ -123,6 +124,12 @@ describe('svc quickstart, the first hour', () => {
       const enroll = await request(`${base}/edge/client/v1/enroll?method=ott&token=enrollment-secret-3456`, { ca, method: 'POST' });
       assert.ok(enroll.status >= 400 && enroll.status < 500);
       await request(`${base}/edge/client/v1/version`, { ca });
+      const login = await request(`${base}/edge/client/v1/authenticate?method=password`, { ca, method: 'POST', body: { username: 'operator', password: 'first-password' } });
+      assert.equal(login.status, 200);
+      const token = String(login.json().data.token);
+      const identities = await request(`${base}/edge/management/v1/identities?filter=name%3D%22operator%22`, { ca, headers: { 'svc-session': token } });
+      assert.equal(identities.status, 200, 'the positive control: the same call with a real session');
+      secrets.push(token);
     } finally {
       await cli.stop('SIGTERM');
     }
@@ -143,8 +150,10 @@ describe('svc quickstart, the first hour', () => {
     assert.equal(unauthenticated.status, 401);
     assert.equal(typeof unauthenticated.reason, 'string');
     const version = lines.find((l) => l.msg === 'request' && l.url === '/edge/client/v1/version');
-    assert.ok(version, 'an ordinary request is logged at debug');
-    assert.equal(version.level, 20);
+    assert.ok(version, 'an ordinary request is logged at info');
+    assert.equal(version.level, 30);
+    assert.equal(version.route, '/edge/client/v1/version');
+    assert.equal(version.identity, undefined, 'nobody authenticated');
     assert.equal(version.status, 200);
     assert.equal(typeof version.responseTimeMs, 'number');
     assert.match(String(version.requestId), /^[0-9a-f-]{36}$/, 'a request line carries its request id');
@@ -152,8 +161,16 @@ describe('svc quickstart, the first hour', () => {
     const enrollLine = lines.find((l) => String(l.url).startsWith('/edge/client/v1/enroll'));
     assert.ok(enrollLine);
     assert.equal(enrollLine.url, '/edge/client/v1/enroll?method=ott&token=[redacted]', 'the token query value is blanked, the rest kept');
+    const listed = lines.find((l) => l.msg === 'request' && String(l.url).startsWith('/edge/management/v1/identities?'));
+    assert.ok(listed, 'an authenticated request is logged');
+    assert.equal(listed.level, 30);
+    assert.equal(listed.route, '/edge/management/v1/identities');
+    assert.equal(listed.status, 200);
+    assert.equal(listed.identity, 'operator', 'the caller is named');
+    assert.match(String(listed.identityId), /\S/);
+    assert.equal(lines.filter((l) => l.requestId === listed.requestId).length, 1, 'one line per request');
     const all = cli.stderr();
-    for (const secret of ['wrong-password-xyzzy', 'forged-session-token-1234', 'cookie-secret-5678', 'bearer-secret-9012', 'enrollment-secret-3456']) {
+    for (const secret of secrets) {
       assert.ok(!all.includes(secret), `${secret} must not appear in the log`);
     }
   });

@@ -138,7 +138,7 @@ export function createMemoryLane(options: {
       answered++;
       const elapsedMs = performance.now() - started;
       record(route.url, 'GET', 200, elapsedMs / 1000);
-      logLaneAnswer(log, requestId, request.url ?? '/', elapsedMs);
+      logLaneAnswer(log, requestId, route.url, request.url ?? '/', elapsedMs, caller);
       return true;
     },
     get answered() {

@@ -1,11 +1,12 @@
 /**
- * The request log of a listener: a `debug` line for every answered request (method, URL with secrets in its query
- * blanked, status, time) and an `info` line for every request refused for want of a valid credential (401), with
- * the method and the reason. Credentials never reach a log line: headers are not logged at all, and query values
+ * The request log of a listener: one `info` line for every answered request (method, route pattern, URL with secrets
+ * in its query blanked, status, time, and the caller's identity when it authenticated); a request refused for want of
+ * a valid credential (401) says the reason too. Credentials never reach a log line: headers are not logged at all, and query values
  * whose names say they carry a secret (`token`, `password`, `code`, …) are replaced.
  */
 import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiError } from '../../errors/api-error.js';
+import type { AuthContext } from '../../services/authentication/request-auth.js';
 
 /** Query parameter names whose values are credentials (OIDC `code`, `id_token_hint`, enrollment `token`, …). */
 const SECRET_QUERY = /^(.*token.*|.*password.*|.*secret.*|code|jwt|assertion|otp|key)$/i;
@@ -46,28 +47,29 @@ export function noteRefusal(request: FastifyRequest, error: ApiError): void {
 const LEVEL_NUMBERS: Record<string, number> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
 const writes = (current: string, level: 'debug' | 'info') => (LEVEL_NUMBERS[current] ?? 0) <= (LEVEL_NUMBERS[level] as number);
 
-/** What the log says of an answered request: its method, URL with secrets blanked, status and time. */
-const answerLine = (method: string, url: string, status: number, elapsedMs: number) => ({ method, url: redactUrl(url), status, responseTimeMs: Math.round(elapsedMs * 10) / 10 });
+/** Who made a request, as the log names them: the identity's name, and its id beside it. */
+const callerOf = (auth: AuthContext | undefined) => (auth ? { identity: auth.identity.name, identityId: auth.identity.id } : {});
 
-/** The debug line of a request answered by the memory lane (decision 0042), as the hook below writes it for others. */
-export function logLaneAnswer(log: Pick<FastifyBaseLogger, 'level' | 'debug'>, requestId: string, url: string, elapsedMs: number): void {
-  if (writes(log.level, 'debug')) log.debug({ requestId, ...answerLine('GET', url, 200, elapsedMs) }, 'request');
+/** What the log says of an answered request: method, route pattern, URL with secrets blanked, status, time, caller. */
+function answerLine(method: string, route: string | undefined, url: string, status: number, elapsedMs: number, auth: AuthContext | undefined) {
+  return { method, route: route ?? 'unrouted', url: redactUrl(url), status, responseTimeMs: Math.round(elapsedMs * 10) / 10, ...callerOf(auth) };
+}
+
+/** The line of a request answered by the memory lane (decision 0042), as the hook below writes it for others. */
+export function logLaneAnswer(log: Pick<FastifyBaseLogger, 'level' | 'info'>, requestId: string, route: string, url: string, elapsedMs: number, auth: AuthContext): void {
+  if (writes(log.level, 'info')) log.info({ requestId, ...answerLine('GET', route, url, 200, elapsedMs, auth) }, 'request');
 }
 
 /**
  * The request log, for a listener's `onResponse` hook (its logger is the listener's child of the process logger):
- * refusals of authentication at info, every other request at debug. The line is built only at a level that writes it.
+ * a line per request at info. The line is built only at a level that writes it.
  */
 export function requestLogLine(): (request: FastifyRequest, reply: FastifyReply) => void {
   return (request, reply) => {
-    const refused = reply.statusCode === 401;
-    if (!writes(request.log.level, refused ? 'info' : 'debug')) return;
-    const line = answerLine(request.method, request.url, reply.statusCode, reply.elapsedTime);
-    if (refused) {
-      const refusal = refusals.get(request);
-      request.log.info({ ...line, ...(refusal ? { reason: refusal.code, detail: refusal.message } : {}) }, 'request not authenticated');
-    } else {
-      request.log.debug(line, 'request');
-    }
+    if (!writes(request.log.level, 'info')) return;
+    const line = answerLine(request.method, request.routeOptions.url, request.url, reply.statusCode, reply.elapsedTime, request.svcAuth);
+    const refusal = reply.statusCode === 401 ? refusals.get(request) : undefined;
+    if (reply.statusCode === 401) request.log.info({ ...line, ...(refusal ? { reason: refusal.code, detail: refusal.message } : {}) }, 'request not authenticated');
+    else request.log.info(line, 'request');
   };
 }
