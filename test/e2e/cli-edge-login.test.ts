@@ -106,6 +106,31 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.equal(existsSync(loginFile), false);
   });
 
+  it('asks about the CAs only at the first contact: a second login to the same URL, even after logout, is not asked', async () => {
+    const { svc, loginFile } = user();
+    const first = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], 'y\n');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /Trust them for this controller\? \[y\/N\]/, 'the first contact asks');
+    assert.equal((await svc(['edge', 'logout'])).code, 0);
+    assert.equal(existsSync(loginFile), false);
+    const second = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /Trust them|SHA-256/, 'a known controller is not asked about again');
+    assert.match(second.stdout, new RegExp(`logged in to ${ctl.baseUrl} as admin`));
+    assert.equal((await svc(['edge', 'whoami'])).code, 0, 'the remembered CAs verify the controller');
+  });
+
+  it('in a script without a terminal and no answer, refuses naming --ca FILE and --yes and saves nothing', async () => {
+    const { svc, loginFile, xdg } = user();
+    const refused = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /stdin is not a terminal to ask on; pass --ca FILE .* or --yes /);
+    assert.equal(existsSync(loginFile), false);
+    assert.equal(existsSync(join(xdg, 'svc', 'known-controllers.json')), false, 'a refused controller is not remembered');
+    const control = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'], '');
+    assert.equal(control.code, 0, control.stderr);
+  });
+
   it('logs in without asking with --yes or --ca FILE, and the password from stdin or SVC_ADMIN_PASSWORD', async () => {
     const a = user();
     const yes = await a.svc(['edge', 'login', ctl.baseUrl, '--yes', '--password-stdin'], 'admin-password\n');

@@ -2,8 +2,9 @@
  * `svc edge login URL`, `logout`, `whoami`. The first contact trusts nothing: it reads the controller's well-known
  * CA bundle (RFC 7030 §4.1; the controller's own CAs only, never a third-party CA: decision 0056) without verifying
  * the server, shows each CA's SHA-256 fingerprint and asks the user to confirm them (unless `--ca FILE` names the CAs
- * or `--yes` accepts them), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
- * controller's Management API document (config-store.ts). A session
+ * or `--yes` accepts them; a script with neither and no answer on stdin is refused naming both), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
+ * controller's Management API document (config-store.ts). The accepted CAs are remembered per URL, across logouts,
+ * so a later login to the same controller is not asked again while they are valid. A session
  * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
  * saved: the code comes from `--totp` or a terminal prompt.
  */
@@ -11,7 +12,7 @@ import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { certificatesOfPkcs7 } from '../../pki/pkcs7.js';
 import type { Output } from '../output.js';
-import { forgetLogin, loginFilePath, readLogin, saveLogin } from './config-store.js';
+import { forgetLogin, knownCasOf, loginFilePath, readLogin, rememberCas, saveLogin } from './config-store.js';
 import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, send } from './http.js';
 import { managementClient, managementUrl } from './management-client.js';
@@ -62,7 +63,24 @@ async function fetchWellKnownCas(origin: string): Promise<string[]> {
   }
 }
 
+/** True when every certificate in the PEM bundle is inside its validity period now. */
+function allStillValid(pem: string): boolean {
+  const now = Date.now();
+  const pems = pem.split(/(?=-----BEGIN CERTIFICATE-----)/).filter((part) => part.includes('-----BEGIN CERTIFICATE-----'));
+  try {
+    return pems.length > 0 && pems.every((part) => {
+      const cert = new X509Certificate(part);
+      return Date.parse(cert.validFrom) <= now && now < Date.parse(cert.validTo);
+    });
+  } catch {
+    return false;
+  }
+}
+
 async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise<string> {
+  // Only the first contact asks: CAs accepted before for this URL and still valid are trusted again as they are.
+  const known = args.ca === undefined && !args.yes ? knownCasOf(origin) : undefined;
+  if (known !== undefined && allStillValid(known)) return known;
   if (args.ca !== undefined) {
     let text: string;
     try {
@@ -76,7 +94,11 @@ async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise
   const cas = await fetchWellKnownCas(origin);
   out.error(`${origin} presents these certificate authorities:\n${describeCertificates(cas).join('\n')}`);
   if (!args.yes) {
-    const answer = (await ask('Trust them for this controller? [y/N] ')) ?? '';
+    const reply = await ask('Trust them for this controller? [y/N] ');
+    if (reply === undefined && !process.stdin.isTTY) {
+      throw refusedError(`the certificate authorities were not trusted: stdin is not a terminal to ask on; pass --ca FILE (the controller's CA bundle, checked beforehand) or --yes (accept the CAs shown above); nothing was saved`);
+    }
+    const answer = reply ?? '';
     if (!/^y(es)?$/i.test(answer.trim())) throw refusedError('the certificate authorities were not trusted; nothing was saved');
   }
   return cas.join('');
@@ -135,6 +157,7 @@ export async function loginCommand(args: LoginArgs, out: Output): Promise<number
     { controller: origin, ca, token, identity: { id: String(identity.id ?? ''), name: String(identity.name ?? username) }, username, loggedInAt: new Date().toISOString() },
     spec.body.data,
   );
+  rememberCas(origin, ca);
   out.print(`logged in to ${origin} as ${identity.name ?? username}; session saved in ${loginFilePath()}`);
   return 0;
 }
