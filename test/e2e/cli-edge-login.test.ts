@@ -131,6 +131,27 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.equal(control.code, 0, control.stderr);
   });
 
+  it('tells a non-admin in one sentence that a management command needs an administrator, and what it can run instead', async () => {
+    const headers = { 'svc-session': await ctl.adminToken() };
+    const made = await ctl.fetch('/edge/management/v1/identities', { method: 'POST', headers, body: { name: 'cli-alice', type: 'User', isAdmin: false, enrollment: { updb: 'cli-alice' } } });
+    assert.equal(made.status, 201, made.text);
+    const { updb } = (await ctl.fetch(`/edge/management/v1/identities/${made.json().data.id}`, { headers })).json().data.enrollment;
+    const enrolled = await ctl.fetch(`/edge/client/v1/enroll/updb?token=${updb.token}`, { method: 'POST', body: { password: 'alice-password' } });
+    assert.equal(enrolled.status, 200, enrolled.text);
+
+    const { svc } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-u', 'cli-alice', '-p', 'alice-password'])).code, 0);
+    const refused = await svc(['edge', 'list', 'identities']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /GET \/identities needs an administrator and cli-alice is not one; as cli-alice you can run svc edge whoami and svc edge logout/);
+    const whoami = await svc(['edge', 'whoami']);
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.match(whoami.stdout, /^cli-alice \(/);
+    const admin = await loggedIn.svc(['edge', 'list', 'identities']);
+    assert.equal(admin.code, 0, admin.stderr);
+    assert.match(admin.stdout, /cli-alice/);
+  });
+
   it('logs in without asking with --yes or --ca FILE, and the password from stdin or SVC_ADMIN_PASSWORD', async () => {
     const a = user();
     const yes = await a.svc(['edge', 'login', ctl.baseUrl, '--yes', '--password-stdin'], 'admin-password\n');
