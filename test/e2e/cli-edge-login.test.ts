@@ -16,6 +16,7 @@ import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { makeOpensslPki, type OpensslPki } from '../helpers/openssl-pki.js';
+import { sdkIdentity } from '../helpers/sdk.js';
 
 describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () => {
   let ctl: TestController;
@@ -150,6 +151,35 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const admin = await loggedIn.svc(['edge', 'list', 'identities']);
     assert.equal(admin.code, 0, admin.stderr);
     assert.match(admin.stdout, /cli-alice/);
+  });
+
+  it('logs in with an enrolled identity file (certificate login, its CAs trusted without asking) and names a missing or garbled file', async () => {
+    const { svc, xdg, loginFile } = user();
+    const enrolled = await sdkIdentity(ctl, 'cli-device');
+    const file = join(xdg, 'cli-device.json');
+    writeFileSync(file, JSON.stringify(enrolled.file));
+    const login = await svc(['edge', 'login', ctl.baseUrl, '--identity', file], '');
+    assert.equal(login.code, 0, login.stderr);
+    assert.doesNotMatch(login.stderr, /Trust them/);
+    assert.match(login.stdout, new RegExp(`logged in to ${ctl.baseUrl} as cli-device`));
+    assert.match((await svc(['edge', 'whoami'])).stdout, /^cli-device \(/);
+
+    const other = user();
+    const missing = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', join(xdg, 'nowhere.json')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--identity: identity file '.*nowhere\.json' cannot be read \(ENOENT\)/);
+    const garbled = join(xdg, 'garbled.json');
+    writeFileSync(garbled, '{"ztAPI": "https://x", "id": ');
+    const broken = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', garbled]);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /--identity: identity file '.*garbled\.json' is not JSON/);
+    const noKey = join(xdg, 'no-key.json');
+    writeFileSync(noKey, JSON.stringify({ ...enrolled.file, id: { cert: enrolled.file.id.cert } }));
+    const keyless = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', noKey]);
+    assert.equal(keyless.code, 2);
+    assert.match(keyless.stderr, /--identity: identity file '.*no-key\.json': id\.key is missing/);
+    assert.equal(existsSync(other.loginFile), false, 'nothing is saved for a bad file');
+    assert.ok(existsSync(loginFile));
   });
 
   it('logs in without asking with --yes or --ca FILE, and the password from stdin or SVC_ADMIN_PASSWORD', async () => {

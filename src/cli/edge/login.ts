@@ -6,7 +6,8 @@
  * controller's Management API document (config-store.ts). The accepted CAs are remembered per URL, across logouts,
  * so a later login to the same controller is not asked again while they are valid. A session
  * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
- * saved: the code comes from `--totp` or a terminal prompt.
+ * saved: the code comes from `--totp` or a terminal prompt. `--identity FILE` logs in with an enrolled identity file's
+ * certificate instead of a password.
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, send } from './http.js';
 import { managementClient, managementUrl } from './management-client.js';
 import { ask, readPassword } from './terminal.js';
+import { readIdentityFile, type LoadedIdentity } from '../../sdk/identity-file.js';
 
 export interface LoginArgs {
   url: string;
@@ -25,6 +27,8 @@ export interface LoginArgs {
   passwordStdin: boolean;
   ca?: string;
   yes: boolean;
+  /** An enrolled identity file (the SDKs' JSON): certificate login instead of a password. */
+  identity?: string;
   /** The TOTP code, for an identity whose session owes one. */
   totp?: string;
 }
@@ -135,12 +139,33 @@ async function completeSession(origin: string, ca: string, token: string, querie
   const answer = await send(managementUrl(origin, '/authenticate/mfa'), { method: 'POST', ca, headers: { 'svc-session': token }, body: { code } });
   if (answer.status < 200 || answer.status >= 300) throw refusedError(`could not log in as ${username}: the TOTP code was refused: ${describeAnswer(answer)}; nothing was saved`);
 }
-export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
-  const origin = controllerOrigin(args.url);
+/** The identity file of `--identity`, checked before any contact; a bad one is a usage error naming the file and field. */
+function identityOf(path: string): LoadedIdentity {
+  try {
+    return readIdentityFile(path);
+  } catch (error) {
+    throw usageError(`--identity: ${(error as Error).message}`);
+  }
+}
+
+/** Password login, or certificate login with the identity file's key (its CAs are trusted: enrollment checked them). */
+async function authenticate(origin: string, args: LoginArgs, out: Output, identity: LoadedIdentity | undefined) {
+  if (identity) {
+    const ca = args.ca === undefined && identity.caPem !== '' ? identity.caPem : await trustedCas(origin, args, out);
+    const login = await send(managementUrl(origin, '/authenticate', { method: 'cert' }), { method: 'POST', ca, cert: identity.certPem, key: identity.keyPem, body: {} });
+    return { ca, login, username: identity.commonName };
+  }
   const username = args.username ?? (process.env.SVC_ADMIN_USER || 'admin');
   const ca = await trustedCas(origin, args, out);
   const password = await readPassword({ password: args.password, passwordStdin: args.passwordStdin, envVariable: 'SVC_ADMIN_PASSWORD' }, `password for ${username}: `);
   const login = await send(managementUrl(origin, '/authenticate', { method: 'password' }), { method: 'POST', ca, body: { username, password } });
+  return { ca, login, username };
+}
+
+export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
+  const origin = controllerOrigin(args.url);
+  const file = args.identity === undefined ? undefined : identityOf(args.identity);
+  const { ca, login, username } = await authenticate(origin, args, out, file);
   const token = login.body?.data?.token;
   if (login.status !== 200 || typeof token !== 'string') throw refusedError(`could not log in as ${username}: ${describeAnswer(login)}`);
   const queries = (Array.isArray(login.body.data.authQueries) ? login.body.data.authQueries : []) as AuthQuery[];
