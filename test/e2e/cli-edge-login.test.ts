@@ -16,6 +16,7 @@ import { runCliInProcess } from '../helpers/cli-in-process.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { makeOpensslPki, type OpensslPki } from '../helpers/openssl-pki.js';
+import { sdkIdentity } from '../helpers/sdk.js';
 
 describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () => {
   let ctl: TestController;
@@ -104,6 +105,81 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const noAnswer = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
     assert.equal(noAnswer.code, 1);
     assert.equal(existsSync(loginFile), false);
+  });
+
+  it('asks about the CAs only at the first contact: a second login to the same URL, even after logout, is not asked', async () => {
+    const { svc, loginFile } = user();
+    const first = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], 'y\n');
+    assert.equal(first.code, 0, first.stderr);
+    assert.match(first.stderr, /Trust them for this controller\? \[y\/N\]/, 'the first contact asks');
+    assert.equal((await svc(['edge', 'logout'])).code, 0);
+    assert.equal(existsSync(loginFile), false);
+    const second = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
+    assert.equal(second.code, 0, second.stderr);
+    assert.doesNotMatch(second.stderr, /Trust them|SHA-256/, 'a known controller is not asked about again');
+    assert.match(second.stdout, new RegExp(`logged in to ${ctl.baseUrl} as admin`));
+    assert.equal((await svc(['edge', 'whoami'])).code, 0, 'the remembered CAs verify the controller');
+  });
+
+  it('in a script without a terminal and no answer, refuses naming --ca FILE and --yes and saves nothing', async () => {
+    const { svc, loginFile, xdg } = user();
+    const refused = await svc(['edge', 'login', ctl.baseUrl, '-p', 'admin-password'], '');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /stdin is not a terminal to ask on; pass --ca FILE .* or --yes /);
+    assert.equal(existsSync(loginFile), false);
+    assert.equal(existsSync(join(xdg, 'svc', 'known-controllers.json')), false, 'a refused controller is not remembered');
+    const control = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'], '');
+    assert.equal(control.code, 0, control.stderr);
+  });
+
+  it('tells a non-admin in one sentence that a management command needs an administrator, and what it can run instead', async () => {
+    const headers = { 'svc-session': await ctl.adminToken() };
+    const made = await ctl.fetch('/edge/management/v1/identities', { method: 'POST', headers, body: { name: 'cli-alice', type: 'User', isAdmin: false, enrollment: { updb: 'cli-alice' } } });
+    assert.equal(made.status, 201, made.text);
+    const { updb } = (await ctl.fetch(`/edge/management/v1/identities/${made.json().data.id}`, { headers })).json().data.enrollment;
+    const enrolled = await ctl.fetch(`/edge/client/v1/enroll/updb?token=${updb.token}`, { method: 'POST', body: { password: 'alice-password' } });
+    assert.equal(enrolled.status, 200, enrolled.text);
+
+    const { svc } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-u', 'cli-alice', '-p', 'alice-password'])).code, 0);
+    const refused = await svc(['edge', 'list', 'identities']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /GET \/identities needs an administrator and cli-alice is not one; as cli-alice you can run svc edge whoami and svc edge logout/);
+    const whoami = await svc(['edge', 'whoami']);
+    assert.equal(whoami.code, 0, whoami.stderr);
+    assert.match(whoami.stdout, /^cli-alice \(/);
+    const admin = await loggedIn.svc(['edge', 'list', 'identities']);
+    assert.equal(admin.code, 0, admin.stderr);
+    assert.match(admin.stdout, /cli-alice/);
+  });
+
+  it('logs in with an enrolled identity file (certificate login, its CAs trusted without asking) and names a missing or garbled file', async () => {
+    const { svc, xdg, loginFile } = user();
+    const enrolled = await sdkIdentity(ctl, 'cli-device');
+    const file = join(xdg, 'cli-device.json');
+    writeFileSync(file, JSON.stringify(enrolled.file));
+    const login = await svc(['edge', 'login', ctl.baseUrl, '--identity', file], '');
+    assert.equal(login.code, 0, login.stderr);
+    assert.doesNotMatch(login.stderr, /Trust them/);
+    assert.match(login.stdout, new RegExp(`logged in to ${ctl.baseUrl} as cli-device`));
+    assert.match((await svc(['edge', 'whoami'])).stdout, /^cli-device \(/);
+
+    const other = user();
+    const missing = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', join(xdg, 'nowhere.json')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--identity: identity file '.*nowhere\.json' cannot be read \(ENOENT\)/);
+    const garbled = join(xdg, 'garbled.json');
+    writeFileSync(garbled, '{"ztAPI": "https://x", "id": ');
+    const broken = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', garbled]);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /--identity: identity file '.*garbled\.json' is not JSON/);
+    const noKey = join(xdg, 'no-key.json');
+    writeFileSync(noKey, JSON.stringify({ ...enrolled.file, id: { cert: enrolled.file.id.cert } }));
+    const keyless = await other.svc(['edge', 'login', ctl.baseUrl, '--identity', noKey]);
+    assert.equal(keyless.code, 2);
+    assert.match(keyless.stderr, /--identity: identity file '.*no-key\.json': id\.key is missing/);
+    assert.equal(existsSync(other.loginFile), false, 'nothing is saved for a bad file');
+    assert.ok(existsSync(loginFile));
   });
 
   it('logs in without asking with --yes or --ca FILE, and the password from stdin or SVC_ADMIN_PASSWORD', async () => {

@@ -29,6 +29,8 @@ export function configFolder(env: NodeJS.ProcessEnv = process.env): string {
 
 const loginFile = () => join(configFolder(), 'edge.json');
 const specFile = () => join(configFolder(), 'management-spec.json');
+/** The CAs accepted per controller; kept across logouts so a later login to the same URL is not asked again. */
+const knownCasFile = () => join(configFolder(), 'known-controllers.json');
 
 /** Writes `text` readable by the user only (0600), in a folder only the user can enter (0700). */
 function writePrivate(path: string, text: string): void {
@@ -75,7 +77,29 @@ export function readSavedSpec(): Record<string, any> | undefined {
   }
 }
 
-/** Forgets the login and the saved document. */
+function readKnownCas(): Record<string, string> {
+  if (!existsSync(knownCasFile())) return {};
+  try {
+    const known = JSON.parse(readFileSync(knownCasFile(), 'utf8')) as unknown;
+    return known !== null && typeof known === 'object' && !Array.isArray(known) ? (known as Record<string, string>) : {};
+  } catch {
+    // A damaged file only means the user is asked again, as at a first contact.
+    return {};
+  }
+}
+
+/** The CAs (PEM) accepted earlier for the controller at `origin`, if any. */
+export function knownCasOf(origin: string): string | undefined {
+  const pem = readKnownCas()[origin];
+  return typeof pem === 'string' && pem.includes('-----BEGIN CERTIFICATE-----') ? pem : undefined;
+}
+
+/** Remembers the CAs accepted for `origin` (private like the login: it decides whom the CLI trusts). */
+export function rememberCas(origin: string, pem: string): void {
+  writePrivate(knownCasFile(), `${JSON.stringify({ ...readKnownCas(), [origin]: pem }, null, 2)}\n`);
+}
+
+/** Forgets the login and the saved document (the accepted CAs stay: the controller is no stranger after a logout). */
 export function forgetLogin(): void {
   rmSync(loginFile(), { force: true });
   rmSync(specFile(), { force: true });

@@ -38,6 +38,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .option('--ca <file>', "trust these CA certificates (PEM) instead of confirming the controller's")
     .option('-y, --yes', "trust the controller's CAs without asking")
     .option('--totp <code>', 'the TOTP code, when the identity has TOTP enrolled (else asked on a terminal)')
+    .option('--identity <file>', 'log in with an enrolled identity file (certificate login; its CAs are trusted)')
     .action((url: string, options: Record<string, any>) =>
       run(async () =>
         (await login()).loginCommand(
@@ -49,6 +50,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
             ca: options.ca,
             yes: options.yes === true,
             totp: options.totp,
+            identity: options.identity,
           },
           out,
         ),

@@ -2,20 +2,23 @@
  * `svc edge login URL`, `logout`, `whoami`. The first contact trusts nothing: it reads the controller's well-known
  * CA bundle (RFC 7030 §4.1; the controller's own CAs only, never a third-party CA: decision 0056) without verifying
  * the server, shows each CA's SHA-256 fingerprint and asks the user to confirm them (unless `--ca FILE` names the CAs
- * or `--yes` accepts them), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
- * controller's Management API document (config-store.ts). A session
+ * or `--yes` accepts them; a script with neither and no answer on stdin is refused naming both), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
+ * controller's Management API document (config-store.ts). The accepted CAs are remembered per URL, across logouts,
+ * so a later login to the same controller is not asked again while they are valid. A session
  * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
- * saved: the code comes from `--totp` or a terminal prompt.
+ * saved: the code comes from `--totp` or a terminal prompt. `--identity FILE` logs in with an enrolled identity file's
+ * certificate instead of a password.
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { certificatesOfPkcs7 } from '../../pki/pkcs7.js';
 import type { Output } from '../output.js';
-import { forgetLogin, loginFilePath, readLogin, saveLogin } from './config-store.js';
+import { forgetLogin, knownCasOf, loginFilePath, readLogin, rememberCas, saveLogin } from './config-store.js';
 import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, send } from './http.js';
 import { managementClient, managementUrl } from './management-client.js';
 import { ask, readPassword } from './terminal.js';
+import { readIdentityFile, type LoadedIdentity } from '../../sdk/identity-file.js';
 
 export interface LoginArgs {
   url: string;
@@ -24,6 +27,8 @@ export interface LoginArgs {
   passwordStdin: boolean;
   ca?: string;
   yes: boolean;
+  /** An enrolled identity file (the SDKs' JSON): certificate login instead of a password. */
+  identity?: string;
   /** The TOTP code, for an identity whose session owes one. */
   totp?: string;
 }
@@ -62,7 +67,24 @@ async function fetchWellKnownCas(origin: string): Promise<string[]> {
   }
 }
 
+/** True when every certificate in the PEM bundle is inside its validity period now. */
+function allStillValid(pem: string): boolean {
+  const now = Date.now();
+  const pems = pem.split(/(?=-----BEGIN CERTIFICATE-----)/).filter((part) => part.includes('-----BEGIN CERTIFICATE-----'));
+  try {
+    return pems.length > 0 && pems.every((part) => {
+      const cert = new X509Certificate(part);
+      return Date.parse(cert.validFrom) <= now && now < Date.parse(cert.validTo);
+    });
+  } catch {
+    return false;
+  }
+}
+
 async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise<string> {
+  // Only the first contact asks: CAs accepted before for this URL and still valid are trusted again as they are.
+  const known = args.ca === undefined && !args.yes ? knownCasOf(origin) : undefined;
+  if (known !== undefined && allStillValid(known)) return known;
   if (args.ca !== undefined) {
     let text: string;
     try {
@@ -76,7 +98,11 @@ async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise
   const cas = await fetchWellKnownCas(origin);
   out.error(`${origin} presents these certificate authorities:\n${describeCertificates(cas).join('\n')}`);
   if (!args.yes) {
-    const answer = (await ask('Trust them for this controller? [y/N] ')) ?? '';
+    const reply = await ask('Trust them for this controller? [y/N] ');
+    if (reply === undefined && !process.stdin.isTTY) {
+      throw refusedError(`the certificate authorities were not trusted: stdin is not a terminal to ask on; pass --ca FILE (the controller's CA bundle, checked beforehand) or --yes (accept the CAs shown above); nothing was saved`);
+    }
+    const answer = reply ?? '';
     if (!/^y(es)?$/i.test(answer.trim())) throw refusedError('the certificate authorities were not trusted; nothing was saved');
   }
   return cas.join('');
@@ -113,12 +139,33 @@ async function completeSession(origin: string, ca: string, token: string, querie
   const answer = await send(managementUrl(origin, '/authenticate/mfa'), { method: 'POST', ca, headers: { 'svc-session': token }, body: { code } });
   if (answer.status < 200 || answer.status >= 300) throw refusedError(`could not log in as ${username}: the TOTP code was refused: ${describeAnswer(answer)}; nothing was saved`);
 }
-export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
-  const origin = controllerOrigin(args.url);
+/** The identity file of `--identity`, checked before any contact; a bad one is a usage error naming the file and field. */
+function identityOf(path: string): LoadedIdentity {
+  try {
+    return readIdentityFile(path);
+  } catch (error) {
+    throw usageError(`--identity: ${(error as Error).message}`);
+  }
+}
+
+/** Password login, or certificate login with the identity file's key (its CAs are trusted: enrollment checked them). */
+async function authenticate(origin: string, args: LoginArgs, out: Output, identity: LoadedIdentity | undefined) {
+  if (identity) {
+    const ca = args.ca === undefined && identity.caPem !== '' ? identity.caPem : await trustedCas(origin, args, out);
+    const login = await send(managementUrl(origin, '/authenticate', { method: 'cert' }), { method: 'POST', ca, cert: identity.certPem, key: identity.keyPem, body: {} });
+    return { ca, login, username: identity.commonName };
+  }
   const username = args.username ?? (process.env.SVC_ADMIN_USER || 'admin');
   const ca = await trustedCas(origin, args, out);
   const password = await readPassword({ password: args.password, passwordStdin: args.passwordStdin, envVariable: 'SVC_ADMIN_PASSWORD' }, `password for ${username}: `);
   const login = await send(managementUrl(origin, '/authenticate', { method: 'password' }), { method: 'POST', ca, body: { username, password } });
+  return { ca, login, username };
+}
+
+export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
+  const origin = controllerOrigin(args.url);
+  const file = args.identity === undefined ? undefined : identityOf(args.identity);
+  const { ca, login, username } = await authenticate(origin, args, out, file);
   const token = login.body?.data?.token;
   if (login.status !== 200 || typeof token !== 'string') throw refusedError(`could not log in as ${username}: ${describeAnswer(login)}`);
   const queries = (Array.isArray(login.body.data.authQueries) ? login.body.data.authQueries : []) as AuthQuery[];
@@ -135,6 +182,7 @@ export async function loginCommand(args: LoginArgs, out: Output): Promise<number
     { controller: origin, ca, token, identity: { id: String(identity.id ?? ''), name: String(identity.name ?? username) }, username, loggedInAt: new Date().toISOString() },
     spec.body.data,
   );
+  rememberCas(origin, ca);
   out.print(`logged in to ${origin} as ${identity.name ?? username}; session saved in ${loginFilePath()}`);
   return 0;
 }

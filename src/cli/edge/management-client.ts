@@ -2,7 +2,8 @@
  * The Management API as the logged-in user: every call carries the stored session and trusts only the stored CAs.
  * A 401 means the controller no longer takes the session (it expired after a while without use, was revoked, or
  * still owes authentication queries): the user sees the controller's own reason and is told to log in again rather
- * than asked for a password on every command.
+ * than asked for a password on every command. A 403 for an identity that is not an administrator says so in one
+ * sentence with the commands it can run, rather than the bare status.
  */
 import { requireLogin, type EdgeLogin } from './config-store.js';
 import { refusedError } from '../cli-error.js';
@@ -40,8 +41,20 @@ export function managementClient(login: EdgeLogin = requireLogin()): ManagementC
           `the controller refused the session of ${login.username} at ${login.controller} (${describeAnswer(answer)}): it expired, was revoked or is incomplete; log in again with 'svc edge login ${login.controller}'`,
         );
       }
+      if (answer.status === 403) await explainNonAdmin(login, method, path);
       if (answer.status < 200 || answer.status >= 300) throw refusedError(`the controller refused ${method} ${path}: ${describeAnswer(answer)}`);
       return answer;
     },
   };
+}
+
+/** Throws the one-sentence refusal when the logged-in identity is not an administrator; returns otherwise. */
+async function explainNonAdmin(login: EdgeLogin, method: string, path: string): Promise<void> {
+  const me = await send(managementUrl(login.controller, '/current-identity'), { ca: login.ca, headers: { 'svc-session': login.token } }).catch(() => undefined);
+  const identity = me?.status === 200 ? me.body?.data : undefined;
+  if (identity?.isAdmin !== false) return;
+  const name = String(identity.name ?? login.username);
+  throw refusedError(
+    `${method} ${path} needs an administrator and ${name} is not one; as ${name} you can run svc edge whoami and svc edge logout, or log in as an administrator with 'svc edge login ${login.controller} -u USER'`,
+  );
 }
