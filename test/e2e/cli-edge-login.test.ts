@@ -199,20 +199,57 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const { svc, loginFile } = user();
     const wrong = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'not-the-password']);
     assert.equal(wrong.code, 1);
-    assert.match(wrong.stderr, /svc: could not log in as admin: HTTP 401 INVALID_AUTH/);
+    assert.match(wrong.stderr, /svc: could not log in as admin: HTTP 401 invalid_auth: The authentication request failed/);
     assert.equal(existsSync(loginFile), false);
   });
 
-  it('tells the user to log in again when the session has ended, and logout forgets the login', async () => {
+  it('logs in over OIDC: the saved login holds a Bearer access token and a refresh token, no legacy session', async () => {
     const { svc, loginFile } = user();
     assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'])).code, 0);
-    const { token } = JSON.parse(readFileSync(loginFile, 'utf8'));
-    const ended = await ctl.fetch('/edge/management/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': token } });
-    assert.equal(ended.status, 200);
-    const expired = await svc(['edge', 'list', 'identities']);
-    assert.equal(expired.code, 1);
+    const saved = JSON.parse(readFileSync(loginFile, 'utf8'));
+    assert.equal(saved.token, undefined, 'no legacy svc-session token is saved');
+    assert.match(saved.oidc.accessToken, /^eyJ[\w-]+\.[\w-]+\.[\w-]+$/, 'a JWT access token');
+    assert.equal(typeof saved.oidc.refreshToken, 'string');
+    assert.ok(Date.parse(saved.oidc.expiresAt) > Date.now());
+    // The controller lists the login as an OIDC API session.
+    const sessions = JSON.parse((await svc(['edge', 'list', 'api-sessions', 'kind = "oidc"', '-j'])).stdout);
+    assert.ok(sessions.some((session: { identity?: { name?: string } }) => session.identity?.name === 'admin'));
+  });
+
+  it('refreshes an access token that is about to end before the command, and saves the new pair', async () => {
+    const { svc, loginFile } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'])).code, 0);
+    const before = JSON.parse(readFileSync(loginFile, 'utf8'));
+    writeFileSync(loginFile, JSON.stringify({ ...before, oidc: { ...before.oidc, expiresAt: new Date(Date.now() + 5_000).toISOString() } }));
+    const listed = await svc(['edge', 'list', 'identities']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const after = JSON.parse(readFileSync(loginFile, 'utf8'));
+    assert.notEqual(after.oidc.accessToken, before.oidc.accessToken);
+    assert.notEqual(after.oidc.refreshToken, before.oidc.refreshToken, 'the refresh token was spent and replaced');
+    assert.ok(Date.parse(after.oidc.expiresAt) > Date.now() + 60_000);
+    assert.equal(statSync(loginFile).mode & 0o777, 0o600);
+  });
+
+  it('tells the user to log in again when the refresh token was revoked, and when the access token is refused', async () => {
+    const { svc, loginFile } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'])).code, 0);
+    const saved = JSON.parse(readFileSync(loginFile, 'utf8'));
+    const revoked = await ctl.fetch('/oidc/revoke', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: saved.oidc.refreshToken, client_id: 'svc' }).toString(),
+    });
+    assert.equal(revoked.status, 200);
+    writeFileSync(loginFile, JSON.stringify({ ...saved, oidc: { ...saved.oidc, expiresAt: new Date(Date.now() - 1_000).toISOString() } }));
+    const refused = await svc(['edge', 'list', 'identities']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, new RegExp(`the controller no longer takes the login of admin at ${ctl.baseUrl} \\(its refresh token expired or was revoked\\); log in again with 'svc edge login ${ctl.baseUrl}'`));
+
+    writeFileSync(loginFile, JSON.stringify({ ...saved, oidc: { ...saved.oidc, accessToken: `${saved.oidc.accessToken.slice(0, -4)}AAAA` } }));
+    const forged = await svc(['edge', 'list', 'identities']);
+    assert.equal(forged.code, 1);
     // The controller's own reason, then the hint.
-    assert.match(expired.stderr, new RegExp(`svc: the controller refused the session of admin at ${ctl.baseUrl} \\(HTTP 401 \\w+: [^)]+\\): it expired, was revoked or is incomplete; log in again with 'svc edge login ${ctl.baseUrl}'`));
+    assert.match(forged.stderr, new RegExp(`svc: the controller refused the session of admin at ${ctl.baseUrl} \\(HTTP 401 \\w+: [^)]+\\): it expired, was revoked or is incomplete; log in again with 'svc edge login ${ctl.baseUrl}'`));
 
     const logout = await svc(['edge', 'logout']);
     assert.equal(logout.code, 0);
@@ -220,6 +257,19 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     const notLoggedIn = await svc(['edge', 'whoami']);
     assert.equal(notLoggedIn.code, 2);
     assert.match(notLoggedIn.stderr, /svc: not logged in: run 'svc edge login URL' first/);
+  });
+
+  it('revokes the refresh token at logout', async () => {
+    const { svc, loginFile } = user();
+    assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-p', 'admin-password'])).code, 0);
+    const { oidc } = JSON.parse(readFileSync(loginFile, 'utf8'));
+    assert.equal((await svc(['edge', 'logout'])).code, 0);
+    const refreshed = await ctl.fetch('/oidc/token', {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ grant_type: 'refresh_token', refresh_token: oidc.refreshToken, client_id: 'svc' }).toString(),
+    });
+    assert.equal(refreshed.status, 400, 'the refresh token no longer works');
   });
 
   it('names the problem and exits 2 for every malformed command line', async () => {

@@ -7,6 +7,7 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import type { OidcTokens } from './oidc-session.js';
 import { usageError } from '../cli-error.js';
 
 export interface EdgeLogin {
@@ -14,8 +15,10 @@ export interface EdgeLogin {
   controller: string;
   /** The accepted CA certificates (PEM). */
   ca: string;
-  /** The legacy API session token (`svc-session`). */
-  token: string;
+  /** OIDC tokens (`svc edge login` since decision 0075): the access token is sent as Bearer and refreshed when due. */
+  oidc?: OidcTokens;
+  /** A legacy API session token (`svc-session`), from a login saved before the OIDC login; still used while it works. */
+  token?: string;
   identity: { id: string; name: string };
   username: string;
   loggedInAt: string;
@@ -48,6 +51,11 @@ function writePrivate(path: string, text: string): void {
 export function saveLogin(login: EdgeLogin, managementSpec: unknown): void {
   writePrivate(loginFile(), `${JSON.stringify(login, null, 2)}\n`);
   writePrivate(specFile(), JSON.stringify(managementSpec));
+}
+
+/** Replaces the saved login's tokens (after a refresh), keeping the saved document. */
+export function saveLoginTokens(login: EdgeLogin): void {
+  writePrivate(loginFile(), `${JSON.stringify(login, null, 2)}\n`);
 }
 
 /** The stored login, or undefined when there is none. */

@@ -2,12 +2,12 @@
  * `svc edge login URL`, `logout`, `whoami`. The first contact trusts nothing: it reads the controller's well-known
  * CA bundle (RFC 7030 §4.1; the controller's own CAs only, never a third-party CA: decision 0056) without verifying
  * the server, shows each CA's SHA-256 fingerprint and asks the user to confirm them (unless `--ca FILE` names the CAs
- * or `--yes` accepts them; a script with neither and no answer on stdin is refused naming both), then logs in trusting only those CAs and stores the URL, the CAs, the session and the
- * controller's Management API document (config-store.ts). The accepted CAs are remembered per URL, across logouts,
- * so a later login to the same controller is not asked again while they are valid. A session
- * that owes a TOTP code (the identity enrolled TOTP, or its auth policy requires it) is completed before anything is
- * saved: the code comes from `--totp` or a terminal prompt. `--identity FILE` logs in with an enrolled identity file's
- * certificate instead of a password.
+ * or `--yes` accepts them; a script with neither and no answer on stdin is refused naming both). The accepted CAs are
+ * remembered per URL, across logouts, so a later login to the same controller is not asked again while they are
+ * valid. The login itself is OIDC (oidc-session.ts: authorization code with PKCE, by password or, with `--identity
+ * FILE`, by the enrolled identity's certificate); a TOTP code the identity owes comes from `--totp` or a terminal
+ * prompt, and nothing is saved until the login is complete. What is saved (config-store.ts): the URL, the CAs, the
+ * tokens and the controller's Management API document. Logout revokes the refresh token.
  */
 import { X509Certificate } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -18,6 +18,7 @@ import { refusedError, usageError } from '../cli-error.js';
 import { describeAnswer, send } from './http.js';
 import { managementClient, managementUrl } from './management-client.js';
 import { ask, readPassword } from './terminal.js';
+import { oidcLogin, revokeOidcTokens } from './oidc-session.js';
 import { readIdentityFile, type LoadedIdentity } from '../../sdk/identity-file.js';
 
 export interface LoginArgs {
@@ -108,10 +109,6 @@ async function trustedCas(origin: string, args: LoginArgs, out: Output): Promise
   return cas.join('');
 }
 
-interface AuthQuery {
-  typeId?: string;
-  provider?: string;
-}
 
 /** Ends a session the controller started but this login will not keep (a courtesy: failing to end it changes nothing). */
 async function abandon(origin: string, ca: string, token: string): Promise<void> {
@@ -125,20 +122,6 @@ async function totpCodeOf(args: LoginArgs, username: string): Promise<string> {
   return ((await ask(`TOTP code for ${username}: `)) ?? '').trim();
 }
 
-/**
- * Answers what the new session still owes (its auth queries) so that only a complete session is saved. TOTP is
- * answered at `authenticate/mfa`; any other query (an external JWT a policy requires) cannot be answered here.
- */
-async function completeSession(origin: string, ca: string, token: string, queries: AuthQuery[], args: LoginArgs, username: string): Promise<void> {
-  const other = queries.filter((q) => q.typeId !== 'MFA');
-  if (other.length > 0) {
-    throw refusedError(`could not log in as ${username}: the controller also asks for ${other.map((q) => q.typeId ?? 'an unnamed query').join(', ')}, which svc edge login cannot answer; nothing was saved`);
-  }
-  if (queries.length === 0) return;
-  const code = await totpCodeOf(args, username);
-  const answer = await send(managementUrl(origin, '/authenticate/mfa'), { method: 'POST', ca, headers: { 'svc-session': token }, body: { code } });
-  if (answer.status < 200 || answer.status >= 300) throw refusedError(`could not log in as ${username}: the TOTP code was refused: ${describeAnswer(answer)}; nothing was saved`);
-}
 /** The identity file of `--identity`, checked before any contact; a bad one is a usage error naming the file and field. */
 function identityOf(path: string): LoadedIdentity {
   try {
@@ -152,34 +135,31 @@ function identityOf(path: string): LoadedIdentity {
 async function authenticate(origin: string, args: LoginArgs, out: Output, identity: LoadedIdentity | undefined) {
   if (identity) {
     const ca = args.ca === undefined && identity.caPem !== '' ? identity.caPem : await trustedCas(origin, args, out);
-    const login = await send(managementUrl(origin, '/authenticate', { method: 'cert' }), { method: 'POST', ca, cert: identity.certPem, key: identity.keyPem, body: {} });
-    return { ca, login, username: identity.commonName };
+    const username = identity.commonName;
+    const tokens = await oidcLogin(origin, ca, username, { cert: identity.certPem, key: identity.keyPem }, () => totpCodeOf(args, username));
+    return { ca, tokens, username };
   }
   const username = args.username ?? (process.env.SVC_ADMIN_USER || 'admin');
   const ca = await trustedCas(origin, args, out);
   const password = await readPassword({ password: args.password, passwordStdin: args.passwordStdin, envVariable: 'SVC_ADMIN_PASSWORD' }, `password for ${username}: `);
-  const login = await send(managementUrl(origin, '/authenticate', { method: 'password' }), { method: 'POST', ca, body: { username, password } });
-  return { ca, login, username };
+  const tokens = await oidcLogin(origin, ca, username, { username, password }, () => totpCodeOf(args, username));
+  return { ca, tokens, username };
 }
 
 export async function loginCommand(args: LoginArgs, out: Output): Promise<number> {
   const origin = controllerOrigin(args.url);
   const file = args.identity === undefined ? undefined : identityOf(args.identity);
-  const { ca, login, username } = await authenticate(origin, args, out, file);
-  const token = login.body?.data?.token;
-  if (login.status !== 200 || typeof token !== 'string') throw refusedError(`could not log in as ${username}: ${describeAnswer(login)}`);
-  const queries = (Array.isArray(login.body.data.authQueries) ? login.body.data.authQueries : []) as AuthQuery[];
-  try {
-    await completeSession(origin, ca, token, queries, args, username);
-  } catch (error) {
-    await abandon(origin, ca, token);
-    throw error;
+  const { ca, tokens, username } = await authenticate(origin, args, out, file);
+  const me = await send(managementUrl(origin, '/current-identity'), { ca, headers: { authorization: `Bearer ${tokens.accessToken}` } });
+  if (me.status !== 200) {
+    if (tokens.refreshToken) await revokeOidcTokens(origin, ca, tokens.refreshToken);
+    throw refusedError(`could not log in as ${username}: the controller did not take the new login: ${describeAnswer(me)}; nothing was saved`);
   }
-  const identity = login.body.data.identity ?? {};
+  const identity = me.body?.data ?? {};
   const spec = await send(managementUrl(origin, '/specs/edge-management/spec'), { ca });
   if (spec.status !== 200 || typeof spec.body?.data?.paths !== 'object') throw refusedError(`could not read the Management API document: ${describeAnswer(spec)}`);
   saveLogin(
-    { controller: origin, ca, token, identity: { id: String(identity.id ?? ''), name: String(identity.name ?? username) }, username, loggedInAt: new Date().toISOString() },
+    { controller: origin, ca, oidc: tokens, identity: { id: String(identity.id ?? ''), name: String(identity.name ?? username) }, username, loggedInAt: new Date().toISOString() },
     spec.body.data,
   );
   rememberCas(origin, ca);
@@ -194,7 +174,8 @@ export async function logoutCommand(out: Output): Promise<number> {
     return 0;
   }
   // Ending the session on the controller is a courtesy: the local login is forgotten even if it fails.
-  await abandon(login.controller, login.ca, login.token);
+  if (login.oidc?.refreshToken) await revokeOidcTokens(login.controller, login.ca, login.oidc.refreshToken);
+  else if (login.token) await abandon(login.controller, login.ca, login.token);
   forgetLogin();
   out.print(`logged out of ${login.controller}`);
   return 0;

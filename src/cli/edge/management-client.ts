@@ -5,7 +5,8 @@
  * than asked for a password on every command. A 403 for an identity that is not an administrator says so in one
  * sentence with the commands it can run, rather than the bare status.
  */
-import { requireLogin, type EdgeLogin } from './config-store.js';
+import { requireLogin, saveLoginTokens, type EdgeLogin } from './config-store.js';
+import { dueForRefresh, refreshOidcTokens } from './oidc-session.js';
 import { refusedError } from '../cli-error.js';
 import { describeAnswer, send, type HttpAnswer } from './http.js';
 
@@ -24,15 +25,40 @@ export function managementUrl(controller: string, path: string, query: Record<st
   return url;
 }
 
-export function managementClient(login: EdgeLogin = requireLogin()): ManagementClient {
+/** The header that carries the login: the OIDC access token, or a legacy session saved by an older version. */
+export function credentialHeaders(login: EdgeLogin): Record<string, string> {
+  if (login.oidc) return { authorization: `Bearer ${login.oidc.accessToken}` };
+  return login.token ? { 'svc-session': login.token } : {};
+}
+
+/**
+ * The login with a fresh access token: one that ends within a minute is refreshed first and the new pair saved (the
+ * refresh token is spent by the refresh). A refresh token the controller no longer takes means logging in again.
+ */
+async function freshLogin(login: EdgeLogin): Promise<EdgeLogin> {
+  if (!login.oidc || !dueForRefresh(login.oidc.expiresAt)) return login;
+  const again = `log in again with 'svc edge login ${login.controller}'`;
+  if (!login.oidc.refreshToken) throw refusedError(`the login of ${login.username} at ${login.controller} has expired and cannot be refreshed; ${again}`);
+  const tokens = await refreshOidcTokens(login.controller, login.ca, login.oidc.refreshToken);
+  if (!tokens) throw refusedError(`the controller no longer takes the login of ${login.username} at ${login.controller} (its refresh token expired or was revoked); ${again}`);
+  const refreshed = { ...login, oidc: { ...tokens, refreshToken: tokens.refreshToken ?? login.oidc.refreshToken } };
+  saveLoginTokens(refreshed);
+  return refreshed;
+}
+
+export function managementClient(initial: EdgeLogin = requireLogin()): ManagementClient {
+  let login = initial;
   return {
-    login,
+    get login() {
+      return login;
+    },
     async call(method, path, options = {}) {
+      login = await freshLogin(login);
       const answer = await send(managementUrl(login.controller, path, options.query), {
         method,
         ca: login.ca,
         // A text body (a PEM certificate) says what it is; a JSON one is labelled by send().
-        headers: { 'svc-session': login.token, ...(options.contentType ? { 'content-type': options.contentType } : {}) },
+        headers: { ...credentialHeaders(login), ...(options.contentType ? { 'content-type': options.contentType } : {}) },
         body: options.body,
       });
       if (answer.status === 401) {
@@ -50,7 +76,7 @@ export function managementClient(login: EdgeLogin = requireLogin()): ManagementC
 
 /** Throws the one-sentence refusal when the logged-in identity is not an administrator; returns otherwise. */
 async function explainNonAdmin(login: EdgeLogin, method: string, path: string): Promise<void> {
-  const me = await send(managementUrl(login.controller, '/current-identity'), { ca: login.ca, headers: { 'svc-session': login.token } }).catch(() => undefined);
+  const me = await send(managementUrl(login.controller, '/current-identity'), { ca: login.ca, headers: credentialHeaders(login) }).catch(() => undefined);
   const identity = me?.status === 200 ? me.body?.data : undefined;
   if (identity?.isAdmin !== false) return;
   const name = String(identity.name ?? login.username);
