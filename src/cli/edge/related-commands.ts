@@ -10,7 +10,8 @@ import type { RelationSpec, ResourceSpec } from './catalogue.js';
 import { fieldOptions } from './field-options.js';
 import { managementClient, type ManagementClient } from './management-client.js';
 import { resolveId } from './resolve.js';
-import { addListOptions, fetchList, listArgsOf, printList, type ListArgs } from './list-output.js';
+import { addListOptions, fetchList, listArgsOf, type ListArgs } from './list-output.js';
+import { printNamedList } from './names.js';
 import { closestMatch } from '../../shared/text-distance.js';
 
 export type Run = (action: () => Promise<number>) => Promise<void>;
@@ -28,7 +29,7 @@ export async function relatedListCommand(
 ): Promise<number> {
   const id = (await resolveId(client, resource, ref)) as string;
   const page = await fetchList(client, relation.path.replace('{id}', encodeURIComponent(id)), args, `${resource.singular} ${relation.name}`, args.query);
-  return printList(page, args.columns ?? relation.columns, args.json, out);
+  return printNamedList(client, page, args.columns ?? relation.columns, args.json, out);
 }
 
 /** `(did you mean services?)` when one relation is close to `word`. */
