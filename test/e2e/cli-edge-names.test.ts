@@ -66,4 +66,15 @@ describe(`svc edge tables and errors by name (${testDialect})`, () => {
     assert.notEqual(result.code, 0);
     assert.match(result.stderr, /no service has the id or name 'zzzzzzzz'$/m);
   });
+  it('refuses to delete a config a service uses, naming the service, and deletes it once the service lets go', async () => {
+    await ok('edge', 'create', 'config-type', 'host-type');
+    await ok('edge', 'create', 'config', 'web-host', '--config-type-id', 'host-type', '--config-data', '{"port": 80}');
+    await ok('edge', 'create', 'service', 'web2', '--configs', 'web-host');
+    const refused = await svc('edge', 'delete', 'config', 'web-host');
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /config 'web-host' is used by service 'web2'; remove it from the service first/);
+    assert.match(await ok('edge', 'get', 'config', 'web-host'), /web-host/);
+    await ok('edge', 'update', 'service', 'web2', '--configs', '');
+    await ok('edge', 'delete', 'config', 'web-host');
+  });
 });
