@@ -77,4 +77,14 @@ describe(`svc edge tables and errors by name (${testDialect})`, () => {
     await ok('edge', 'update', 'service', 'web2', '--configs', '');
     await ok('edge', 'delete', 'config', 'web-host');
   });
+  it("shows a service's configs by name, and an enrollment's identityId as the identity's name", async () => {
+    await ok('edge', 'create', 'config-type', 'intercept-type');
+    await ok('edge', 'create', 'config', 'crm-intercept', '--config-type-id', 'intercept-type', '--config-data', '{"port": 443}');
+    await ok('edge', 'create', 'service', 'crm', '--configs', 'crm-intercept');
+    const services = await ok('edge', 'list', 'services', 'name = "crm"', '--columns', 'name,configs');
+    assert.match(services, /^name +configs\ncrm +crm-intercept\n/);
+    await ok('edge', 'create', 'identity', 'bob', '-o', join(xdg, 'bob.jwt'));
+    const enrollments = await ok('edge', 'list', 'enrollments', '--columns', 'method,identityId');
+    assert.match(enrollments, /^ott +bob$/m);
+  });
 });

@@ -11,12 +11,20 @@ import { printList, type Page } from './list-output.js';
 /** The most ids one lookup asks for: the controller's largest page. */
 const BATCH = 500;
 
-/** The list path of the resource a role column names: `edgeRouterRoles` -> `/edge-routers`. */
-function rolePathOf(column: string): string | undefined {
-  const word = /^(\w+?)Roles$/.exec(column)?.[1];
-  if (!word) return undefined;
-  const kebab = word.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-  return `/${kebab.endsWith('y') ? `${kebab.slice(0, -1)}ies` : `${kebab}s`}`;
+/**
+ * The list path of the entities a column refers to, and whether it holds roles, if it is one of `paths` (the
+ * Management API's list paths): `edgeRouterRoles` -> `/edge-routers` (roles), `identityId` -> `/identities`,
+ * `configs` -> `/configs`.
+ */
+function referenceOf(column: string, paths: ReadonlySet<string>): { path: string; roles: boolean } | undefined {
+  const pathOf = (word: string) => {
+    const kebab = word.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    return kebab.endsWith('s') ? `/${kebab}` : `/${kebab.endsWith('y') ? `${kebab.slice(0, -1)}ie` : kebab}s`;
+  };
+  const roles = /^(\w+?)Roles$/.exec(column)?.[1];
+  const word = roles ?? /^(\w+?)Ids?$/.exec(column)?.[1] ?? column;
+  const path = pathOf(word);
+  return paths.has(path) ? { path, roles: roles !== undefined } : undefined;
 }
 
 /** The names of the entities at `path` with these ids, by id (ids that name nothing are left out). */
@@ -31,19 +39,34 @@ async function namesOf(client: ManagementClient, path: string, ids: string[]): P
   return names;
 }
 
-/** The items with the `@id` entries of their shown role columns replaced by `@name` (an id that names nothing stays). */
-export async function withRoleNames(client: ManagementClient, items: Record<string, unknown>[], columns: readonly string[]): Promise<Record<string, unknown>[]> {
+/** The id a cell entry refers to: a role's `@id`, or a plain id; undefined for `#attribute` roles and non-strings. */
+function idOf(entry: unknown, roles: boolean): string | undefined {
+  if (typeof entry !== 'string') return undefined;
+  if (!roles) return entry;
+  return entry.startsWith('@') ? entry.slice(1) : undefined;
+}
+
+/**
+ * The items with the shown columns that refer to other entities by id (`identityRoles`' `@id` entries, `identityId`,
+ * `configs`) showing names instead, `@name` for roles; an id that names nothing (deleted meanwhile) stays as it is.
+ */
+export async function withNames(client: ManagementClient, items: Record<string, unknown>[], columns: readonly string[], paths: ReadonlySet<string>): Promise<Record<string, unknown>[]> {
   const named = items.map((item) => ({ ...item }));
   for (const column of columns) {
-    const path = rolePathOf(column);
-    if (!path) continue;
-    const ids = new Set<string>();
-    for (const item of items) for (const role of Array.isArray(item[column]) ? (item[column] as unknown[]) : []) if (typeof role === 'string' && role.startsWith('@')) ids.add(role.slice(1));
+    const reference = referenceOf(column, paths);
+    if (!reference) continue;
+    const entries = (value: unknown): unknown[] => (Array.isArray(value) ? value : [value]);
+    const ids = new Set(items.flatMap((item) => entries(item[column]).map((e) => idOf(e, reference.roles)).filter((id): id is string => id !== undefined)));
     if (ids.size === 0) continue;
-    const names = await namesOf(client, path, [...ids]);
+    const names = await namesOf(client, reference.path, [...ids]);
+    const shown = (entry: unknown) => {
+      const id = idOf(entry, reference.roles);
+      const name = id === undefined ? undefined : names.get(id);
+      return name === undefined ? entry : `${reference.roles ? '@' : ''}${name}`;
+    };
     for (const item of named) {
-      const roles = item[column];
-      if (Array.isArray(roles)) item[column] = roles.map((r) => (typeof r === 'string' && r.startsWith('@') && names.has(r.slice(1)) ? `@${names.get(r.slice(1))}` : r));
+      const value = item[column];
+      if (value !== null && value !== undefined) item[column] = Array.isArray(value) ? value.map(shown) : shown(value);
     }
   }
   return named;
@@ -62,7 +85,7 @@ export async function suggestName(client: ManagementClient, path: string, value:
   return closestMatch(value, names);
 }
 
-/** Prints a page as printList does, with role columns by name in a table (JSON stays as the controller answered). */
-export async function printNamedList(client: ManagementClient, page: Page, columns: readonly string[], json: boolean, out: Output): Promise<number> {
-  return printList(json ? page : { ...page, items: await withRoleNames(client, page.items, columns) }, columns, json, out);
+/** Prints a page as printList does, references by name in a table (JSON stays as the controller answered). */
+export async function printNamedList(client: ManagementClient, page: Page, columns: readonly string[], json: boolean, out: Output, paths: ReadonlySet<string>): Promise<number> {
+  return printList(json ? page : { ...page, items: await withNames(client, page.items, columns, paths) }, columns, json, out);
 }
