@@ -87,4 +87,14 @@ describe(`svc edge tables and errors by name (${testDialect})`, () => {
     const enrollments = await ok('edge', 'list', 'enrollments', '--columns', 'method,identityId');
     assert.match(enrollments, /^ott +bob$/m);
   });
+  it('shows the audit log with the time and the name of the entity changed, even after the entity is deleted', async () => {
+    const since = Date.now();
+    await ok('edge', 'create', 'service', 'audited');
+    await ok('edge', 'delete', 'service', 'audited');
+    const table = (await ok('edge', 'list', 'audit-log', 'entityType = "service"', '--limit', '2')).split('\n');
+    assert.match(table[0] as string, /^id +time +actorName +action +entityType +entityName$/);
+    const rows = table.slice(1, 3).map((line) => line.split(/ +/));
+    assert.deepEqual(rows.map((cells) => [cells[2], cells[3], cells[5]]), [['admin', 'delete', 'audited'], ['admin', 'create', 'audited']]);
+    for (const cells of rows) assert.ok(Date.parse(cells[1] as string) >= since - 1000, `${cells[1]} is the time of the change`);
+  });
 });
