@@ -232,10 +232,10 @@ describe(`router presence: online status wherever a router shows (${testDialect}
     await ok('edge', 'login', ctl.baseUrl, '--yes', '-u', 'admin', '-p', 'admin-password');
 
     const table = (await ok('edge', 'list', 'edge-routers', `name = "${router.name}" or name = "${never.name}"`)).split('\n');
-    assert.match(table[0] ?? '', /^id\s+name\s+isOnline\s+version\s/);
+    assert.match(table[0] ?? '', /^id\s+name\s+isOnline\s+isVerified\s+version\s/);
     const row = (id: string) => table.find((line) => line.startsWith(id)) ?? '';
-    assert.match(row(router.id), new RegExp(`^${router.id}\\s+${router.name}\\s+true\\s+v0\\.41\\.0\\s`));
-    assert.match(row(never.id), new RegExp(`^${never.id}\\s+${never.name}\\s+false\\s+-\\s`));
+    assert.match(row(router.id), new RegExp(`^${router.id}\\s+${router.name}\\s+true\\s+false\\s+v0\\.41\\.0\\s`));
+    assert.match(row(never.id), new RegExp(`^${never.id}\\s+${never.name}\\s+false\\s+false\\s+-\\s`));
   });
 });
 

@@ -126,6 +126,8 @@ describe(`service management (${testDialect})`, () => {
     const service = await created('/services', { name: 'holder', configs: [config] });
     const res = await admin.del(`/configs/${config}`);
     assert.deepEqual([res.status, res.json().error.code], [409, 'CAN_NOT_DELETE_REFERENCED_ENTITY']);
+    assert.equal(res.json().error.message, "The config 'held' is used by service 'holder'; remove it from the service first");
+    assert.deepEqual(res.json().error.cause.services, [{ id: service, name: 'holder' }]);
     assert.equal((await admin.get(`/configs/${config}`)).status, 200);
     assert.equal((await admin.patch(`/services/${service}`, { configs: [] })).status, 200);
     assert.equal((await admin.del(`/configs/${config}`)).status, 200);

@@ -95,7 +95,7 @@ function cellRank(schema: Schema): number {
  */
 export function columnsOf(item: Schema | undefined, createBody: Schema | undefined): string[] {
   const properties = (item?.properties ?? {}) as Record<string, Schema>;
-  const columns = ['id', 'name', 'isOnline', 'version'].filter((c) => c in properties);
+  const columns = ['id', 'name', 'isOnline', 'isVerified', 'version'].filter((c) => c in properties);
   const settable = Object.keys((createBody?.properties ?? {}) as Record<string, Schema>);
   const order = (name: string) => (settable.includes(name) ? settable.indexOf(name) : settable.length);
   const candidates = Object.entries(properties)

@@ -10,7 +10,8 @@ import type { RelationSpec, ResourceSpec } from './catalogue.js';
 import { fieldOptions } from './field-options.js';
 import { managementClient, type ManagementClient } from './management-client.js';
 import { resolveId } from './resolve.js';
-import { addListOptions, fetchList, listArgsOf, printList, type ListArgs } from './list-output.js';
+import { addListOptions, fetchList, listArgsOf, type ListArgs } from './list-output.js';
+import { printNamedList } from './names.js';
 import { closestMatch } from '../../shared/text-distance.js';
 
 export type Run = (action: () => Promise<number>) => Promise<void>;
@@ -25,10 +26,11 @@ export async function relatedListCommand(
   ref: string,
   args: ListArgs & { query: Record<string, string> },
   out: Output,
+  paths: ReadonlySet<string>,
 ): Promise<number> {
   const id = (await resolveId(client, resource, ref)) as string;
   const page = await fetchList(client, relation.path.replace('{id}', encodeURIComponent(id)), args, `${resource.singular} ${relation.name}`, args.query);
-  return printList(page, args.columns ?? relation.columns, args.json, out);
+  return printNamedList(client, page, args.columns ?? relation.columns, args.json, out, paths);
 }
 
 /** `(did you mean services?)` when one relation is close to `word`. */
@@ -52,7 +54,7 @@ function unknownRelation(operands: string[]): string | undefined {
  * Adds `list` (the resource's list command) one sub-command per related list. The list keeps its own `[filter]`;
  * a word there that can only be a relation's name is refused with the names the resource has (exit code 2).
  */
-export function addRelationCommands(list: Command, resource: ResourceSpec, out: Output, run: Run): void {
+export function addRelationCommands(list: Command, resource: ResourceSpec, out: Output, run: Run, paths: ReadonlySet<string>): void {
   if (resource.relations.length === 0) return;
   const names = resource.relations.map((r) => r.name);
   // Extra operands are checked below (an unknown relation) rather than refused as "too many arguments".
@@ -93,7 +95,7 @@ export function addRelationCommands(list: Command, resource: ResourceSpec, out: 
         const query: Record<string, string> = {};
         for (const [key, value] of Object.entries(options)) if (key.startsWith(QUERY_KEY) && value !== undefined) query[key.slice(QUERY_KEY.length)] = String(value);
         const args = { ...listArgsOf(filter, options), query };
-        return relatedListCommand(managementClient(), resource, relation, ref, args, out);
+        return relatedListCommand(managementClient(), resource, relation, ref, args, out, paths);
       }),
     );
   }

@@ -11,6 +11,7 @@
 import { camelOf, type FieldSpec, type ResourceSpec } from './catalogue.js';
 import { refusedError, usageError } from '../cli-error.js';
 import type { ManagementClient } from './management-client.js';
+import { suggestName } from './names.js';
 
 /** A filter string literal (the filter grammar's escapes are JSON's for every printable character). */
 function quoted(value: string): string {
@@ -26,7 +27,8 @@ export async function resolveId(client: ManagementClient, resource: ResourceSpec
   if (matches.length === 1) return (matches[0] as { id: string }).id;
   if (matches.length === 0) {
     if (!required) return undefined;
-    throw refusedError(`no ${resource.singular} has the id or name '${value}'`);
+    const near = await suggestName(client, resource.list.path, value);
+    throw refusedError(`no ${resource.singular} has the id or name '${value}'${near ? `; did you mean '${near}'?` : ''}`);
   }
   throw usageError(
     `'${value}' is ambiguous: it names ${matches.length} ${resource.plural} (${matches.map((m) => `${m.name ?? ''} ${m.id}`.trim()).join('; ')}); give an id`,

@@ -13,13 +13,14 @@ import { JsonInputError, readDataObject } from './json-input.js';
 import { namesFirst } from './upstream-habits.js';
 import type { ManagementClient } from './management-client.js';
 import { resolveId, resolveReferences } from './resolve.js';
-import { fetchList, printList, type ListArgs } from './list-output.js';
+import { printNamedList } from './names.js';
+import { fetchList, type ListArgs } from './list-output.js';
 
 const itemPath = (path: string, id: string) => path.replace('{id}', encodeURIComponent(id));
 
 /** `svc edge list RESOURCE`: one page, or every page, as a table or JSON (list-output.ts). */
-export async function listCommand(client: ManagementClient, resource: ResourceSpec, args: ListArgs, out: Output): Promise<number> {
-  return printList(await fetchList(client, resource.list.path, args, resource.singular), args.columns ?? resource.columns, args.json, out);
+export async function listCommand(client: ManagementClient, resource: ResourceSpec, args: ListArgs, out: Output, paths: ReadonlySet<string>): Promise<number> {
+  return printNamedList(client, await fetchList(client, resource.list.path, args, resource.singular), args.columns ?? resource.columns, args.json, out, paths);
 }
 
 export async function getCommand(client: ManagementClient, resource: ResourceSpec, ref: string, out: Output): Promise<number> {

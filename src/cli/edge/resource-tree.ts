@@ -77,6 +77,8 @@ function fieldsSummary(resources: ResourceSpec[], pick: (r: ResourceSpec) => Bod
 
 export function addResourceCommands(edge: Command, catalogue: Map<string, ResourceSpec>, out: Output, run: Run): void {
   const resources = [...catalogue.values()].sort((a, b) => a.singular.localeCompare(b.singular));
+  // The list paths, so a table can look up the names of the entities its columns refer to (names.ts).
+  const paths = new Set(resources.map((r) => r.list.path));
 
   const list = edge
     .command('list')
@@ -85,9 +87,9 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
   for (const resource of resources) {
     const command = resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`);
     addListOptions(command.argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`), resource.columns).action(
-      (filter: string | undefined, options: Record<string, any>) => run(() => listCommand(managementClient(), resource, listArgsOf(filter, options), out)),
+      (filter: string | undefined, options: Record<string, any>) => run(() => listCommand(managementClient(), resource, listArgsOf(filter, options), out, paths)),
     );
-    addRelationCommands(command, resource, out, run);
+    addRelationCommands(command, resource, out, run, paths);
   }
 
   const get = edge.command('get').alias('show').description('Prints one entity as JSON, named by id or name');

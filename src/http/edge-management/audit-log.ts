@@ -11,12 +11,14 @@ import { defineRoute } from '../kit/route.js';
 
 export const AuditEntryView = Type.Object({
   id: Type.String(),
+  time: Type.String({ format: 'date-time', description: 'when it happened (createdAt, named for the table a person reads)' }),
   sequence: Type.Integer({ description: 'the place in the trail: numbered as entries are written, it orders entries of the same instant' }),
   actorId: Type.Union([Type.String(), Type.Null()], { description: 'null for the controller itself' }),
   actorName: Type.String(),
   action: Type.String(),
   entityType: Type.String(),
   entityId: Type.String(),
+  entityName: Type.String({ description: "the entity's name as the change recorded it, else its id" }),
   details: Type.Object({}, { additionalProperties: true, description: 'what changed; never secrets' }),
   createdAt: DateTime,
   updatedAt: DateTime,
@@ -47,12 +49,15 @@ export function auditEntryView(entry: RecordedAuditEntry) {
   const collection = COLLECTIONS.get(entry.entityType);
   return {
     id: entry.id,
+    time: entry.createdAt.toISOString(),
     sequence: entry.sequence,
     actorId: entry.actor.id,
     actorName: entry.actor.name,
     action: entry.action,
     entityType: entry.entityType,
     entityId: entry.entityId,
+    // The name as the change recorded it: still readable after the entity is deleted or renamed.
+    entityName: typeof entry.details.name === 'string' ? entry.details.name : entry.entityId,
     details: entry.details,
     createdAt: entry.createdAt.toISOString(),
     updatedAt: entry.createdAt.toISOString(),

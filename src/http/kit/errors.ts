@@ -55,6 +55,19 @@ interface AjvIssue {
   params: Record<string, unknown>;
 }
 
+/**
+ * The first issue, or, when it is one branch of a union of literals (TypeBox's `Union([Literal('Dial'), …])` fails as
+ * one `const` issue per branch), an `enum` issue with every literal the value could have been, so the refusal names
+ * them as it does for a plain enumeration.
+ */
+function enumIssueOf(issues: AjvIssue[]): AjvIssue {
+  const first = issues[0] as AjvIssue;
+  if (first.keyword !== 'const') return first;
+  const branches = issues.filter((i) => i.keyword === 'const' && i.instancePath === first.instancePath);
+  if (branches.length < 2) return first;
+  return { ...first, keyword: 'enum', params: { allowedValues: branches.map((i) => i.params.allowedValue) } };
+}
+
 /** The field an Ajv validation error is about, dotted (`body.username`, `query.limit`). */
 function validationCause(context: string | undefined, issue: AjvIssue, input: unknown): ErrorCause {
   // JSON Pointer segments (RFC 6901 §4): `~1` is `/`, `~0` is `~`.
@@ -111,7 +124,7 @@ export function toApiError(error: FastifyError, request: FastifyRequest): ApiErr
   if (error.validation && error.validation.length > 0) {
     const context = error.validationContext;
     const input = context === 'querystring' ? request.query : context === 'params' ? request.params : context === 'headers' ? request.headers : request.body;
-    const cause = validationCause(context, error.validation[0] as AjvIssue, input);
+    const cause = validationCause(context, enumIssueOf(error.validation as AjvIssue[]), input);
     return new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${cause.reason}`, cause });
   }
   switch (error.code) {

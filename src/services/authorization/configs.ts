@@ -16,6 +16,9 @@ import { resourceService, type ResourceScope, type ResourceService } from '../re
 import { dataProblem, fieldPath } from './json-schema.js';
 import { idIn, relatedPage } from './related-list.js';
 
+/** How many of the services using a config a refused delete names. */
+const NAMED_USERS = 5;
+
 /**
  * A whole config. Create needs `configTypeId`; PUT may leave it out (the reference's configUpdate has no such field)
  * or repeat the current one.
@@ -90,11 +93,16 @@ export function createConfigService(deps: {
       created: (config, id, now) => ({ ...config, configTypeId: config.configTypeId ?? '', id, createdAt: now, updatedAt: now }),
       check,
       async checkDelete(config) {
-        const users = (await services.idsUsingConfig(config.id)).length;
-        if (users > 0) {
+        const ids = await services.idsUsingConfig(config.id);
+        if (ids.length > 0) {
+          // The first few by name (a bounded number of reads), so the operator knows where to remove it.
+          const named = (await Promise.all(ids.slice(0, NAMED_USERS).map((id) => services.findById(id)))).flatMap((s) => (s ? [s] : []));
+          const names = named.map((s) => `'${s.name}'`).join(', ');
+          const more = ids.length > named.length ? ` and ${ids.length - named.length} more` : '';
+          const which = ids.length === 1 ? 'the service' : 'those services';
           throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-            message: `The config '${config.name}' is used by ${users} service${users === 1 ? '' : 's'}`,
-            cause: { field: 'id', value: config.id, referencedBy: 'services', count: users },
+            message: `The config '${config.name}' is used by ${ids.length === 1 ? 'service' : 'services'} ${names}${more}; remove it from ${which} first`,
+            cause: { field: 'id', value: config.id, referencedBy: 'services', count: ids.length, services: named.map((s) => ({ id: s.id, name: s.name })) },
           });
         }
       },
