@@ -50,6 +50,8 @@ export interface ConfigRepository extends ResourceRepository<Config> {
   typesOf(ids: readonly string[]): Promise<Map<string, string>>;
   /** How many configs are of type `configTypeId`. */
   countOfType(configTypeId: string): Promise<number>;
+  /** The first `limit` configs (by name) of type `configTypeId`, id and name, for a refusal that names them. */
+  namesOfType(configTypeId: string, limit: number): Promise<{ id: string; name: string }[]>;
   /** Every config of type `configTypeId`, for checking them against a new schema. */
   allOfType(configTypeId: string): Promise<Config[]>;
   /** The ids of the configs service `serviceId` carries. */
@@ -69,6 +71,9 @@ export function createConfigRepository(database: Database): ConfigRepository {
     async countOfType(configTypeId) {
       const row = await db.selectFrom('configs').select(db.fn.countAll().as('total')).where('config_type_id', '=', configTypeId).executeTakeFirstOrThrow();
       return Number(row.total);
+    },
+    async namesOfType(configTypeId, limit) {
+      return db.selectFrom('configs').select(['id', 'name']).where('config_type_id', '=', configTypeId).orderBy('name').limit(limit).execute();
     },
     async allOfType(configTypeId) {
       const rows = await db.selectFrom('configs').selectAll().where('config_type_id', '=', configTypeId).orderBy('name').execute();

@@ -54,6 +54,8 @@ export interface IdentityRepository extends ResourceRepository<Identity> {
   delete(id: string): Promise<boolean>;
   /** How many identities name the auth policy `policyId`. */
   countUsingAuthPolicy(policyId: string): Promise<number>;
+  /** The first `limit` identities (by name) that name the auth policy `policyId`, id and name. */
+  namesUsingAuthPolicy(policyId: string, limit: number): Promise<{ id: string; name: string }[]>;
 }
 
 function fromRow(row: Selectable<IdentitiesTable>): Identity {
@@ -195,6 +197,9 @@ export function createIdentityRepository(database: Database): IdentityRepository
         .where('auth_policy_id', '=', policyId)
         .executeTakeFirstOrThrow();
       return Number(row.total);
+    },
+    async namesUsingAuthPolicy(policyId, limit) {
+      return db.selectFrom('identities').select(['id', 'name']).where('auth_policy_id', '=', policyId).orderBy('name').limit(limit).execute();
     },
   };
 }

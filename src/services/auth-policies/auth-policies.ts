@@ -4,6 +4,7 @@
  * The system `default` policy can be changed but not deleted; a policy identities use cannot be deleted.
  */
 import { ApiError } from '../../errors/api-error.js';
+import { NAMED_USERS, referencedEntityError } from '../referenced-entity.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy, type AuthPolicyBody } from '../../domain/auth-policy.js';
 import type { Identity } from '../../domain/identity.js';
 import { AUTH_POLICY_TABLE, type AuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
@@ -78,7 +79,7 @@ type AuthPolicyFields = Pick<AuthPolicy, 'name' | 'primary' | 'secondary' | 'tag
 
 export function createAuthPolicyService(deps: {
   authPolicies: AuthPolicyRepository;
-  identities: Pick<IdentityRepository, 'countUsingAuthPolicy'>;
+  identities: Pick<IdentityRepository, 'countUsingAuthPolicy' | 'namesUsingAuthPolicy'>;
   /** To refuse policies naming external JWT signers that do not exist. */
   signers: Pick<ExternalJwtSignerRepository, 'existingIds'>;
   /** A policy's change and its audit entry, in one transaction. */
@@ -121,12 +122,11 @@ export function createAuthPolicyService(deps: {
           throw new ApiError('ENTITY_CAN_NOT_BE_DELETED', { message: `The system auth policy '${policy.name}' cannot be deleted`, cause: { field: 'id', value: policy.id } });
         }
         const users = await identities.countUsingAuthPolicy(policy.id);
-        if (users > 0) {
-          throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-            message: `The auth policy '${policy.name}' is used by ${users} ${users === 1 ? 'identity' : 'identities'}`,
-            cause: { field: 'id', value: policy.id, referencedBy: 'identities', count: users },
-          });
-        }
+        if (users === 0) return;
+        throw referencedEntityError({
+          ...{ label: 'auth policy', name: policy.name, id: policy.id, singular: 'identity', plural: 'identities', referencedBy: 'identities' },
+          ...{ total: users, users: await identities.namesUsingAuthPolicy(policy.id, NAMED_USERS), advice: 'give those identities another auth policy first' },
+        });
       },
       // Only the settings, never secrets (policies hold none).
       auditDetails: (policy) => ({ name: policy.name, primary: policy.primary, secondary: policy.secondary }),

@@ -6,6 +6,7 @@
  */
 import type { ConfigType, JsonObject, Tags } from '../../domain/config.js';
 import { ApiError } from '../../errors/api-error.js';
+import { NAMED_USERS, referencedEntityError } from '../referenced-entity.js';
 import { CONFIG_TYPE_TABLE, type ConfigTypeRepository } from '../../persistence/repositories/config-types.js';
 import type { ConfigRepository } from '../../persistence/repositories/configs.js';
 import type { Clock } from '../../shared/clock.js';
@@ -37,7 +38,7 @@ const invalidSchema = (reason: string, path: string, value?: unknown) =>
 
 export function createConfigTypeService(deps: {
   configTypes: ConfigTypeRepository;
-  configs: Pick<ConfigRepository, 'countOfType' | 'allOfType'>;
+  configs: Pick<ConfigRepository, 'countOfType' | 'namesOfType' | 'allOfType'>;
   changes: AuditedChanges<Pick<ConfigTypeRepository, 'insert' | 'update' | 'delete'>>;
   clock: Clock;
 }): ConfigTypeService {
@@ -69,12 +70,11 @@ export function createConfigTypeService(deps: {
       },
       async checkDelete(type) {
         const users = await configs.countOfType(type.id);
-        if (users > 0) {
-          throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-            message: `The config type '${type.name}' is used by ${users} config${users === 1 ? '' : 's'}`,
-            cause: { field: 'id', value: type.id, referencedBy: 'configs', count: users },
-          });
-        }
+        if (users === 0) return;
+        throw referencedEntityError({
+          ...{ label: 'config type', name: type.name, id: type.id, singular: 'config', plural: 'configs', referencedBy: 'configs' },
+          ...{ total: users, users: await configs.namesOfType(type.id, NAMED_USERS), advice: `delete ${users === 1 ? 'that config' : 'those configs'} first` },
+        });
       },
       auditDetails: (type) => ({ name: type.name, schema: type.schema }),
     },

@@ -6,6 +6,7 @@
  */
 import type { Config, ConfigWithType, JsonObject, Tags } from '../../domain/config.js';
 import { ApiError } from '../../errors/api-error.js';
+import { NAMED_USERS, referencedEntityError } from '../referenced-entity.js';
 import type { ConfigTypeRepository } from '../../persistence/repositories/config-types.js';
 import { CONFIG_TABLE, type ConfigRepository } from '../../persistence/repositories/configs.js';
 import type { ServiceRepository } from '../../persistence/repositories/services.js';
@@ -15,9 +16,6 @@ import type { ListPage, RawListParams } from '../list-page.js';
 import { resourceService, type ResourceScope, type ResourceService } from '../resource-service.js';
 import { dataProblem, fieldPath } from './json-schema.js';
 import { idIn, relatedPage } from './related-list.js';
-
-/** How many of the services using a config a refused delete names. */
-const NAMED_USERS = 5;
 
 /**
  * A whole config. Create needs `configTypeId`; PUT may leave it out (the reference's configUpdate has no such field)
@@ -47,7 +45,7 @@ const notFound = (label: string, id: string) => new ApiError('NOT_FOUND', { mess
 export function createConfigService(deps: {
   configs: ConfigRepository;
   configTypes: Pick<ConfigTypeRepository, 'findById' | 'namesByIds'>;
-  services: Pick<ServiceRepository, 'findById' | 'idsUsingConfig'>;
+  services: Pick<ServiceRepository, 'findById' | 'idsUsingConfig' | 'namesByIds'>;
   changes: AuditedChanges<Pick<ConfigRepository, 'insert' | 'update' | 'delete'>>;
   clock: Clock;
 }): ConfigService {
@@ -94,17 +92,13 @@ export function createConfigService(deps: {
       check,
       async checkDelete(config) {
         const ids = await services.idsUsingConfig(config.id);
-        if (ids.length > 0) {
-          // The first few by name (a bounded number of reads), so the operator knows where to remove it.
-          const named = (await Promise.all(ids.slice(0, NAMED_USERS).map((id) => services.findById(id)))).flatMap((s) => (s ? [s] : []));
-          const names = named.map((s) => `'${s.name}'`).join(', ');
-          const more = ids.length > named.length ? ` and ${ids.length - named.length} more` : '';
-          const which = ids.length === 1 ? 'the service' : 'those services';
-          throw new ApiError('CAN_NOT_DELETE_REFERENCED_ENTITY', {
-            message: `The config '${config.name}' is used by ${ids.length === 1 ? 'service' : 'services'} ${names}${more}; remove it from ${which} first`,
-            cause: { field: 'id', value: config.id, referencedBy: 'services', count: ids.length, services: named.map((s) => ({ id: s.id, name: s.name })) },
-          });
-        }
+        if (ids.length === 0) return;
+        // The first few by name (one bounded read), so the operator knows where to remove it.
+        const users = [...(await services.namesByIds(ids.slice(0, NAMED_USERS)))].map(([id, name]) => ({ id, name }));
+        throw referencedEntityError({
+          ...{ label: 'config', name: config.name, id: config.id, singular: 'service', plural: 'services', referencedBy: 'services' },
+          ...{ total: ids.length, users, advice: `remove it from ${ids.length === 1 ? 'the service' : 'those services'} first` },
+        });
       },
       auditDetails: (config) => ({ name: config.name, configTypeId: config.configTypeId, data: config.data }),
     },
