@@ -1,6 +1,7 @@
 /**
  * Names where people read (issue 44 item 4): role columns show `@name` rather than ids, the edge-router table shows
- * whether a router is online and verified, and an unknown entity name gets a did-you-mean. Real `svc` processes
+ * whether a router is online and verified, an unknown entity name gets a did-you-mean, and a delete refused because
+ * other entities use the one deleted names them (configs, config types, auth policies). Real `svc` processes
  * against a real controller on loopback over TLS.
  */
 import assert from 'node:assert/strict';
@@ -11,6 +12,8 @@ import { after, before, describe, it } from 'node:test';
 import { cliUser } from '../helpers/cli.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
+
+const INTERCEPT = '{"protocols":["tcp"],"addresses":["web.local"],"portRanges":[{"low":80,"high":80}]}';
 
 describe(`svc edge tables and errors by name (${testDialect})`, () => {
   let ctl: TestController;
@@ -96,5 +99,36 @@ describe(`svc edge tables and errors by name (${testDialect})`, () => {
     const rows = table.slice(1, 3).map((line) => line.split(/ +/));
     assert.deepEqual(rows.map((cells) => [cells[2], cells[3], cells[5]]), [['admin', 'delete', 'audited'], ['admin', 'create', 'audited']]);
     for (const cells of rows) assert.ok(Date.parse(cells[1] as string) >= since - 1000, `${cells[1]} is the time of the change`);
+  });
+
+  it('refuses to delete a config type a config uses, naming the config, and deletes it once unused', async () => {
+    await ok('edge', 'create', 'config-type', 'team-type', '--schema', '{"type":"object"}');
+    await ok('edge', 'create', 'config', 'team-cfg', 'team-type', '{"a":1}');
+    const refused = await svc('edge', 'delete', 'config-type', 'team-type');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /409 CAN_NOT_DELETE_REFERENCED_ENTITY: The config type 'team-type' is used by config 'team-cfg'; delete that config first/);
+    assert.equal(JSON.parse(await ok('edge', 'get', 'config-type', 'team-type', '-j')).name, 'team-type');
+    await ok('edge', 'delete', 'config', 'team-cfg');
+    await ok('edge', 'delete', 'config-type', 'team-type');
+  });
+
+  it('names the first five users with the total when many use it', async () => {
+    await ok('edge', 'create', 'config', 'shared-cfg', 'intercept.v1', INTERCEPT);
+    for (let i = 1; i <= 7; i++) await ok('edge', 'create', 'service', `svc-${i}`, '--configs', 'shared-cfg');
+    const refused = await svc('edge', 'delete', 'config', 'shared-cfg');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /The config 'shared-cfg' is used by 7 services, among them 'svc-1', 'svc-2', 'svc-3', 'svc-4', 'svc-5'; remove it from those services first/);
+    const two = await svc('edge', 'delete', 'service', 'svc-1');
+    assert.equal(two.code, 0);
+  });
+
+  it('refuses to delete an auth policy identities use, naming them, and deletes it once unused', async () => {
+    await ok('edge', 'create', 'auth-policy', 'strict', '--data', '{"primary":{"cert":{"allowed":true,"allowExpiredCerts":false},"updb":{"allowed":true,"minPasswordLength":5,"maxAttempts":0,"lockoutDurationMinutes":0,"requireMixedCase":false,"requireNumberChar":false,"requireSpecialChar":false},"extJwt":{"allowed":false,"allowedSigners":[]}},"secondary":{"requireTotp":false,"requireExtJwt":null}}');
+    await ok('edge', 'create', 'identity', 'strict-bob', '--auth-policy-id', 'strict');
+    const refused = await svc('edge', 'delete', 'auth-policy', 'strict');
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /The auth policy 'strict' is used by identity 'strict-bob'; give those identities another auth policy first/);
+    await ok('edge', 'delete', 'identity', 'strict-bob');
+    await ok('edge', 'delete', 'auth-policy', 'strict');
   });
 });
