@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { Secret, TOTP } from 'otpauth';
 import { verifiedCa } from '../helpers/cas.js';
 import { spawnCliInTerminal } from '../helpers/cli.js';
 import { runCliInProcess } from '../helpers/cli-in-process.js';
@@ -144,13 +145,41 @@ describe(`svc edge login, logout, whoami and usage errors (${testDialect})`, () 
     assert.equal((await svc(['edge', 'login', ctl.baseUrl, '--yes', '-u', 'cli-alice', '-p', 'alice-password'])).code, 0);
     const refused = await svc(['edge', 'list', 'identities']);
     assert.equal(refused.code, 1);
-    assert.match(refused.stderr, /GET \/identities needs an administrator and cli-alice is not one; as cli-alice you can run svc edge whoami and svc edge logout/);
+    assert.match(refused.stderr, /GET \/identities needs an administrator and cli-alice is not one; as cli-alice you can run svc edge me \(your services, sessions and MFA\), svc edge whoami and svc edge logout/);
     const whoami = await svc(['edge', 'whoami']);
     assert.equal(whoami.code, 0, whoami.stderr);
     assert.match(whoami.stdout, /^cli-alice \(/);
     const admin = await loggedIn.svc(['edge', 'list', 'identities']);
     assert.equal(admin.code, 0, admin.stderr);
     assert.match(admin.stdout, /cli-alice/);
+
+    // What the non-admin has instead: its own services, sessions, API session and TOTP, over the Client API.
+    const service = await ctl.fetch('/edge/management/v1/services', { method: 'POST', headers, body: { name: 'alice-app', encryptionRequired: true } });
+    assert.equal(service.status, 201, service.text);
+    const grant = { name: 'alice-dials-app', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${made.json().data.id}`], serviceRoles: [`@${service.json().data.id}`] };
+    assert.equal((await ctl.fetch('/edge/management/v1/service-policies', { method: 'POST', headers, body: grant })).status, 201);
+    const services = await svc(['edge', 'me', 'services']);
+    assert.equal(services.code, 0, services.stderr);
+    assert.match(services.stdout, /^name +permissions +encryptionRequired +id\nalice-app +Dial +true +\S+\nresults: 1-1 of 1\n$/);
+    const apiSession = await svc(['edge', 'me', 'api-session']);
+    assert.match(apiSession.stdout, /^id: \S+$/m);
+    assert.equal((await svc(['edge', 'me', 'sessions'])).code, 0);
+
+    assert.match((await svc(['edge', 'me', 'mfa'])).stdout, /no TOTP enrolled: svc edge me mfa enroll/);
+    const enrolled2 = await svc(['edge', 'me', 'mfa', 'enroll']);
+    assert.equal(enrolled2.code, 0, enrolled2.stderr);
+    const secret = /secret \(for manual entry\): (\S+)/.exec(enrolled2.stdout)?.[1] as string;
+    assert.match(enrolled2.stdout, /otpauth URL: otpauth:\/\/totp\//);
+    const wrong = await svc(['edge', 'me', 'mfa', 'verify', '000000']);
+    assert.equal(wrong.code, 1, 'a wrong code is refused');
+    const code = new TOTP({ secret: Secret.fromBase32(secret) }).generate();
+    assert.equal((await svc(['edge', 'me', 'mfa', 'verify', code])).code, 0);
+    assert.match((await svc(['edge', 'me', 'mfa'])).stdout, /^TOTP verified$/m);
+    const again = await svc(['edge', 'me', 'mfa', 'enroll']);
+    assert.match(again.stderr, /TOTP is already enrolled: remove it first with svc edge me mfa remove CODE/);
+    const recovery = /recovery codes \(keep them; each works once\): (\S+)/.exec(enrolled2.stdout)?.[1] as string;
+    assert.equal((await svc(['edge', 'me', 'mfa', 'remove', recovery])).code, 0);
+    assert.match((await svc(['edge', 'me', 'mfa'])).stdout, /no TOTP enrolled/);
   });
 
   it('logs in with an enrolled identity file (certificate login, its CAs trusted without asking) and names a missing or garbled file', async () => {

@@ -9,6 +9,7 @@ import { addActionCommands } from './action-commands.js';
 import { policyAdviceCommand, versionCommand } from './advice-and-version.js';
 import type { ResourceSpec } from './catalogue.js';
 import { managementClient } from './management-client.js';
+import { addMeCommands } from './me-commands.js';
 import { addResourceCommands, resourcesHelp, type Run } from './resource-tree.js';
 import { adviseOnUnknownOptions } from './upstream-habits.js';
 
@@ -65,6 +66,7 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .description('Prints the logged-in identity')
     .option('-j, --json', 'print the current identity as JSON')
     .action((options: { json?: boolean }) => run(async () => (await login()).whoamiCommand(out, options.json === true)));
+  addMeCommands(edge, out, run);
   edge
     .command('enroll')
     .description(

@@ -15,7 +15,7 @@ export const MANAGEMENT_PREFIX = '/edge/management/v1';
 export interface ManagementClient {
   login: EdgeLogin;
   /** Calls `path` (under the Management API) and returns the answer of a 2xx; anything else is exit code 1. */
-  call(method: string, path: string, options?: { query?: Record<string, string | undefined>; body?: unknown; contentType?: string }): Promise<HttpAnswer>;
+  call(method: string, path: string, options?: { query?: Record<string, string | undefined>; body?: unknown; contentType?: string; headers?: Record<string, string> }): Promise<HttpAnswer>;
 }
 
 /** An absolute URL of the Management API at `controller`. */
@@ -47,6 +47,17 @@ async function freshLogin(login: EdgeLogin): Promise<EdgeLogin> {
 }
 
 export function managementClient(initial: EdgeLogin = requireLogin()): ManagementClient {
+  return apiClient(MANAGEMENT_PREFIX, initial);
+}
+
+/** The Client API as the logged-in identity (its own services, sessions and MFA), with the same login and refresh. */
+export function clientApiClient(initial: EdgeLogin = requireLogin()): ManagementClient {
+  return apiClient(CLIENT_PREFIX, initial);
+}
+
+export const CLIENT_PREFIX = '/edge/client/v1';
+
+function apiClient(prefix: string, initial: EdgeLogin): ManagementClient {
   let login = initial;
   return {
     get login() {
@@ -54,11 +65,13 @@ export function managementClient(initial: EdgeLogin = requireLogin()): Managemen
     },
     async call(method, path, options = {}) {
       login = await freshLogin(login);
-      const answer = await send(managementUrl(login.controller, path, options.query), {
+      const url = new URL(`${prefix}${path}`, login.controller);
+      for (const [key, value] of Object.entries(options.query ?? {})) if (value !== undefined) url.searchParams.set(key, value);
+      const answer = await send(url, {
         method,
         ca: login.ca,
         // A text body (a PEM certificate) says what it is; a JSON one is labelled by send().
-        headers: { ...credentialHeaders(login), ...(options.contentType ? { 'content-type': options.contentType } : {}) },
+        headers: { ...options.headers, ...credentialHeaders(login), ...(options.contentType ? { 'content-type': options.contentType } : {}) },
         body: options.body,
       });
       if (answer.status === 401) {
@@ -67,7 +80,7 @@ export function managementClient(initial: EdgeLogin = requireLogin()): Managemen
           `the controller refused the session of ${login.username} at ${login.controller} (${describeAnswer(answer)}): it expired, was revoked or is incomplete; log in again with 'svc edge login ${login.controller}'`,
         );
       }
-      if (answer.status === 403) await explainNonAdmin(login, method, path);
+      if (answer.status === 403 && prefix === MANAGEMENT_PREFIX) await explainNonAdmin(login, method, path);
       if (answer.status < 200 || answer.status >= 300) throw refusedError(`the controller refused ${method} ${path}: ${describeAnswer(answer)}`);
       return answer;
     },
@@ -81,6 +94,6 @@ async function explainNonAdmin(login: EdgeLogin, method: string, path: string): 
   if (identity?.isAdmin !== false) return;
   const name = String(identity.name ?? login.username);
   throw refusedError(
-    `${method} ${path} needs an administrator and ${name} is not one; as ${name} you can run svc edge whoami and svc edge logout, or log in as an administrator with 'svc edge login ${login.controller} -u USER'`,
+    `${method} ${path} needs an administrator and ${name} is not one; as ${name} you can run svc edge me (your services, sessions and MFA), svc edge whoami and svc edge logout, or log in as an administrator with 'svc edge login ${login.controller} -u USER'`,
   );
 }
