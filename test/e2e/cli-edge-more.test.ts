@@ -117,10 +117,12 @@ describe(`svc edge: TOTP logins, updb enrollment, --all, names in every referenc
     const { svc, loginFile } = user();
     const login = await svc(['edge', 'login', ctl.baseUrl, '--yes', '-u', 'tomas', '-p', 'tomas-password', '--totp', nextCode(provisioningUrl)]);
     assert.equal(login.code, 0, login.stderr);
-    // A session that still owes its TOTP code (as older versions of this command saved) in place of the complete one.
+    // A legacy session that still owes its TOTP code (as older versions of this command could save) in place of the login.
     const partial = await ctl.fetch('/edge/management/v1/authenticate?method=password', { method: 'POST', body: { username: 'tomas', password: 'tomas-password' } });
     assert.equal(partial.json().data.authQueries.length, 1);
-    const saved = JSON.parse(readFileSync(loginFile, 'utf8'));
+    // A login saved by a version before the OIDC login: a legacy session token and no OIDC tokens.
+    const { oidc, ...saved } = JSON.parse(readFileSync(loginFile, 'utf8'));
+    assert.equal(typeof oidc.accessToken, 'string');
     writeFileSync(loginFile, JSON.stringify({ ...saved, token: partial.json().data.token }));
     const refused = await svc(['edge', 'list', 'services']);
     assert.equal(refused.code, 1);
