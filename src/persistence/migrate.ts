@@ -32,6 +32,7 @@ import { routerPresence } from './migrations/0028-router-presence.js';
 import { controllerCtrlAddress } from './migrations/0029-controller-ctrl-address.js';
 import { terminatorHosts } from './migrations/0030-terminator-hosts.js';
 import { linksAndCircuits } from './migrations/0031-links-and-circuits.js';
+import { usedEnrollmentTokens } from './migrations/0032-used-enrollment-tokens.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -63,6 +64,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0029-controller-ctrl-address': controllerCtrlAddress,
   '0030-terminator-hosts': terminatorHosts,
   '0031-links-and-circuits': linksAndCircuits,
+  '0032-used-enrollment-tokens': usedEnrollmentTokens,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

@@ -394,6 +394,12 @@ export interface LinksTable {
   updated_at: string;
 }
 
+/** The hash of an enrollment token that was used, and when (migration 0032). */
+export interface UsedEnrollmentTokensTable {
+  token_hash: string;
+  used_at: string;
+}
+
 /** A circuit a dial decision opened (migration 0031). */
 export interface CircuitsTable {
   id: string;
@@ -565,6 +571,7 @@ export interface Tables {
   router_presence: RouterPresenceTable;
   links: LinksTable;
   circuits: CircuitsTable;
+  used_enrollment_tokens: UsedEnrollmentTokensTable;
   posture_checks: PostureChecksTable;
   service_policies: ServicePoliciesTable;
   edge_router_policies: EdgeRouterPoliciesTable;

@@ -298,8 +298,8 @@ describe(`third-party CAs (${testDialect})`, () => {
     assert.equal(authenticator?.cert_fingerprint, fingerprintOf(phone.certPem));
     assert.equal(await isPending(ctl, enrollment.id), false);
     const reused = await client_(`/enroll?method=ottca&token=${enrollment.token}`, withChain(acme.client('phone-1b'), acme.intermediate));
-    assert.equal(reused.status, 400);
-    assert.equal(reused.json().error.code, 'INVALID_ENROLLMENT_TOKEN');
+    assert.equal(reused.status, 410);
+    assert.equal(reused.json().error.code, 'INVALID_ENROLLMENT_ALREADY_ENROLLED');
     const login = await client_('/authenticate?method=cert', withChain(phone, acme.intermediate), {});
     assert.equal(login.status, 200, login.text);
   });

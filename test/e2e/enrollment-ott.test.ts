@@ -122,12 +122,13 @@ describe(`ott enrollment (${testDialect})`, () => {
     assert.deepEqual(await authenticatorsOf(ctl, identity.id), []);
   });
 
-  it('refuses a used token with 400 INVALID_ENROLLMENT_TOKEN, as an unknown one, and issues nothing more', async () => {
+  it('refuses a used token with 410 saying it was already used and when, an unknown one with 400, and issues nothing more', async () => {
     const { identity, enrollment } = await newOtt('twice-device');
     assert.equal((await enroll(enrollment.token, (await makeCsr()).pem)).status, 200);
     const again = await enroll(enrollment.token, (await makeCsr()).pem);
-    assert.equal(again.status, 400);
-    assert.equal(again.json().error.code, 'INVALID_ENROLLMENT_TOKEN');
+    assert.equal(again.status, 410);
+    assert.equal(again.json().error.code, 'INVALID_ENROLLMENT_ALREADY_ENROLLED');
+    assert.match(again.json().error.message, /^This enrollment token was already used, at \d{4}-\d\d-\d\dT[\d:.]+Z; an administrator can issue a new enrollment$/);
     const unknown = await enroll('00000000-0000-4000-8000-000000000000', (await makeCsr()).pem);
     assert.equal(unknown.status, 400);
     assert.equal(unknown.json().error.code, 'INVALID_ENROLLMENT_TOKEN');

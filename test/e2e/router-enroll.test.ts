@@ -96,7 +96,7 @@ describe(`svc router enroll (${testDialect})`, () => {
 
     const again = await enroll(h);
     assert.equal(again.code, 1);
-    assert.match(again.stderr, /svc: the controller at https:\/\/127\.0\.0\.1:\d+ refused the enrollment: 400 INVALID_ENROLLMENT_TOKEN: .*nothing was written/);
+    assert.match(again.stderr, /svc: the controller at https:\/\/127\.0\.0\.1:\d+ refused the enrollment: 410 INVALID_ENROLLMENT_ALREADY_ENROLLED: This enrollment token was already used, at .*nothing was written/);
     assert.deepEqual(h.written(), before, 'every file as the first enrollment left it');
 
     const elsewhere = home(router.jwt);

@@ -93,11 +93,14 @@ describe(`edge router enrollment and extension (${testDialect})`, () => {
     assert.ok(viaBody.json().data.serverCert);
   });
 
-  it('refuses a used token with 400 INVALID_ENROLLMENT_TOKEN and keeps the first certificate', async () => {
+  it('refuses a used token with 410 saying it was already used, and keeps the first certificate', async () => {
     const router = await enrolled('router-twice');
     const again = await enroll(router.token, routerCsrs(router.id).body);
-    assert.equal(again.status, 400);
-    assert.equal(again.json().error.code, 'INVALID_ENROLLMENT_TOKEN');
+    assert.equal(again.status, 410);
+    assert.equal(again.json().error.code, 'INVALID_ENROLLMENT_ALREADY_ENROLLED');
+    assert.match(again.json().error.message, /already used, at /);
+    const unknown = await enroll('00000000-0000-4000-8000-000000000000', routerCsrs(router.id).body);
+    assert.equal(unknown.json().error.code, 'INVALID_ENROLLMENT_TOKEN');
     assert.equal((await routerDetail(router.id)).fingerprint, opensslFingerprint(router.certs.cert));
   });
 

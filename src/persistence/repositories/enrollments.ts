@@ -15,6 +15,8 @@ import type { EnrollmentsTable } from '../tables.js';
 import { recordChange } from './authorization-changes.js';
 import { toDate, toIso } from './row-values.js';
 import { claimUsername, isUsernameConflict, usernameHeld } from './usernames.js';
+import { recordUsedToken, usedTokenAt } from './used-enrollment-tokens.js';
+import { hashToken } from '../../crypto/secrets.js';
 
 /** Public field name -> column, for `filter` and `sort` on the enrollments list. */
 export const ENROLLMENT_FIELDS: FieldMap = {
@@ -62,6 +64,8 @@ export interface EnrollmentRepository {
   insert(enrollment: Enrollment): Promise<InsertOutcome>;
   findById(id: string): Promise<Enrollment | undefined>;
   findByToken(token: string): Promise<Enrollment | undefined>;
+  /** When `token` enrolled something, or undefined when it never did (used-enrollment-tokens.ts). */
+  tokenUsedAt(token: string): Promise<Date | undefined>;
   listForIdentity(identityId: string): Promise<Enrollment[]>;
   /** The enrollments of each of `identityIds` (one query for a page of identities). */
   listForIdentities(identityIds: readonly string[]): Promise<Enrollment[]>;
@@ -116,6 +120,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
       const row = newAuthenticatorRow(a);
       await trx.insertInto('authenticators').values(row).execute();
       if (a.method === 'updb') await claimUsername(trx, a.username, { authenticatorId: a.id }, row.created_at);
+      await recordUsedToken(trx, hashToken(enrollment.token), toDate(row.created_at));
       // The identity's detail lists its enrollments and authenticators (decision 0035).
       await recordChange({ ...database, db: trx }, 'identity', a.identityId);
       return 'consumed';
@@ -155,6 +160,7 @@ export function createEnrollmentRepository(database: Database): EnrollmentReposi
       const row = await db.selectFrom('enrollments').selectAll().where('id', '=', id).executeTakeFirst();
       return row && fromRow(row);
     },
+    tokenUsedAt: (token) => usedTokenAt(db, hashToken(token)),
     async findByToken(token) {
       const row = await db.selectFrom('enrollments').selectAll().where('token', '=', token).executeTakeFirst();
       return row && fromRow(row);

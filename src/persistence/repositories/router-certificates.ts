@@ -4,6 +4,7 @@
  * the caller read (the token hash, the presented fingerprint), so of two requests racing with one token or one
  * certificate exactly one changes the row; and each records the router as changed (decision 0035).
  */
+import { recordUsedToken, usedTokenAt } from './used-enrollment-tokens.js';
 import type { Database } from '../database.js';
 import { atomically } from '../unit-of-work.js';
 import { recordChange } from './authorization-changes.js';
@@ -27,6 +28,8 @@ export interface NewRouterCertificate {
 export interface RouterCertificateRepository {
   /** The router whose pending enrollment has the token of this SHA-256. */
   findByEnrollmentTokenHash(tokenHash: string): Promise<RouterCertificateHolder | undefined>;
+  /** When the enrollment token hashed `tokenHash` enrolled a router, or undefined when it never did. */
+  tokenUsedAt(tokenHash: string): Promise<Date | undefined>;
   /** The router whose current client certificate has this fingerprint. */
   findByFingerprint(fingerprint: string): Promise<RouterCertificateHolder | undefined>;
   /** The router with this id, as its control channel's standing is checked. */
@@ -64,11 +67,13 @@ export function createRouterCertificateRepository(database: Database): RouterCer
         .executeTakeFirst();
       const changed = Number(result.numUpdatedRows) > 0;
       if (changed) await recordChange({ ...database, db: trx }, 'edge-router', id, now);
+      if (changed && where.column === 'enrollment_token_hash') await recordUsedToken(trx, where.value, now);
       return changed;
     });
   }
 
   return {
+    tokenUsedAt: (tokenHash) => usedTokenAt(db, tokenHash),
     async findByEnrollmentTokenHash(tokenHash) {
       const row = await db.selectFrom('edge_routers').select(COLUMNS).where('enrollment_token_hash', '=', tokenHash).executeTakeFirst();
       return row && holder(row);

@@ -7,9 +7,9 @@
  * methods/, found by name in the registry methods/index.ts (decision 0018); this file keeps what all share.
  *
  * Token outcomes: unknown -> 400 INVALID_ENROLLMENT_TOKEN; another method's token -> 400 INVALID_ENROLL_METHOD;
- * expired -> 400 ENROLLMENT_EXPIRED (the enrollment stays for an administrator to refresh); used -> 400
- * INVALID_ENROLLMENT_TOKEN, as for unknown (a consumed enrollment leaves no row behind), except for the loser of a
- * race on one token, which is told 410 INVALID_ENROLLMENT_ALREADY_ENROLLED.
+ * expired -> 400 ENROLLMENT_EXPIRED (the enrollment stays for an administrator to refresh); used -> 410
+ * INVALID_ENROLLMENT_ALREADY_ENROLLED "already used, at …" (the consumed enrollment's token hash is kept for that:
+ * migration 0032), as is the loser of a race on one token.
  */
 import type { EnrollmentMethod } from '../../domain/enrollment.js';
 import { ApiError } from '../../errors/api-error.js';
@@ -49,6 +49,14 @@ export interface EnrollServiceDeps {
   cas?: EnrollCas | undefined;
 }
 
+/** A token that already enrolled something: said so, with when, rather than "unknown" (migration 0032). */
+export function alreadyUsed(at: Date): ApiError {
+  return new ApiError('INVALID_ENROLLMENT_ALREADY_ENROLLED', {
+    message: `This enrollment token was already used, at ${at.toISOString()}; an administrator can issue a new enrollment`,
+    cause: { field: 'token', reason: 'already used' },
+  });
+}
+
 function unavailable(): ApiError {
   return new ApiError('NOT_FOUND', { message: 'Enrollment is not enabled: the controller configuration has no edge section' });
 }
@@ -62,7 +70,9 @@ export function createEnrollService(deps: EnrollServiceDeps): EnrollService {
     const enrollment = await enrollments.findByToken(token);
     const identity = enrollment && (await identities.findById(enrollment.identityId));
     if (!enrollment || !identity) {
-      throw new ApiError('INVALID_ENROLLMENT_TOKEN', { cause: { field: 'token', reason: 'no pending enrollment has this token; it is unknown or already used' } });
+      const usedAt = enrollment ? undefined : await enrollments.tokenUsedAt(token);
+      if (usedAt) throw alreadyUsed(usedAt);
+      throw new ApiError('INVALID_ENROLLMENT_TOKEN', { cause: { field: 'token', reason: 'no pending enrollment has this token; it is unknown or was withdrawn' } });
     }
     if (enrollment.method !== method) {
       throw new ApiError('INVALID_ENROLL_METHOD', {

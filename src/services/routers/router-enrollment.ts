@@ -16,6 +16,7 @@ import { certificateFingerprint, issueCertificate, type LoadedCertificateAuthori
 import type { Clock } from '../../shared/clock.js';
 import type { AuditedChanges } from '../audit/audited-changes.js';
 import type { PresentedClientCertificate } from '../authentication/authentication.js';
+import { alreadyUsed } from '../enrollment/enroll.js';
 import { checkRouterCsrs, type RouterCsrInput, type ServerNamePolicy } from './router-csrs.js';
 
 /** Lifetime of a router's certificates (the reference issues one year). */
@@ -49,7 +50,7 @@ const pem = (cert: { toString(format: 'pem'): string }) => `${cert.toString('pem
 const routerActor = (router: RouterCertificateHolder): Actor => ({ id: null, name: `edge-router ${router.name}` });
 
 function invalidToken(): ApiError {
-  return new ApiError('INVALID_ENROLLMENT_TOKEN', { cause: { field: 'token', reason: 'no edge router enrollment has this token; it is unknown or already used' } });
+  return new ApiError('INVALID_ENROLLMENT_TOKEN', { cause: { field: 'token', reason: 'no edge router enrollment has this token; it is unknown or was replaced' } });
 }
 
 function notAuthenticated(reason: string): ApiError {
@@ -80,7 +81,10 @@ export function createRouterEnrollmentService(deps: RouterEnrollmentDeps): Route
       signingCa();
       const tokenHash = hashToken(token);
       const router = await routers.findByEnrollmentTokenHash(tokenHash);
-      if (!router || !router.enrollmentExpiresAt) throw invalidToken();
+      if (!router || !router.enrollmentExpiresAt) {
+        const usedAt = router ? undefined : await routers.tokenUsedAt(tokenHash);
+        throw usedAt ? alreadyUsed(usedAt) : invalidToken();
+      }
       if (router.enrollmentExpiresAt.getTime() <= clock.now().getTime()) {
         throw new ApiError('ENROLLMENT_EXPIRED', {
           message: `The edge router enrollment expired at ${router.enrollmentExpiresAt.toISOString()}; an administrator can re-enroll the router`,
