@@ -12,7 +12,37 @@ import { answerReason, type ControllerHttp, type HttpAnswer } from './controller
 /** The controller's OIDC client id. */
 export const OIDC_CLIENT = 'svc';
 /** Matches the controller's default redirect URI patterns (`http://127.0.0.1:*\/auth/callback`). */
-const REDIRECT_URI = 'http://127.0.0.1:20280/auth/callback';
+export const OIDC_REDIRECT_URI = 'http://127.0.0.1:20280/auth/callback';
+
+export interface AuthorizationRequest {
+  /** The authorization endpoint with the request's parameters. */
+  url: URL;
+  /** The PKCE verifier the code exchange presents, and the state the redirect must carry back. */
+  verifier: string;
+  state: string;
+}
+
+/**
+ * An authorization request of the native client with PKCE (S256) and a fresh state, for login `method` (`cert`,
+ * `password`): the first step of every OIDC login, the SDK's and `svc edge login`'s.
+ */
+export function authorizationRequest(endpoint: URL, method: string): AuthorizationRequest {
+  const verifier = randomBytes(32).toString('base64url');
+  const state = randomBytes(16).toString('base64url');
+  const url = new URL(endpoint);
+  const query = {
+    client_id: OIDC_CLIENT,
+    response_type: 'code',
+    scope: 'openid offline_access',
+    redirect_uri: OIDC_REDIRECT_URI,
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
+    state,
+    method,
+  };
+  for (const [k, v] of Object.entries(query)) url.searchParams.set(k, v);
+  return { url, verifier, state };
+}
 
 export interface OidcTokens {
   accessToken: string;
@@ -76,20 +106,7 @@ export function oidcClient(http: ControllerHttp, oidcBase: URL): OidcClient {
 }
 
 async function certLogin(http: ControllerHttp, endpoints: Endpoints): Promise<OidcTokens> {
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(16).toString('base64url');
-  const authorize = new URL(endpoints.authorization);
-  const query = {
-    client_id: OIDC_CLIENT,
-    response_type: 'code',
-    scope: 'openid offline_access',
-    redirect_uri: REDIRECT_URI,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    state,
-    method: 'cert',
-  };
-  for (const [k, v] of Object.entries(query)) authorize.searchParams.set(k, v);
+  const { url: authorize, verifier, state } = authorizationRequest(endpoints.authorization, 'cert');
   const first = await http(authorize);
   const loginUrl = location(first, authorize);
   const authRequestId = loginUrl?.searchParams.get('authRequestID');
@@ -112,6 +129,6 @@ async function certLogin(http: ControllerHttp, endpoints: Endpoints): Promise<Oi
   if (!code || next.searchParams.get('state') !== state) {
     throw new SdkError('NOT_AUTHENTICATED', `OIDC login with the certificate failed: the controller redirected to ${next.origin}${next.pathname} without a code for this request (${next.searchParams.get('error_description') ?? next.searchParams.get('error') ?? 'no reason given'})`);
   }
-  const exchanged = await http(endpoints.token, { method: 'POST', form: { grant_type: 'authorization_code', client_id: OIDC_CLIENT, redirect_uri: REDIRECT_URI, code, code_verifier: verifier } });
+  const exchanged = await http(endpoints.token, { method: 'POST', form: { grant_type: 'authorization_code', client_id: OIDC_CLIENT, redirect_uri: OIDC_REDIRECT_URI, code, code_verifier: verifier } });
   return tokensOf(exchanged, 'the code exchange');
 }

@@ -7,13 +7,13 @@
  * about to expire refreshes it first (refresh grant) and saves the new pair. The deprecated legacy session is not
  * used (decision 0075).
  */
-import { createHash, randomBytes } from 'node:crypto';
 import { refusedError } from '../cli-error.js';
 import { describeAnswer, send, type HttpAnswer } from './http.js';
+import { authorizationRequest, OIDC_CLIENT, OIDC_REDIRECT_URI } from '../../sdk/oidc-login.js';
 
-/** The controller's OIDC client id for native clients, and a redirect URI its default patterns accept. */
-const CLIENT_ID = 'svc';
-const REDIRECT_URI = 'http://127.0.0.1:20280/auth/callback';
+// The client id, the redirect URI and the PKCE request are the SDK's (one OIDC login, two callers).
+const CLIENT_ID = OIDC_CLIENT;
+const REDIRECT_URI = OIDC_REDIRECT_URI;
 /** A token this close to its end is refreshed before a command uses it. */
 export const REFRESH_BEFORE_MS = 60_000;
 
@@ -64,20 +64,7 @@ function tokensOf(answer: HttpAnswer, who: string, step: string): OidcTokens {
 export async function oidcLogin(origin: string, ca: string, who: string, credential: OidcCredential, totp: () => Promise<string>): Promise<OidcTokens> {
   const method = credential.cert ? 'cert' : 'password';
   const tls = { ca, cert: credential.cert, key: credential.key };
-  const verifier = randomBytes(32).toString('base64url');
-  const state = randomBytes(16).toString('base64url');
-  const authorize = new URL('/oidc/authorization', origin);
-  const query: Record<string, string> = {
-    client_id: CLIENT_ID,
-    response_type: 'code',
-    scope: 'openid offline_access',
-    redirect_uri: REDIRECT_URI,
-    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
-    code_challenge_method: 'S256',
-    state,
-    method,
-  };
-  for (const [key, value] of Object.entries(query)) authorize.searchParams.set(key, value);
+  const { url: authorize, verifier, state } = authorizationRequest(new URL('/oidc/authorization', origin), method);
   const started = await send(authorize, { ...tls });
   const loginPage = locationOf(started, authorize);
   const authRequestId = loginPage?.searchParams.get('authRequestID');

@@ -124,8 +124,8 @@ export function createAuthPolicyService(deps: {
         const users = await identities.countUsingAuthPolicy(policy.id);
         if (users === 0) return;
         throw referencedEntityError({
-          ...{ label: 'auth policy', name: policy.name, id: policy.id, singular: 'identity', plural: 'identities', referencedBy: 'identities' },
-          ...{ total: users, users: await identities.namesUsingAuthPolicy(policy.id, NAMED_USERS), advice: 'give those identities another auth policy first' },
+          label: 'auth policy', name: policy.name, id: policy.id, singular: 'identity', plural: 'identities', referencedBy: 'identities',
+          total: users, users: await identities.namesUsingAuthPolicy(policy.id, NAMED_USERS), advice: 'give those identities another auth policy first',
         });
       },
       // Only the settings, never secrets (policies hold none).

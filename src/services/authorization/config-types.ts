@@ -72,8 +72,8 @@ export function createConfigTypeService(deps: {
         const users = await configs.countOfType(type.id);
         if (users === 0) return;
         throw referencedEntityError({
-          ...{ label: 'config type', name: type.name, id: type.id, singular: 'config', plural: 'configs', referencedBy: 'configs' },
-          ...{ total: users, users: await configs.namesOfType(type.id, NAMED_USERS), advice: `delete ${users === 1 ? 'that config' : 'those configs'} first` },
+          label: 'config type', name: type.name, id: type.id, singular: 'config', plural: 'configs', referencedBy: 'configs',
+          total: users, users: await configs.namesOfType(type.id, NAMED_USERS), advice: `delete ${users === 1 ? 'that config' : 'those configs'} first`,
         });
       },
       auditDetails: (type) => ({ name: type.name, schema: type.schema }),

@@ -96,8 +96,8 @@ export function createConfigService(deps: {
         // The first few by name (one bounded read), so the operator knows where to remove it.
         const users = [...(await services.namesByIds(ids.slice(0, NAMED_USERS)))].map(([id, name]) => ({ id, name }));
         throw referencedEntityError({
-          ...{ label: 'config', name: config.name, id: config.id, singular: 'service', plural: 'services', referencedBy: 'services' },
-          ...{ total: ids.length, users, advice: `remove it from ${ids.length === 1 ? 'the service' : 'those services'} first` },
+          label: 'config', name: config.name, id: config.id, singular: 'service', plural: 'services', referencedBy: 'services',
+          total: ids.length, users, advice: `remove it from ${ids.length === 1 ? 'the service' : 'those services'} first`,
         });
       },
       auditDetails: (config) => ({ name: config.name, configTypeId: config.configTypeId, data: config.data }),
