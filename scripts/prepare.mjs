@@ -24,7 +24,8 @@ function sourcesHash() {
     }
   };
   visit(join(root, 'src'));
-  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json']) hash.update(`${file}\0`).update(readFileSync(join(root, file)));
+  visit(join(root, 'console'));
+  for (const file of ['tsconfig.json', 'tsconfig.build.json', 'package.json', 'scripts/build-console.mjs']) hash.update(`${file}\0`).update(readFileSync(join(root, file)));
   try {
     hash.update(execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }));
   } catch {
@@ -58,7 +59,7 @@ if (existsSync(join(root, 'dist', 'cli', 'main.js')) && existsSync(stampFile) &&
 }
 console.error('svc: building dist/ from src/ (takes a few seconds)…');
 const tsc = join(root, 'node_modules', 'typescript', 'bin', 'tsc');
-for (const args of [[tsc, '-p', 'tsconfig.build.json'], [join(root, 'scripts', 'build-info.mjs')]]) {
+for (const args of [[tsc, '-p', 'tsconfig.build.json'], [join(root, 'scripts', 'build-info.mjs')], [join(root, 'scripts', 'build-console.mjs')]]) {
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) process.exit(result.status ?? 1);
 }

@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
+import { buildConsole } from './build-console.mjs';
 import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -125,6 +126,9 @@ function runQuiet(args) {
 
 const narrowed = paths.length > 0;
 const files = testFiles(narrowed ? paths : [join(root, 'test')]);
+// The controller serves the console from dist/console/ (decision 0079): built here from these sources (esbuild, well
+// under a second), so the browser tests never test an older build.
+await buildConsole();
 const forced = process.env.SVC_TEST_COMPILE;
 const compile = forced === '1' ? true : forced === '0' ? false : !narrowed || files.length >= COMPILE_FROM;
 let build;
@@ -143,9 +147,11 @@ for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(sig
 if (!narrowed) {
   // The lint and the typecheck (which emits the compiled suite in the same tsc run) run side by side.
   const color = process.stdout.isTTY ? ['--color'] : [];
-  const [lint, types] = await Promise.all([
+  const [lint, types, consoleTypes] = await Promise.all([
     runQuiet([join(root, 'node_modules/eslint/bin/eslint.js'), ...color, '.']),
     compile ? compileSuite(root, { check: true }) : runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']),
+    // The console is browser code with its own settings (DOM, JSX): typed by its own tsconfig.
+    runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'console/tsconfig.json']),
   ]);
   if (compile) build = types;
   console.log('=== lint ===');
@@ -156,7 +162,8 @@ if (!narrowed) {
   // only: the tests are typed here.
   console.log('=== typecheck ===');
   process.stdout.write(types.output);
-  if (types.status !== 0) failBeforeTests();
+  process.stdout.write(consoleTypes.output);
+  if (types.status !== 0 || consoleTypes.status !== 0) failBeforeTests();
   console.log('typecheck: no errors');
 } else if (compile) {
   build = await compileSuite(root, { check: false });

@@ -22,6 +22,8 @@ import { edgeManagementRoutes, EDGE_MANAGEMENT_PREFIX } from './edge-management/
 import { isOidcPath, oidcErrorHandler } from '../oidc/errors.js';
 import { registerOidc } from '../oidc/plugin.js';
 import { registerMetrics } from './metrics/routes.js';
+import { registerConsole } from './console/routes.js';
+import { consoleRedirectUris } from './console/redirect-uris.js';
 import { answerRecorder, recordRequest } from './metrics/request-metrics.js';
 import { createMemoryLane, installMemoryLane, type LaneRoute, type MemoryLane } from './kit/memory-lane.js';
 import { requestLogLine } from './kit/request-log.js';
@@ -157,9 +159,12 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     } else if (api.binding === 'edge-management') {
       laneRoutes.push(...registerApi(app, { binding: api.binding, prefix: EDGE_MANAGEMENT_PREFIX, bindPoint, services, specs }, edgeManagementRoutes));
     } else if (api.binding === 'edge-oidc') {
-      await registerOidc(app, { services, bindPoint, redirectUris: api.options.redirectURIs });
+      // The console signs in through this provider when the same listener serves it (same origin).
+      const console = listener.apis.some((other) => other.binding === 'edge-management') ? consoleRedirectUris(bindPoint) : [];
+      await registerOidc(app, { services, bindPoint, redirectUris: [...api.options.redirectURIs, ...console] });
     }
   }
+  if (listener.apis.some((api) => api.binding === 'edge-management')) registerConsole(app);
   if (listener.metrics) registerMetrics(app, services);
   // The SDKs' polling routes, answered from memory before Fastify when they can be (decision 0042). Installed on the
   // app's server whether or not it listens, so that requests dispatched to a server that does not (the in-process

@@ -67,7 +67,7 @@ export async function seriousAccessibilityViolations(page: Page): Promise<AxeVio
   await page.evaluate(axeSource);
   const violations = (await page.evaluate(async () => {
     const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: unknown[] }> } }).axe;
-    const result = await axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } });
     return result.violations;
   })) as AxeViolation[];
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');

@@ -8,7 +8,7 @@
 import { EDGE_CLIENT_PREFIX } from './routes.js';
 
 /** Roots never mapped onto the client API: `/x` itself and everything under `/x/`. */
-const OTHER_ROOTS = ['/edge', '/oidc', '/.well-known', '/version', '/metrics', '/health-checks'];
+const OTHER_ROOTS = ['/edge', '/oidc', '/.well-known', '/version', '/metrics', '/health-checks', '/console'];
 const LEGACY_PREFIX = '/edge/v1';
 
 /** The URL (path and query) a request for `url` is served as. */

@@ -1,0 +1,146 @@
+/**
+ * The one list screen every collection uses: filtered, sorted and paged by the API (the filter language, `sort`,
+ * `limit` and `offset`), never in the browser, so a list of a million identities costs one page per request. The
+ * search, sort and page live in the URL: reload, back and a shared link show the same rows.
+ */
+import type { ComponentChildren } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { get, query, quoted } from '../api/client';
+import { setQuery, useLocation } from '../router';
+import { t } from '../strings';
+import { Problem } from './problem';
+
+export interface Column<Row> {
+  key: string;
+  label: string;
+  /** Field name for `sort=`; absent: not sortable. */
+  sort?: string;
+  render?: (row: Row) => ComponentChildren;
+}
+
+export interface ListScreenProps<Row> {
+  title: string;
+  /** The collection's path under the Management API, e.g. `/identities`. */
+  collection: string;
+  columns: Column<Row>[];
+  /** Fields the search box looks in with `contains` (the name, usually); ids always match exactly. */
+  searchFields?: string[];
+  /** Whether `#attribute` in the search box becomes a roleFilter (collections that have role attributes). */
+  roleSearch?: boolean;
+  defaultSort?: string;
+  actions?: ComponentChildren;
+  pageSize?: number;
+}
+
+const PAGE = 25;
+
+/** The API filter for what was typed: `#attr` is a role filter, anything else is a name or an id. */
+function filterFor(text: string, fields: string[]): string | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  return [...fields.map((field) => `${field} contains ${quoted(trimmed)}`), `id = ${quoted(trimmed)}`].join(' or ');
+}
+
+export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Row>) {
+  const { search } = useLocation();
+  const text = search.get('q') ?? '';
+  const sort = search.get('sort') ?? props.defaultSort ?? 'name asc';
+  const offset = Math.max(0, Number(search.get('offset') ?? 0) || 0);
+  const limit = props.pageSize ?? PAGE;
+  const [typed, setTyped] = useState(text);
+  const [rows, setRows] = useState<Row[] | undefined>(undefined);
+  const [total, setTotal] = useState(0);
+  const [error, setError] = useState<unknown>(undefined);
+
+  useEffect(() => {
+    const abort = new AbortController();
+    const role = props.roleSearch && text.trim().startsWith('#');
+    const params = role
+      ? { roleFilter: text.trim(), sort, limit, offset }
+      : { filter: filterFor(text, props.searchFields ?? ['name']), sort, limit, offset };
+    setError(undefined);
+    get<Row[]>(`${props.collection}${query(params)}`, abort.signal)
+      .then((answer) => {
+        setRows(answer.data);
+        setTotal(answer.meta?.pagination?.totalCount ?? answer.data.length);
+      })
+      .catch((problem: unknown) => {
+        if (!abort.signal.aborted) setError(problem);
+      });
+    return () => abort.abort();
+  }, [props.collection, text, sort, offset, limit]);
+
+  // The search runs as the user pauses typing, not on every key.
+  useEffect(() => {
+    if (typed === text) return;
+    const timer = setTimeout(() => setQuery({ q: typed, offset: undefined }), 250);
+    return () => clearTimeout(timer);
+  }, [typed]);
+
+  const [sortField, sortDirection] = sort.split(' ');
+  const toggleSort = (field: string) => setQuery({ sort: `${field} ${sortField === field && sortDirection === 'asc' ? 'desc' : 'asc'}`, offset: undefined });
+  const page = (to: number) => setQuery({ offset: to > 0 ? String(to) : undefined });
+
+  return (
+    <section class="list-screen" aria-labelledby="list-title">
+      <header class="screen-head">
+        <h1 id="list-title">{props.title}</h1>
+        {props.actions}
+      </header>
+      <form class="search" role="search" onSubmit={(event) => (event.preventDefault(), setQuery({ q: typed, offset: undefined }))}>
+        <label for="list-search">{t.list.search}</label>
+        <input id="list-search" type="search" value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} aria-describedby="list-search-hint" />
+        <span id="list-search-hint" class="hint">
+          {props.roleSearch ? t.list.searchHint : ''}
+        </span>
+      </form>
+      <Problem error={error} prefix={t.list.failed} />
+      <table class="list">
+        <thead>
+          <tr>
+            {props.columns.map((column) => (
+              <th scope="col" key={column.key} aria-sort={column.sort && column.sort === sortField ? (sortDirection === 'desc' ? 'descending' : 'ascending') : undefined}>
+                {column.sort ? (
+                  <button type="button" class="sort" onClick={() => toggleSort(column.sort!)} aria-label={t.list.sortBy(column.label)}>
+                    {column.label}
+                    <span aria-hidden="true">{column.sort === sortField ? (sortDirection === 'desc' ? ' ▼' : ' ▲') : ''}</span>
+                  </button>
+                ) : (
+                  column.label
+                )}
+              </th>
+            ))}
+          </tr>
+        </thead>
+        <tbody aria-live="polite" aria-busy={rows === undefined}>
+          {rows === undefined ? (
+            <tr>
+              <td colSpan={props.columns.length}>{t.list.loading}</td>
+            </tr>
+          ) : rows.length === 0 ? (
+            <tr>
+              <td colSpan={props.columns.length}>{t.list.empty}</td>
+            </tr>
+          ) : (
+            rows.map((row) => (
+              <tr key={row.id}>
+                {props.columns.map((column) => (
+                  <td key={column.key}>{column.render ? column.render(row) : String((row as Record<string, unknown>)[column.key] ?? t.common.none)}</td>
+                ))}
+              </tr>
+            ))
+          )}
+        </tbody>
+      </table>
+      <nav class="pager" aria-label={props.title}>
+        <button type="button" disabled={offset === 0} onClick={() => page(Math.max(0, offset - limit))}>
+          {t.list.previous}
+        </button>
+        <span>{rows && rows.length > 0 ? t.list.range(offset + 1, offset + rows.length, total) : ''}</span>
+        <button type="button" disabled={offset + limit >= total} onClick={() => page(offset + limit)}>
+          {t.list.next}
+        </button>
+      </nav>
+    </section>
+  );
+}
