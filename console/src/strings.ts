@@ -66,6 +66,10 @@ export const t = {
     delete: 'Delete',
     create: 'Create',
     notFound: 'There is no such page in the console.',
+    confirm: 'Confirm',
+  },
+  form: {
+    attributesHint: 'Comma-separated, without #: web, eu',
   },
   identities: {
     title: 'Identities',

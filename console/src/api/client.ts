@@ -43,11 +43,14 @@ async function send(method: string, path: string, body: unknown, signal?: AbortS
 }
 
 async function errorOf(response: Response): Promise<ApiError> {
-  const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string; cause?: { field?: string; message?: string } & Record<string, unknown> } };
+  const answer = (await response.json().catch(() => ({}))) as { error?: { code?: string; message?: string; cause?: { field?: string; reason?: string } & Record<string, unknown> } };
   const error = answer.error ?? {};
   const cause = error.cause;
-  const detail = cause?.message && cause.message !== error.message ? `: ${cause.message}` : '';
-  return new ApiError(response.status, error.code ?? `HTTP_${response.status}`, `${error.message ?? response.statusText}${detail}`, cause?.field, cause);
+  // The catalogue's message may say only "see cause": then the cause's reason is the sentence to show.
+  const message = error.message && !/see cause$/.test(error.message) ? error.message : (cause?.reason ?? error.message ?? response.statusText);
+  // Fields arrive as the API names them (`body.name`, `data.port`, `name`): the form's names are the body's.
+  const field = cause?.field?.replace(/^body\./, '');
+  return new ApiError(response.status, error.code ?? `HTTP_${response.status}`, message, field, cause);
 }
 
 /** A request whose 401 gets one refresh and one retry. */
