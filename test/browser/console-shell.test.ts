@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { brotliDecompressSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/console/content-security-policy.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -61,6 +62,11 @@ describe(`console shell in Chromium (${testDialect})`, () => {
     // Any console path answers the same page, so the console's own routes survive a reload.
     const deep = await ctl.fetch('/console/identities/some-id');
     assert.equal(deep.text, page.text);
+    // Compressed once at start, sent to browsers that accept it, byte for byte the same once decoded.
+    const compressed = await ctl.fetch(script, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
+    assert.equal(compressed.headers['content-encoding'], 'br');
+    assert.ok(compressed.body.length < asset.body.length / 2, `${compressed.body.length} of ${asset.body.length} bytes`);
+    assert.equal(brotliDecompressSync(compressed.body).toString('utf8'), asset.text);
     const missing = await ctl.fetch('/console/assets/app-NOPE.js');
     assert.equal(missing.status, 404);
     assert.match(missing.text, /No console asset is named 'app-NOPE\.js'/);
