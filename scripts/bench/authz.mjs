@@ -24,7 +24,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { processCpuMs } from './cpu-budget.mjs';
-import { freePort, generatorName, measured as loadMeasured, median, moveToPostgres, post, readWhenWritten, rssMiB, stop, waitFor } from './lib.mjs';
+import { generatorName, measured as loadMeasured, median, post, rssMiB, seededHome, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -62,16 +62,6 @@ const env = { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_ADMIN_PASSWORD: 'bench-
 const rows = [];
 const row = (name, value) => rows.push(`${name.padEnd(64)} ${value}`);
 const pct = (xs, p) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((xs.length * p) / 100))];
-
-/** Runs a child to completion and returns its standard output. */
-function output(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
-}
 
 /** One GET with a kept-alive agent; resolves with [status, ms]. */
 function timedGet(agent, url, headers, body) {
@@ -125,19 +115,12 @@ async function latencies(urlOf, ca, headers, bodyOf) {
 
 let cluster;
 try {
-  const port = await freePort();
-  const origin = `https://127.0.0.1:${port}`;
+  const seededAt = await seededHome({ root, home, svc, env, store: values.store, sizes, password: 'bench-password' });
+  const { origin, ca, seeded, storePath } = seededAt;
+  cluster = seededAt.cluster;
   const versionUrl = `${origin}/edge/client/v1/version`;
-  let child = spawn(process.execPath, [svc, 'quickstart', '--home', home, '--port', String(port)], { env, stdio: 'ignore' });
-  const ca = await readWhenWritten(join(home, 'pki/ca-bundle.pem'));
-  await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
-  await stop(child);
-
-  // 1. The network, through the store. On PostgreSQL the config points at the cluster and the admin is created there.
-  const storePath = join(home, 'db/svc.sqlite');
-  let target = storePath;
-  if (values.store === 'postgres') ({ url: target, cluster } = await moveToPostgres(home, svc, env, 'bench-password'));
-  const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), target, JSON.stringify(sizes)]));
+  let child;
+  // 1. The network, through the store (on PostgreSQL the config points at the cluster and the admin is created there).
   row('store', values.store);
   row('network', `${sizes.identities} identities, ${sizes.services} services, ${sizes.routers} routers, ${sizes.servicePolicies} service policies, ${sizes.edgeRouterPolicies} + ${sizes.serviceEdgeRouterPolicies} router policies`);
   row('seeding: generate / write (one transaction, batched)', `${(seeded.generateMs / 1000).toFixed(1)} s / ${(seeded.seedMs / 1000).toFixed(1)} s`);

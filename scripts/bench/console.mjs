@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { freePort, median, moveToPostgres, post, readWhenWritten, stop, waitFor } from './lib.mjs';
+import { median, post, seededHome, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
 const { values } = parseArgs({
@@ -54,15 +54,6 @@ const rows = [];
 const row = (name, value) => rows.push(`${name.padEnd(66)} ${value}`);
 const ms = (x) => `${x.toFixed(0)} ms`;
 
-function output(args) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (chunk) => (out += chunk));
-    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}`))));
-  });
-}
-
 /** Median milliseconds of `times` GETs of `url` over one kept-alive connection. */
 async function direct(url, ca, headers, times) {
   const agent = new Agent({ keepAlive: true, maxSockets: 1, ca });
@@ -83,16 +74,10 @@ let controller;
 let bare;
 let browser;
 try {
-  const port = await freePort();
-  const origin = `https://127.0.0.1:${port}`;
+  const seededAt = await seededHome({ root, home, svc, env, store: values.store, sizes, password: 'bench-password' });
+  const { origin, ca, seeded } = seededAt;
+  cluster = seededAt.cluster;
   const versionUrl = `${origin}/edge/client/v1/version`;
-  let child = spawn(process.execPath, [svc, 'quickstart', '--home', home, '--port', String(port)], { env, stdio: 'ignore' });
-  const ca = await readWhenWritten(join(home, 'pki/ca-bundle.pem'));
-  await waitFor(versionUrl, ca, process.hrtime.bigint(), child);
-  await stop(child);
-  let target = join(home, 'db/svc.sqlite');
-  if (values.store === 'postgres') ({ url: target, cluster } = await moveToPostgres(home, svc, env, 'bench-password'));
-  const seeded = JSON.parse(await output(['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), target, JSON.stringify(sizes)]));
   row('store', values.store);
   row('network', `${sizes.identities} identities, ${sizes.services} services, ${sizes.routers} routers, ${sizes.servicePolicies} service policies`);
   row('seeding (write)', `${(seeded.seedMs / 1000).toFixed(1)} s`);

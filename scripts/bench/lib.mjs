@@ -149,3 +149,32 @@ export async function moveToPostgres(home, svc, env, password) {
   });
   return { url, cluster };
 }
+
+/**
+ * A quickstart home holding the authorization bench's network (authz-seed.ts, straight into the store) on `store`
+ * (sqlite, or postgres through moveToPostgres), the quickstart stopped again: what `authz` and `console` start from.
+ * Resolves with the origin, the CA, what the seeding printed and the cluster to stop (postgres only).
+ */
+export async function seededHome({ root, home, svc, env, store, sizes, password }) {
+  const port = await freePort();
+  const origin = `https://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [svc, 'quickstart', '--home', home, '--port', String(port)], { env, stdio: 'ignore' });
+  const ca = await readWhenWritten(join(home, 'pki/ca-bundle.pem'));
+  await waitFor(`${origin}/edge/client/v1/version`, ca, process.hrtime.bigint(), child);
+  await stop(child);
+  let target = join(home, 'db/svc.sqlite');
+  let cluster;
+  if (store === 'postgres') ({ url: target, cluster } = await moveToPostgres(home, svc, env, password));
+  const seeded = JSON.parse(await childOutput(root, ['--import', 'tsx', join(root, 'scripts/bench/authz-seed.ts'), target, JSON.stringify(sizes)]));
+  return { origin, ca, seeded, cluster, storePath: join(home, 'db/svc.sqlite') };
+}
+
+/** Runs node with `args` in `cwd` to completion and resolves with its standard output. */
+export function childOutput(cwd, args) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd, stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('exit', (code) => (code === 0 ? resolve(out) : reject(new Error(`${args.join(' ')} exited ${code}`))));
+  });
+}
