@@ -1,6 +1,6 @@
 /**
  * What the controller's startup line says, so that an operator reading the log finds everything it runs with: the
- * APIs' URLs, the OIDC issuers, the store (a file, or a PostgreSQL host and database: never its password), the config
+ * APIs' URLs, the web console's, the OIDC issuers, the store (a file, or a PostgreSQL host and database: never its password), the config
  * file and its folder, the PKI files, the router listener and where metrics are served.
  */
 import { dirname } from 'node:path';
@@ -28,6 +28,7 @@ export function startupSummary(config: ControllerConfig, logLevel: string) {
   return {
     clientApi: urlsOf('edge-client').map((u) => `${u}/edge/client/v1`),
     managementApi: urlsOf('edge-management').map((u) => `${u}/edge/management/v1`),
+    console: urlsOf('edge-management').map((u) => `${u}/console/`),
     oidcIssuers: config.web.flatMap((l) => (l.apis.some((a) => a.binding === 'edge-oidc') ? l.bindPoints.map((bp) => oidcIssuer(bp)) : [])),
     metrics: config.web.flatMap((l) => (l.metrics ? l.bindPoints.map((bp) => `${httpsOrigin(bp.address)}/metrics`) : [])),
     routers: config.ctrl ? `tls:${config.ctrl.advertise.text}` : 'none (no ctrl section)',

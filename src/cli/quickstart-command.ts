@@ -91,6 +91,7 @@ export async function quickstartCommand(args: QuickstartArgs, out: Output): Prom
     out.print(`svc controller is running (ready in ${ms.toFixed(0)} ms)`);
     out.print(`  API:        ${urls.map((u) => `${u}/edge/client/v1`).join(', ')}`);
     out.print(`  management: ${urls.map((u) => `${u}/edge/management/v1`).join(', ')}`);
+    out.print(`  console:    ${urls.map((u) => `${u}/console/`).join(', ')} (sign in as the admin user)`);
     if (issuers.length > 0) {
       out.print(`  OIDC:       issuer ${issuers.join(', ')}`);
       out.print(`              discovery ${issuers.map((i) => `${i}/.well-known/openid-configuration`).join(', ')}`);
