@@ -39,7 +39,8 @@ export const t = {
   },
   list: {
     search: 'Search',
-    searchHint: 'Name or id; #attribute matches role attributes',
+    searchHint: 'Start of a name, or an id; *text looks anywhere in the name',
+    searchHintRoles: 'Start of a name, or an id; *text looks anywhere in the name; #attribute matches role attributes',
     loading: 'Loading…',
     empty: 'Nothing matches.',
     previous: 'Previous page',

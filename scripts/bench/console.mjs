@@ -67,6 +67,9 @@ async function direct(url, ca, headers, times) {
   return median(results);
 }
 
+/** The console's filter for the start of a name (console/src/components/list-screen.tsx filterFor). */
+const prefixFilter = (text) => `(name >= "${text}" and name < "${text.slice(0, -1)}${String.fromCharCode(text.charCodeAt(text.length - 1) + 1)}") or id = "${text}"`;
+
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 
 let cluster;
@@ -144,7 +147,8 @@ try {
   const screens = [
     ['identities list, first page (sort name asc)', '/console/identities', '/edge/management/v1/identities?sort=name+asc&limit=25&offset=0'],
     ['identities list, sorted name desc', '/console/identities?sort=name+desc', '/edge/management/v1/identities?sort=name+desc&limit=25&offset=0'],
-    ['identities list, search by name (contains)', `/console/identities?q=${someName}`, `/edge/management/v1/identities?filter=${encodeURIComponent(`name contains "${someName}" or id = "${someName}"`)}&sort=name+asc&limit=25&offset=0`],
+    ['identities list, search by the start of a name (indexed range)', `/console/identities?q=${someName}`, `/edge/management/v1/identities?filter=${encodeURIComponent(prefixFilter(someName))}&sort=name+asc&limit=25&offset=0`],
+    ['identities list, search anywhere in names (*text: contains)', `/console/identities?q=*${someName}`, `/edge/management/v1/identities?filter=${encodeURIComponent(`name contains "${someName}"`)}&sort=name+asc&limit=25&offset=0`],
     [`identities list, page ${deep / 25 + 1}`, `/console/identities?offset=${deep}`, `/edge/management/v1/identities?sort=name+asc&limit=25&offset=${deep}`],
   ];
   for (const [name, path, apiPath] of screens) {

@@ -107,7 +107,13 @@ describe(`console shell in Chromium (${testDialect})`, () => {
 
     await page.getByLabel('Search').fill('console-1');
     await page.getByText('1–10 of 10').waitFor();
-    assert.equal(new URLSearchParams(listRequests.at(-1)).get('filter'), 'name contains "console-1" or id = "console-1"');
+    assert.equal(new URLSearchParams(listRequests.at(-1)).get('filter'), '(name >= "console-1" and name < "console-2") or id = "console-1"');
+    // `*` looks anywhere in the name: 'e-2' is inside console-20 … console-29.
+    const anywhere = page.waitForResponse((response) => new URL(response.url()).searchParams.get('filter') === 'name contains "e-2"');
+    await page.getByLabel('Search').fill('*e-2');
+    assert.equal((await anywhere).status(), 200);
+    await page.getByRole('link', { name: 'console-20' }).waitFor();
+    await page.getByText('1–10 of 10').waitFor();
 
     await page.getByLabel('Search').fill('#even');
     await page.getByText('1–15 of 15').waitFor();

@@ -34,11 +34,21 @@ export interface ListScreenProps<Row> {
 
 const PAGE = 25;
 
-/** The API filter for what was typed: `#attr` is a role filter, anything else is a name or an id. */
-function filterFor(text: string, fields: string[]): string | undefined {
+/**
+ * The API filter for what was typed. A name is matched by its start, as a range (`name >= "web" and name < "wec"`),
+ * which the store answers from the name's index however large the collection; `*web` looks anywhere in the name
+ * (`contains`), which reads every row and is slower on a large network. The text is also tried as an exact id.
+ */
+export function filterFor(text: string, fields: string[]): string | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  return [...fields.map((field) => `${field} contains ${quoted(trimmed)}`), `id = ${quoted(trimmed)}`].join(' or ');
+  if (trimmed.startsWith('*')) {
+    const inner = trimmed.slice(1).trim();
+    return inner === '' ? undefined : fields.map((field) => `${field} contains ${quoted(inner)}`).join(' or ');
+  }
+  const last = trimmed.codePointAt(trimmed.length - 1)!;
+  const next = trimmed.slice(0, trimmed.length - (last > 0xffff ? 2 : 1)) + String.fromCodePoint(last + 1);
+  return [...fields.map((field) => `(${field} >= ${quoted(trimmed)} and ${field} < ${quoted(next)})`), `id = ${quoted(trimmed)}`].join(' or ');
 }
 
 export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Row>) {
@@ -91,7 +101,7 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
         <label for="list-search">{t.list.search}</label>
         <input id="list-search" type="search" value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} aria-describedby="list-search-hint" />
         <span id="list-search-hint" class="hint">
-          {props.roleSearch ? t.list.searchHint : ''}
+          {props.roleSearch ? t.list.searchHintRoles : t.list.searchHint}
         </span>
       </form>
       <Problem error={error} prefix={t.list.failed} />
