@@ -33,6 +33,7 @@ import { serviceEdgeRouterPolicyRoutes } from './service-edge-router-policies.js
 import { relatedListRoutes } from './related-lists.js';
 import { policyAdviceRoute } from './policy-advice.js';
 import { identityReachRoute } from './identity-reach.js';
+import { statusEventsRoute } from './status-events.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -69,4 +70,5 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...relatedListRoutes,
   policyAdviceRoute,
   identityReachRoute,
+  statusEventsRoute,
 ];
