@@ -2,6 +2,8 @@
  * The composition root: from a loaded config, open the store, load the PKI, build the services and start one
  * HTTPS server per bind point. The only place where concrete parts are wired together.
  */
+import { createExpiryBoard } from '../services/expiries/expiry-board.js';
+import { createExpiryRepository } from '../persistence/repositories/expiries.js';
 import { createStatusEvents } from '../services/status-events/status-events.js';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
@@ -240,6 +242,7 @@ export async function startController(
       apiSessionAdmin: buildApiSessionAdministration(database, { sessions, clock, audit, oidc: oidc?.provider, certFlags: certificates.extension }),
       sessionConfigTypes: sessions.configTypes,
       statusEvents,
+      expiries: createExpiryBoard({ expiries: createExpiryRepository(database), clock }),
       metrics,
       authentication,
       ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors } : {}),

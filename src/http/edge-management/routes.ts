@@ -34,6 +34,7 @@ import { relatedListRoutes } from './related-lists.js';
 import { policyAdviceRoute } from './policy-advice.js';
 import { identityReachRoute } from './identity-reach.js';
 import { statusEventsRoute } from './status-events.js';
+import { expiriesRoute } from './expiries.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -71,4 +72,5 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   policyAdviceRoute,
   identityReachRoute,
   statusEventsRoute,
+  expiriesRoute,
 ];
