@@ -5,6 +5,7 @@
 import { createExpiryBoard } from '../services/expiries/expiry-board.js';
 import { createExpiryRepository } from '../persistence/repositories/expiries.js';
 import { createStatusEvents } from '../services/status-events/status-events.js';
+import { createChangePreviewService } from '../services/authorization/change-preview.js';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -243,6 +244,12 @@ export async function startController(
       sessionConfigTypes: sessions.configTypes,
       statusEvents,
       expiries: createExpiryBoard({ expiries: createExpiryRepository(database), clock }),
+      changePreviews: createChangePreviewService({
+        engine: authorization.engine,
+        servicePolicies: authorization.servicePolicies,
+        identities: identities.identities,
+        services: authorization.services,
+      }),
       metrics,
       authentication,
       ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors } : {}),

@@ -30,6 +30,7 @@ import type { AuthorizationDomain } from './authorization/index.js';
 import type { PostureService } from './posture/index.js';
 import type { StatusEvents } from './status-events/status-events.js';
 import type { ExpiryBoard } from './expiries/expiry-board.js';
+import type { ChangePreviewService } from './authorization/change-preview.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
 import type { EdgeSessionService } from './edge-sessions/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
@@ -95,6 +96,8 @@ export interface Services {
   readonly statusEvents: StatusEvents;
   /** What ends soon: enrollments, certificates, signing keys (the expiry board, issue 45). */
   readonly expiries: ExpiryBoard;
+  /** Who would gain and lose access through a policy or role attribute change, before it is saved (issue 45). */
+  readonly changePreviews: ChangePreviewService;
   /** This controller's Prometheus metrics: what HTTP, logins, the caches and the store report, and `/metrics` serves. */
   readonly metrics: ControllerMetrics;
   /** What the controller signs after enrollment: router enrollment and extension, the enrollment key set and challenge, ephemeral and extended certificates (decision 0038). */

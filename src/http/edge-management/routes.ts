@@ -35,6 +35,7 @@ import { policyAdviceRoute } from './policy-advice.js';
 import { identityReachRoute } from './identity-reach.js';
 import { statusEventsRoute } from './status-events.js';
 import { expiriesRoute } from './expiries.js';
+import { changePreviewRoute } from './change-previews.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -73,4 +74,5 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   identityReachRoute,
   statusEventsRoute,
   expiriesRoute,
+  changePreviewRoute,
 ];
