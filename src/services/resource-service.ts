@@ -14,6 +14,7 @@ import { nameProblem } from '../policy/names.js';
 import type { Clock } from '../shared/clock.js';
 import { newEntityId } from '../shared/random.js';
 import type { AuditedScope } from './audit/audited-changes.js';
+import { FIELD_CHANGES, fieldChanges } from './audit/field-changes.js';
 import type { ListPage } from './list-page.js';
 import { roleFilterRestriction, type RoleFilterParams } from './role-filter.js';
 import type { RoleTarget } from '../domain/policy.js';
@@ -122,7 +123,9 @@ export function resourceService<Entity extends Resource, Fields extends { name: 
     const next: Entity = { ...current, ...fields, updatedAt: clock.now() };
     await deps.work(async (scope) => {
       await scope.records.update(next);
-      await scope.audit.record(actor, action, rules.entityType, next.id, rules.auditDetails(next, current));
+      // The entry keeps the resource's own details and, field by field, what changed (never secrets: see auditDetails).
+      const changes = fieldChanges(rules.auditDetails(current), rules.auditDetails(next));
+      await scope.audit.record(actor, action, rules.entityType, next.id, { ...rules.auditDetails(next, current), [FIELD_CHANGES]: changes });
     });
     rules.committed?.(actor, action, next);
     return next;
@@ -161,7 +164,8 @@ export function resourceService<Entity extends Resource, Fields extends { name: 
       await rules.checkDelete?.(entity);
       await deps.work(async (scope) => {
         await scope.records.delete(id);
-        await scope.audit.record(actor, 'delete', rules.entityType, id, { name: entity.name });
+        // What was deleted, as its audit details show it (never secrets), so the trail still says what it was.
+        await scope.audit.record(actor, 'delete', rules.entityType, id, { ...rules.auditDetails(entity), name: entity.name });
       });
       rules.committed?.(actor, 'delete', entity);
     },

@@ -89,8 +89,33 @@ describe(`audit log (${testDialect})`, () => {
     const [patch] = await entries('action = "patch" and entityType = "identity"');
     assert.equal(patch?.actorId, secondId);
     assert.deepEqual(patch?.details, { changes: { tags: { reviewed: true } } });
+    // Field by field, before and after (issue 45: the console's audit trail shows them as a table).
+    assert.deepEqual(patch?.changes, [{ field: 'tags', before: {}, after: { reviewed: true } }]);
     const [disable] = await entries('action = "disable"');
     assert.equal(typeof disable?.details.disabledUntil, 'string');
+  });
+
+  it('records what an update changed field by field, never a secret, and what a delete removed', async () => {
+    const policy = await admin.post('/auth-policies', { ...authPolicyBody('diffed-policy') });
+    assert.equal(policy.status, 201, policy.text);
+    const id = policy.json().data.id;
+    step();
+    assert.equal((await admin.patch(`/auth-policies/${id}`, { name: 'diffed-policy-2' })).status, 200);
+    const [update] = await entries(`entityId = "${id}" and action = "patch"`);
+    assert.deepEqual(update?.changes, [{ field: 'name', before: 'diffed-policy', after: 'diffed-policy-2' }]);
+    assert.equal('fieldChanges' in (update?.details ?? {}), false, 'shown as changes, not inside details');
+    step();
+    assert.equal((await admin.del(`/auth-policies/${id}`)).status, 200);
+    const [deleted] = await entries(`entityId = "${id}" and action = "delete"`);
+    assert.equal(deleted?.details.name, 'diffed-policy-2');
+    assert.equal(deleted?.details.primary.updb.maxAttempts, 5, 'the deleted fields are kept');
+    // Password changes of an identity are never in the trail: identities' audit details hold no secret.
+    const identity = (await admin.post('/identities', { name: 'diffed-identity', type: 'User', isAdmin: false })).json().data.id;
+    step();
+    await admin.patch(`/identities/${identity}`, { name: 'diffed-identity-2' });
+    const [renamed] = await entries(`entityId = "${identity}" and action = "patch"`);
+    assert.deepEqual(renamed?.changes, [{ field: 'name', before: 'diffed-identity', after: 'diffed-identity-2' }]);
+    assert.doesNotMatch(JSON.stringify(await entries()), /"password"|passwordHash|"secret"|privateKey/i);
   });
 
   it('records authenticator deletions with the identity they belonged to', async () => {

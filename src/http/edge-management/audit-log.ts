@@ -5,6 +5,7 @@
  */
 import { Type } from 'typebox';
 import type { RecordedAuditEntry } from '../../domain/audit.js';
+import { FIELD_CHANGES, type FieldChange } from '../../services/audit/field-changes.js';
 import { ApiErrorBody, DateTime, Links, ListEnvelope, ListQueryParams } from '../schemas/common.js';
 import { listEnvelope } from '../kit/envelope.js';
 import { defineRoute } from '../kit/route.js';
@@ -20,6 +21,11 @@ export const AuditEntryView = Type.Object({
   entityId: Type.String(),
   entityName: Type.String({ description: "the entity's name as the change recorded it, else its id" }),
   details: Type.Object({}, { additionalProperties: true, description: 'what changed; never secrets' }),
+  changes: Type.Optional(
+    Type.Array(Type.Object({ field: Type.String(), before: Type.Unknown(), after: Type.Unknown() }), {
+      description: 'for updates: each field that changed, before and after (never secrets); absent for entries written before it was recorded',
+    }),
+  ),
   createdAt: DateTime,
   updatedAt: DateTime,
   tags: Type.Object({}),
@@ -44,6 +50,11 @@ const COLLECTIONS = new Map([
   ['service-edge-router-policy', 'service-edge-router-policies'],
 ]);
 
+const withoutFieldChanges = (details: Record<string, unknown>) => {
+  const { [FIELD_CHANGES]: _changes, ...rest } = details;
+  return rest;
+};
+
 /** An audit entry as sent (flat actor fields, named as the filter names them). */
 export function auditEntryView(entry: RecordedAuditEntry) {
   const collection = COLLECTIONS.get(entry.entityType);
@@ -58,7 +69,8 @@ export function auditEntryView(entry: RecordedAuditEntry) {
     entityId: entry.entityId,
     // The name as the change recorded it: still readable after the entity is deleted or renamed.
     entityName: typeof entry.details.name === 'string' ? entry.details.name : entry.entityId,
-    details: entry.details,
+    details: withoutFieldChanges(entry.details),
+    ...(Array.isArray(entry.details[FIELD_CHANGES]) ? { changes: entry.details[FIELD_CHANGES] as FieldChange[] } : {}),
     createdAt: entry.createdAt.toISOString(),
     updatedAt: entry.createdAt.toISOString(),
     tags: {},
