@@ -17,7 +17,8 @@ interface Entry {
   action: string;
   entityType: string;
   entityId: string;
-  details: Record<string, unknown>;
+  details: Record<string, any>;
+  changes?: { field: string; before: unknown; after: unknown }[];
   createdAt: string;
 }
 
