@@ -112,7 +112,7 @@ export const t = {
     attributeHint: 'A role attribute, without #',
     addAttribute: 'Add attribute',
     find: (what: string) => `Find ${what} by name`,
-    findHint: 'Start of a name, or an id; *text looks anywhere in the name',
+    findHint: 'Start of a name; *text looks anywhere in the name',
     addAll: 'Add #all',
     remove: (role: string) => `Remove ${role}`,
     results: (what: string) => `${what} found`,

@@ -99,7 +99,9 @@ export function RolePicker(props: RolePickerProps) {
           value={attribute}
           onInput={(event) => setAttribute((event.target as HTMLInputElement).value)}
           onKeyDown={(event) => {
-            if (event.key === 'Enter') (event.preventDefault(), addAttribute());
+            if (event.key !== 'Enter') return;
+            event.preventDefault();
+            addAttribute();
           }}
         />
         <button type="button" onClick={addAttribute}>
