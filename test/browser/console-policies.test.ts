@@ -57,6 +57,51 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await ctl?.close();
   });
 
+  it('lists each kind of policy from the API, searched and paged there, with the names its @roles stand for, and opens its detail', async () => {
+    await admin.create('/service-policies', { name: 'listed-sp', type: 'Bind', semantic: 'AnyOf', identityRoles: [`@${ids.alice}`], serviceRoles: ['#web'] });
+    await admin.create('/edge-router-policies', { name: 'listed-erp', semantic: 'AllOf', identityRoles: ['#staff'], edgeRouterRoles: [`@${ids.router}`] });
+    await admin.create('/service-edge-router-policies', { name: 'listed-serp', semantic: 'AllOf', serviceRoles: [`@${ids.web}`], edgeRouterRoles: ['#all'] });
+    const lists: string[] = [];
+    const listen = (request: { url(): string }) => {
+      const url = new URL(request.url());
+      if (/policies$/.test(url.pathname)) lists.push(url.search);
+    };
+    page.on('request', listen);
+    for (const [title, name, shown] of [
+      ['Service policies', 'listed-sp', '@alice'],
+      ['Edge router policies', 'listed-erp', '@router-1'],
+      ['Service edge router policies', 'listed-serp', '@web'],
+    ] as const) {
+      await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: title, exact: true }).click();
+      await page.getByRole('heading', { name: title, level: 1 }).waitFor();
+      await page.getByLabel('Search').fill('listed');
+      const row = page.getByRole('row').filter({ has: page.getByRole('link', { name }) });
+      await row.getByText(shown).waitFor();
+      await accessible(page, `console-${title.toLowerCase().replace(/ /g, '-')}`);
+      await row.getByRole('link', { name }).click();
+      await page.getByRole('heading', { name, level: 1 }).waitFor();
+      await page.getByText(shown).first().waitFor();
+    }
+    page.off('request', listen);
+    assert.ok(lists.length >= 3 && lists.every((search) => /limit=(25|1)\b/.test(search)), lists.join('\n'));
+    assert.ok(lists.some((search) => new URLSearchParams(search).get('filter') === '(name >= "listed" and name < "listee")'), lists.join('\n'));
+  });
+
+  it('keeps a policy being typed as a draft across a reload, and drops it on cancel', async () => {
+    await page.goto('/console/service-policies/new');
+    await page.getByLabel('Name', { exact: true }).fill('half-typed');
+    await pickerOf('Service roles').getByLabel('Attribute for Service roles').fill('web');
+    await pickerOf('Service roles').getByRole('button', { name: 'Add attribute' }).click();
+    await page.reload();
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'half-typed');
+    await pickerOf('Service roles').getByRole('button', { name: 'Remove #web' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel' }).click();
+    await page.getByRole('heading', { name: 'Service policies', level: 1 }).waitFor();
+    await page.goto('/console/service-policies/new');
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), '');
+    assert.deepEqual(await admin.named('/service-policies', 'half-typed'), []);
+  });
+
   it("previews a role list's matches from the API: the count and the first ten names, asked with limit=10", async () => {
     const previews: URLSearchParams[] = [];
     const listen = (request: { url(): string }) => {
