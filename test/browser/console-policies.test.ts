@@ -37,6 +37,9 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     assert.equal(answer.status, 200, answer.text);
     return answer.json().data as { gains: { count: number }; losses: { count: number } };
   };
+  /** The confirm button's name for a preview: what the save will do, in the API's counts. */
+  const confirmOf = (verb: string, preview: { gains: { count: number }; losses: { count: number } }) =>
+    page.getByRole('button', { name: `${verb}: ${preview.gains.count} gain, ${preview.losses.count} lose access`, exact: true });
 
   before(async () => {
     ctl = await startTestController();
@@ -148,7 +151,7 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     const body = { name: 'team-dials-web', type: 'Dial', semantic: 'AllOf', identityRoles: ['#team'], serviceRoles: [`@${ids.web}`], postureCheckRoles: [] };
     const expected = await previewOf({ entity: 'service-policies', change: body });
     assert.equal(expected.gains.count, 12, 'the twelve holders of #team gain dial on web');
-    await page.getByRole('region', { name: 'Gain access: 12' }).waitFor();
+    await page.getByRole('region', { name: 'Gain access: 12', exact: true }).waitFor();
     await page.getByRole('cell', { name: 'team-00' }).waitFor();
     await accessible(page, 'console-policy-change-preview');
     // Shown, not saved: the API has no such policy until the confirm button (which says what it does) is pressed.
@@ -157,7 +160,7 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'team-dials-web', 'the draft is kept');
     assert.deepEqual(await admin.named('/service-policies', 'team-dials-web'), []);
     await page.getByRole('button', { name: 'Review the change' }).click();
-    await page.getByRole('button', { name: 'Create: 12 gain, 0 lose access' }).click();
+    await confirmOf('Create', expected).click();
     await page.getByRole('heading', { name: 'team-dials-web', level: 1 }).waitFor();
     const [saved] = await admin.named('/service-policies', 'team-dials-web');
     assert.deepEqual([saved.type, saved.semantic, saved.identityRoles, saved.serviceRoles], ['Dial', 'AllOf', ['#team'], [`@${ids.web}`]]);
@@ -171,9 +174,12 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await pickerOf('Identity roles').getByRole('button', { name: 'Remove #team' }).click();
     await pickerOf('Identity roles').getByText('No roles: this list matches nothing.').waitFor();
     await page.getByRole('button', { name: 'Review the change' }).click();
-    await page.getByRole('region', { name: 'Lose access: 12' }).waitFor();
+    const change = { name: 'team-dials-web', type: 'Dial', semantic: 'AllOf', identityRoles: [], serviceRoles: [`@${ids.web}`], postureCheckRoles: [] };
+    const edit = await previewOf({ entity: 'service-policies', id: policy.id, change });
+    assert.deepEqual([edit.gains.count, edit.losses.count], [0, 12], 'the twelve holders of #team lose dial on web');
+    await page.getByRole('region', { name: 'Lose access: 12', exact: true }).waitFor();
     assert.deepEqual((await admin.read(`/service-policies/${policy.id}`)).identityRoles, ['#team'], 'unchanged while previewed');
-    await page.getByRole('button', { name: 'Save: 0 gain, 12 lose access' }).click();
+    await confirmOf('Save', edit).click();
     await page.getByRole('heading', { name: 'team-dials-web', level: 1 }).waitFor();
     assert.deepEqual((await admin.read(`/service-policies/${policy.id}`)).identityRoles, []);
 
@@ -182,7 +188,7 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await page.getByRole('button', { name: 'Cancel' }).click();
     assert.equal((await admin.read(`/service-policies/${policy.id}`)).id, policy.id, 'cancel deletes nothing');
     await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('button', { name: 'Delete: 0 gain, 0 lose access' }).click();
+    await confirmOf('Delete', await previewOf({ entity: 'service-policies', id: policy.id, delete: true, change: {} })).click();
     await page.getByRole('heading', { name: 'Service policies', level: 1 }).waitFor();
     assert.deepEqual(await admin.named('/service-policies', 'team-dials-web'), []);
   });
@@ -227,8 +233,8 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await pickerOf('Service roles').getByRole('button', { name: 'Add attribute' }).click();
     await pickerOf('Service roles').getByText('Matches 1 services (first 1: web)').waitFor();
     await page.getByRole('button', { name: 'Review the change' }).click();
-    await page.getByRole('region', { name: 'Gain access: 1' }).waitFor();
-    await page.getByRole('button', { name: 'Create: 1 gain, 0 lose access' }).click();
+    await page.getByRole('region', { name: 'Gain access: 1', exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Create: 1 gain, 0 lose access', exact: true }).click();
     await page.getByRole('heading', { name: 'alice-dials-web', level: 1 }).waitFor();
 
     // The edge router policy: alice may use every router.

@@ -65,7 +65,7 @@ function Chooser(props: { param: 'identity' | 'service'; collection: string; lab
       <div class="chosen">
         <span>{t.reach.chosen(props.label, name ?? props.id)}</span>
         <button type="button" onClick={() => setQuery({ [props.param]: undefined })}>
-          {t.reach.change(props.what)}
+          {t.reach.change(props.label.toLowerCase())}
         </button>
       </div>
     );
