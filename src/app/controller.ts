@@ -2,6 +2,9 @@
  * The composition root: from a loaded config, open the store, load the PKI, build the services and start one
  * HTTPS server per bind point. The only place where concrete parts are wired together.
  */
+import { createExpiryBoard } from '../services/expiries/expiry-board.js';
+import { createExpiryRepository } from '../persistence/repositories/expiries.js';
+import { createStatusEvents } from '../services/status-events/status-events.js';
 import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
@@ -204,7 +207,8 @@ export async function startController(
       : undefined;
     const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed });
     // Routers' presence (decision 0064): its status is read with every router an API shows.
-    const routerPresence = buildRouterPresence(database, { clock, metrics });
+    const statusEvents = createStatusEvents();
+    const routerPresence = buildRouterPresence(database, { clock, metrics, statusEvents });
     const authorization = buildAuthorizationDomain(database, {
       routerStatus: routerPresence,
       feed,
@@ -237,6 +241,8 @@ export async function startController(
       fabric: buildFabricAdmin(database, { online: (ids) => routerPresence.statusOf(ids) }),
       apiSessionAdmin: buildApiSessionAdministration(database, { sessions, clock, audit, oidc: oidc?.provider, certFlags: certificates.extension }),
       sessionConfigTypes: sessions.configTypes,
+      statusEvents,
+      expiries: createExpiryBoard({ expiries: createExpiryRepository(database), clock }),
       metrics,
       authentication,
       ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors } : {}),
@@ -381,6 +387,8 @@ export async function startController(
       routerControl: routerControl?.plane,
       async close() {
         stopCaWatch();
+        // Open live status streams end first, so that closing the listeners does not wait for them.
+        statusEvents.close();
         await routerControl?.close();
         await Promise.allSettled(apps.map(({ app }) => app.close()));
         await heartbeat.stop();

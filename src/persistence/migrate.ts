@@ -34,6 +34,7 @@ import { terminatorHosts } from './migrations/0030-terminator-hosts.js';
 import { linksAndCircuits } from './migrations/0031-links-and-circuits.js';
 import { usedEnrollmentTokens } from './migrations/0032-used-enrollment-tokens.js';
 import { nameOrderIndexes } from './migrations/0034-name-order-indexes.js';
+import { expiryColumns } from './migrations/0035-expiry-columns.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -67,6 +68,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0031-links-and-circuits': linksAndCircuits,
   '0032-used-enrollment-tokens': usedEnrollmentTokens,
   '0034-name-order-indexes': nameOrderIndexes,
+  '0035-expiry-columns': expiryColumns,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

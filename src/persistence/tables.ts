@@ -65,6 +65,8 @@ export interface AuthenticatorsTable {
   is_issued_by_network: boolean | number;
   /** The certificate an extension issued, until `extend-verify` makes it the authenticator's (migration 0020). */
   unverified_cert_pem: Generated<string | null>;
+  /** When `cert_pem` ends (migration 0035), for the expiry board. */
+  cert_not_after: Generated<string | null>;
   unverified_cert_fingerprint: Generated<string | null>;
   /** An administrator asked the holder to extend (and roll its key) at its next login (migration 0020). */
   is_extend_requested: Generated<boolean | number>;

@@ -28,6 +28,8 @@ import type { VersionInfo } from './controllers/version.js';
 import type { SecurityEvents } from './audit/security-events.js';
 import type { AuthorizationDomain } from './authorization/index.js';
 import type { PostureService } from './posture/index.js';
+import type { StatusEvents } from './status-events/status-events.js';
+import type { ExpiryBoard } from './expiries/expiry-board.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
 import type { EdgeSessionService } from './edge-sessions/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
@@ -89,6 +91,10 @@ export interface Services {
   readonly edgeSessions: EdgeSessionService;
   /** The config types an API session asked for at login, as ids (`of`), and resolving names to ids (`resolve`). */
   readonly sessionConfigTypes: SessionConfigTypes;
+  /** Live status events (routers coming online and going offline here) for the console's stream (issue 45). */
+  readonly statusEvents: StatusEvents;
+  /** What ends soon: enrollments, certificates, signing keys (the expiry board, issue 45). */
+  readonly expiries: ExpiryBoard;
   /** This controller's Prometheus metrics: what HTTP, logins, the caches and the store report, and `/metrics` serves. */
   readonly metrics: ControllerMetrics;
   /** What the controller signs after enrollment: router enrollment and extension, the enrollment key set and challenge, ephemeral and extended certificates (decision 0038). */

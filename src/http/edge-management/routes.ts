@@ -32,6 +32,9 @@ import { edgeRouterPolicyRoutes } from './edge-router-policies.js';
 import { serviceEdgeRouterPolicyRoutes } from './service-edge-router-policies.js';
 import { relatedListRoutes } from './related-lists.js';
 import { policyAdviceRoute } from './policy-advice.js';
+import { identityReachRoute } from './identity-reach.js';
+import { statusEventsRoute } from './status-events.js';
+import { expiriesRoute } from './expiries.js';
 
 export const EDGE_MANAGEMENT_PREFIX = '/edge/management/v1';
 
@@ -67,4 +70,7 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...serviceEdgeRouterPolicyRoutes,
   ...relatedListRoutes,
   policyAdviceRoute,
+  identityReachRoute,
+  statusEventsRoute,
+  expiriesRoute,
 ];

@@ -4,6 +4,7 @@
  * verified extension changed the key. Every write is conditional on
  * the state the caller read and records the identity as changed (its detail and logins read these rows).
  */
+import { certificateNotAfter } from '../certificate-not-after.js';
 import type { Database } from '../database.js';
 import { atomically } from '../unit-of-work.js';
 import { recordChange } from './authorization-changes.js';
@@ -115,6 +116,7 @@ export function createAuthenticatorExtensionRepository(database: Database): Auth
             .updateTable('authenticators')
             .set({
               cert_pem: row.unverified_cert_pem,
+              cert_not_after: certificateNotAfter(row.unverified_cert_pem),
               cert_fingerprint: pending,
               unverified_cert_pem: null,
               unverified_cert_fingerprint: null,

@@ -6,6 +6,7 @@
  * A updb enrollment holds its username's claim (usernames.ts) from creation, and completing it hands the claim to
  * the new authenticator in the same transaction, so no other request can take the username in between.
  */
+import { certificateNotAfter } from '../certificate-not-after.js';
 import { atomically } from '../unit-of-work.js';
 import type { Enrollment, EnrollmentMethod } from '../../domain/enrollment.js';
 import { usernameKey } from '../../policy/names.js';
@@ -44,6 +45,7 @@ export function newAuthenticatorRow(a: NewAuthenticator) {
     password_hash: a.method === 'updb' ? a.passwordHash : null,
     cert_fingerprint: a.method === 'cert' ? a.certFingerprint : null,
     cert_pem: a.method === 'cert' ? a.certPem : null,
+    cert_not_after: a.method === 'cert' ? certificateNotAfter(a.certPem) : null,
     is_issued_by_network: a.method === 'cert' && a.issuedByNetwork !== false,
     ca_id: a.method === 'cert' ? (a.caId ?? null) : null,
     created_at: at,

@@ -3,6 +3,7 @@
  * certificate extension), its presence (online status, what its hello reported), and what the control plane asks of
  * the store (buildRouterControl). Router administration stays in ../authorization (edge-routers.ts).
  */
+import type { StatusEvents } from '../status-events/status-events.js';
 import type { Database } from '../../persistence/database.js';
 import { createRouterCertificateRepository } from '../../persistence/repositories/router-certificates.js';
 import { createRouterPresenceRepository } from '../../persistence/repositories/router-presence.js';
@@ -158,13 +159,16 @@ export function buildRouterControl(
  */
 export function buildRouterPresence(
   database: Database,
-  deps: { clock: Clock; controllerId?: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'> },
+  deps: { clock: Clock; controllerId?: string; metrics?: Pick<ControllerMetrics, 'setRoutersOnline'>; statusEvents?: StatusEvents },
 ): RegisteringRouterPresence {
-  const { metrics } = deps;
+  const { metrics, statusEvents } = deps;
   const presence = createRouterPresence({
     presence: createRouterPresenceRepository(database),
     clock: deps.clock,
     ...(metrics ? { onChange: (count: number) => metrics.setRoutersOnline(count) } : {}),
+    ...(statusEvents
+      ? { onRouter: (id: string, isOnline: boolean, version?: string) => statusEvents.publish({ kind: 'router', id, isOnline, ...(version ? { version } : {}), at: deps.clock.now() }) }
+      : {}),
   });
   if (deps.controllerId !== undefined) presence.registerAs(deps.controllerId);
   return presence;

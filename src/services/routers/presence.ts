@@ -114,7 +114,13 @@ export interface RegisteringRouterPresence extends RouterPresence {
  * await presence.connected(routerId, hello); // on the router's verified hello
  * await presence.disconnected(routerId);     // when its channel closes
  */
-export function createRouterPresence(deps: { presence: RouterPresenceRepository; clock: Clock; onChange?: (onlineHere: number) => void }): RegisteringRouterPresence {
+export function createRouterPresence(deps: {
+  presence: RouterPresenceRepository;
+  clock: Clock;
+  onChange?: (onlineHere: number) => void;
+  /** Hears each router whose channel came up or went down here (the live status stream, issue 45). */
+  onRouter?: (routerId: string, isOnline: boolean, version?: string) => void;
+}): RegisteringRouterPresence {
   const { presence, clock } = deps;
   let registered: string | undefined;
   const own = () => {
@@ -143,10 +149,12 @@ export function createRouterPresence(deps: { presence: RouterPresenceRepository;
       if (!(await presence.connect(routerId, own(), clock.now(), report))) throw new UnknownRouterError(routerId);
       here.add(routerId);
       changed();
+      deps.onRouter?.(routerId, true, report.versionInfo.version);
     },
     async disconnected(routerId) {
       here.delete(routerId);
       changed();
+      deps.onRouter?.(routerId, false);
       await presence.release(routerId, own(), clock.now());
     },
     async clearOwn() {

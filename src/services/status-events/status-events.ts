@@ -1,0 +1,47 @@
+/**
+ * The controller's live status events (issue 45): what the console's live status stream (`GET /events/status`)
+ * pushes. Router presence publishes here when a router's control channel comes up or goes down at this controller;
+ * every open stream is a subscriber. In memory and synchronous: a subscriber that cannot keep up is the stream's
+ * business (it coalesces per router), never the publisher's.
+ */
+export interface RouterStatusEvent {
+  kind: 'router';
+  id: string;
+  isOnline: boolean;
+  /** The version the router reported in its hello; absent when it went offline. */
+  version?: string;
+  at: Date;
+}
+
+export type StatusEvent = RouterStatusEvent;
+
+export interface StatusEvents {
+  publish(event: StatusEvent): void;
+  /** Calls `listener` for every event from now on, and `ended` when the controller stops; returns the way to stop. */
+  subscribe(listener: (event: StatusEvent) => void, ended?: () => void): () => void;
+  /** The controller is stopping: every subscriber's `ended` is called and the subscriptions dropped. */
+  close(): void;
+  /** Open subscriptions (for the limit per identity, and tests). */
+  readonly subscribers: number;
+}
+
+export function createStatusEvents(): StatusEvents {
+  const listeners = new Map<(event: StatusEvent) => void, (() => void) | undefined>();
+  return {
+    publish(event) {
+      for (const listener of listeners.keys()) listener(event);
+    },
+    subscribe(listener, ended) {
+      listeners.set(listener, ended);
+      return () => void listeners.delete(listener);
+    },
+    close() {
+      const ends = [...listeners.values()];
+      listeners.clear();
+      for (const ended of ends) ended?.();
+    },
+    get subscribers() {
+      return listeners.size;
+    },
+  };
+}
