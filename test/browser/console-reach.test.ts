@@ -38,7 +38,7 @@ describe(`console "why can't it reach" in Chromium (${testDialect})`, () => {
 
   it('picks the identity and the service by name and shows every layer as the API evaluates it, the blocking ones named', async () => {
     await page.goto('/console/reach');
-    await page.getByText('Pick an identity and a service').waitFor();
+    await page.getByText('Pick an identity and a service to see what stands between them.').waitFor();
     await accessible(page, 'console-reach-pick');
     await page.getByLabel('Find identities by name').fill('bo');
     await page.getByRole('button', { name: 'Identity: bob' }).click();
