@@ -5,7 +5,7 @@
  * identity access to a service" flow that ends on the "why can't it reach" page. axe-core on every screen.
  */
 import assert from 'node:assert/strict';
-import { after, before, describe, it } from 'node:test';
+import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { accessible, adminApi, signInToConsole, type AdminApi } from '../helpers/console-session.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -54,6 +54,13 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await page.goto('/console/service-policies');
     await signInToConsole(page);
     await page.getByRole('heading', { name: 'Service policies', level: 1 }).waitFor();
+  });
+  // Each test starts with no drafts: a test that stops half-way leaves none for the next one's forms.
+  beforeEach(async () => {
+    await page.evaluate(() => {
+      const storage = (globalThis as any).sessionStorage;
+      for (const key of Object.keys(storage)) if (key.startsWith('svc.console.draft.')) storage.removeItem(key);
+    });
   });
   after(async () => {
     await browser?.close();
