@@ -1,0 +1,54 @@
+/**
+ * What the console's browser tests share beyond the browser itself: signing in through the login page as the test
+ * controller's admin, and a small Management API client (ctl.fetch with the admin's session) to set a network up and
+ * read back what a screen changed.
+ */
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { describeViolations, screenshot, seriousAccessibilityViolations } from './browser.js';
+import type { TestController } from './controller.js';
+
+export const CONSOLE_ADMIN = { username: 'admin', password: 'admin-password' };
+
+/** From the console's sign-in screen through the OIDC login page and back. */
+export async function signInToConsole(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Username').fill(CONSOLE_ADMIN.username);
+  await page.getByLabel('Password').fill(CONSOLE_ADMIN.password);
+  await page.getByRole('button', { name: /log in|sign in/i }).click();
+}
+
+export interface AdminApi {
+  /** Creates an entity; fails the test unless the API answers 201. Returns the new id. */
+  create(collection: string, body: object): Promise<string>;
+  /** GET under the Management API; fails the test unless the API answers 200. */
+  read<T = any>(path: string): Promise<T>;
+  /** The entities of a collection whose name is `name` (0 or 1). */
+  named<T = any>(collection: string, name: string): Promise<T[]>;
+}
+
+export async function adminApi(ctl: TestController): Promise<AdminApi> {
+  const token = await ctl.adminToken();
+  const headers = { 'svc-session': token };
+  const read = async (path: string) => {
+    const answer = await ctl.fetch(`/edge/management/v1${path}`, { headers });
+    assert.equal(answer.status, 200, answer.text);
+    return answer.json().data;
+  };
+  return {
+    async create(collection, body) {
+      const answer = await ctl.fetch(`/edge/management/v1${collection}`, { method: 'POST', headers, body });
+      assert.equal(answer.status, 201, answer.text);
+      return answer.json().data.id as string;
+    },
+    read,
+    named: (collection, name) => read(`${collection}?filter=${encodeURIComponent(`name = "${name}"`)}&limit=10`),
+  };
+}
+
+/** No serious or critical axe-core violation on the page as it is; then its screenshot (under npm run screenshots). */
+export async function accessible(page: Page, name: string): Promise<void> {
+  const violations = await seriousAccessibilityViolations(page);
+  assert.deepEqual(violations, [], describeViolations(violations));
+  await screenshot(page, name);
+}
