@@ -29,7 +29,7 @@ import type { SecurityEvents } from './audit/security-events.js';
 import type { AuthorizationDomain } from './authorization/index.js';
 import type { PostureService } from './posture/index.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
-import type { EdgeSessionService } from './edge-sessions/index.js';
+import type { EdgeSessionAdministration, EdgeSessionService } from './edge-sessions/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
 import type { CaService, CaTrust } from './cas/index.js';
 import type { CertificatesDomain } from './certificates/index.js';
@@ -87,6 +87,8 @@ export interface Services {
   readonly posture: PostureService;
   /** Client API sessions (dial/bind a service), their tokens, and a service's edge routers and terminators for a client. */
   readonly edgeSessions: EdgeSessionService;
+  /** Every API session's sessions, for the Management API's `/sessions`. */
+  readonly edgeSessionAdmin: EdgeSessionAdministration;
   /** The config types an API session asked for at login, as ids (`of`), and resolving names to ids (`resolve`). */
   readonly sessionConfigTypes: SessionConfigTypes;
   /** This controller's Prometheus metrics: what HTTP, logins, the caches and the store report, and `/metrics` serves. */
