@@ -82,7 +82,7 @@ export const t = {
   // audit trail, expiry board, live status.
   live: {
     connected: 'Live: status changes appear as they happen.',
-    disconnected: 'Live status is reconnecting…',
+    disconnected: 'Live status: connecting…',
     online: 'online',
     offline: 'offline',
   },
