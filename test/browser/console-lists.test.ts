@@ -67,7 +67,7 @@ describe(`console screens: routers, lists, CAs, signers, policies, sessions (${t
 
     await page.getByRole('button', { name: 'Re-enroll' }).click();
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.waitForFunction((old) => (document.querySelector('#enrollment-jwt') as HTMLTextAreaElement | null)?.value !== old, router.enrollmentJwt);
+    await page.waitForFunction((old) => (globalThis as any).document.querySelector('#enrollment-jwt')?.value !== old, router.enrollmentJwt);
     const renewed = (await admin.get(`/edge-routers/${router.id}`)).json().data;
     assert.notEqual(renewed.enrollmentJwt, router.enrollmentJwt);
     assert.equal(await page.getByLabel('Enrollment JWT').inputValue(), renewed.enrollmentJwt);

@@ -30,8 +30,10 @@ const FIRST_WAIT_MS = 1_000;
 const LONGEST_WAIT_MS = 30_000;
 const listeners = new Set<Listener>();
 let running: AbortController | undefined;
+let open = false;
 
 const emit = (event: Parameters<Listener>[0]) => {
+  if (event.type === 'connected' || event.type === 'disconnected') open = event.type === 'connected';
   for (const listener of listeners) listener(event);
 };
 
@@ -53,10 +55,10 @@ function parseEvent(block: string): StatusEvent | undefined {
 
 /** Reads one connection until it ends; true when it was accepted (so the next wait starts short again). */
 async function readOnce(signal: AbortSignal): Promise<boolean> {
-  const open = () =>
+  const connect = () =>
     fetch(`${MANAGEMENT}/events/status`, { headers: { accept: 'text/event-stream', authorization: `Bearer ${currentTokens()?.accessToken ?? ''}` }, signal });
-  let response = await open();
-  if (response.status === 401 && (await refresh())) response = await open();
+  let response = await connect();
+  if (response.status === 401 && (await refresh())) response = await connect();
   if (!response.ok || !response.body) return false;
   emit({ type: 'connected' });
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
@@ -108,6 +110,8 @@ onSessionChange((tokens) => (tokens ? listeners.size > 0 && start() : stop()));
 /** Listens to the status stream; the returned function stops listening (and closes the stream if nobody else does). */
 export function subscribeStatus(listener: Listener): () => void {
   listeners.add(listener);
+  // A screen that opens while the stream is already up is told so at once.
+  if (open) listener({ type: 'connected' });
   start();
   return () => {
     listeners.delete(listener);
@@ -118,23 +122,33 @@ export function subscribeStatus(listener: Listener): () => void {
 export interface LiveStatus {
   /** Whether the stream is open now. */
   connected: boolean;
+  /**
+   * How many times the stream opened again after dropping. Changes missed meanwhile are not replayed, so a screen
+   * loads its rows again when this changes (pass it as ListScreen's reloadKey); the pushed values start afresh.
+   */
+  reconnects: number;
   routers: ReadonlyMap<string, RouterStatus>;
   identities: ReadonlyMap<string, IdentityStatus>;
 }
 
 /** The latest pushed status of routers and identities since the screen opened, keyed by id. */
 export function useLiveStatus(): LiveStatus {
-  const [live, setLive] = useState<LiveStatus>({ connected: false, routers: new Map(), identities: new Map() });
-  useEffect(
-    () =>
-      subscribeStatus((event) =>
-        setLive((before) => {
-          if (event.type === 'router') return { ...before, routers: new Map(before.routers).set(event.data.id, event.data) };
-          if (event.type === 'identity') return { ...before, identities: new Map(before.identities).set(event.data.id, event.data) };
-          return { ...before, connected: event.type === 'connected' };
-        }),
-      ),
-    [],
-  );
+  const [live, setLive] = useState<LiveStatus>({ connected: false, reconnects: 0, routers: new Map(), identities: new Map() });
+  useEffect(() => {
+    let openedBefore = false;
+    return subscribeStatus((event) => {
+      if (event.type === 'connected') {
+        const again = openedBefore;
+        openedBefore = true;
+        setLive((before) => (again ? { connected: true, reconnects: before.reconnects + 1, routers: new Map(), identities: new Map() } : { ...before, connected: true }));
+        return;
+      }
+      setLive((before) => {
+        if (event.type === 'router') return { ...before, routers: new Map(before.routers).set(event.data.id, event.data) };
+        if (event.type === 'identity') return { ...before, identities: new Map(before.identities).set(event.data.id, event.data) };
+        return { ...before, connected: false };
+      });
+    });
+  }, []);
   return live;
 }

@@ -2,6 +2,7 @@
  * One edge router: its settings, its live status and version, and its enrollment: the one-time JWT while one is
  * pending (to hand to the router), re-enrollment (a new JWT; the old certificate stops working), and delete.
  */
+import { useEffect } from 'preact/hooks';
 import { api } from '../../api/client';
 import { useLiveStatus } from '../../api/events';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
@@ -38,6 +39,10 @@ export function EdgeRouterDetail({ params }: { params: Record<string, string> })
   const path = `/edge-routers/${encodeURIComponent(params.id!)}`;
   const { entity: router, error, reload } = useEntity<EdgeRouter>(path);
   const live = useLiveStatus();
+  // After the stream dropped and came back, what it missed is read again.
+  useEffect(() => {
+    if (live.reconnects > 0) reload();
+  }, [live.reconnects]);
   const status = router ? liveRouter(live, router) : undefined;
   return (
     <DetailScreen

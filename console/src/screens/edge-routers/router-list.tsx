@@ -43,6 +43,7 @@ export function EdgeRouterList() {
       roleSearch
       actions={<Link href="/console/edge-routers/new">{t.edgeRouters.create}</Link>}
       filters={<LiveNote live={live} />}
+      reloadKey={live.reconnects}
       columns={[
         { key: 'name', label: t.common.name, sort: 'name', render: (row) => <Link href={`/console/edge-routers/${encodeURIComponent(row.id)}`}>{row.name}</Link> },
         { key: 'status', label: t.edgeRouters.status, render: (row) => <OnlineBadge online={liveRouter(live, row).isOnline} /> },
