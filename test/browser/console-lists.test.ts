@@ -11,7 +11,7 @@ import { launchBrowser, newPage, screenshot } from '../helpers/browser.js';
 import { assertAccessible, signInToConsole } from '../helpers/console-pages.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { signerBody, signingCertificate, signToken } from '../helpers/external-jwt.js';
+import { AUDIENCE, ISSUER, signingCertificate, signToken } from '../helpers/external-jwt.js';
 import { createIdentity } from '../helpers/fixtures.js';
 import { createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 import { makeOpensslPki } from '../helpers/openssl-pki.js';
@@ -118,16 +118,22 @@ describe(`console screens: routers, lists, CAs, signers, policies, sessions (${t
     assert.deepEqual([edited.name, edited.macAddresses], ['corp-macs-2', ['aa:bb:cc:dd:ee:ff']]);
   });
 
-  it("verifies a CA: refuses a wrong certificate with the API's message and accepts the right one", async () => {
+  it("registers a CA and verifies it: refuses a wrong certificate with the API's message and accepts the right one", async () => {
     const acme = makeOpensslPki('Console Acme');
-    const caId = await createdId(admin, '/cas', { name: 'acme', certPem: acme.root.certPem, isAuthEnabled: true, isAutoCaEnrollmentEnabled: false, isOttCaEnrollmentEnabled: true, identityRoles: [] });
-    const { verificationToken } = (await admin.get(`/cas/${caId}`)).json().data;
-    await open('/console/cas', 'Certificate authorities');
-    await page.getByRole('link', { name: 'acme' }).waitFor();
+    await open('/console/cas/new', 'New certificate authority');
+    // Not a certificate: the API's refusal at the field, nothing registered.
+    await page.getByLabel('Name').fill('acme');
+    await page.getByLabel('CA certificate (PEM)').fill('hello');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.locator('#problem-certPem').waitFor();
+    assert.equal(await count('/cas'), 0);
     await assertAccessible(page);
-    await screenshot(page, 'console-cas');
-    await page.getByRole('link', { name: 'acme' }).click();
+    await screenshot(page, 'console-ca-new');
+    await page.getByLabel('CA certificate (PEM)').fill(acme.root.certPem);
+    await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { level: 1, name: 'acme' }).waitFor();
+    const [ca] = (await admin.get(`/cas?filter=${encodeURIComponent('name = "acme"')}`)).json().data;
+    const { id: caId, verificationToken } = ca as { id: string; verificationToken: string };
     assert.equal(await page.getByText(verificationToken).count(), 1, 'the token to put in the common name is shown');
 
     // The API's own words for a certificate with the wrong common name, at the field; the CA stays unverified.
@@ -148,13 +154,28 @@ describe(`console screens: routers, lists, CAs, signers, policies, sessions (${t
     await page.getByRole('button', { name: 'Verify' }).click();
     await page.getByText('This CA is verified.').waitFor();
     assert.equal((await admin.get(`/cas/${caId}`)).json().data.isVerified, true);
+    await open('/console/cas', 'Certificate authorities');
+    await page.getByRole('link', { name: 'acme' }).waitFor();
+    await assertAccessible(page);
+    await screenshot(page, 'console-cas');
   });
 
-  it('checks a token against an external JWT signer: accepted, or refused naming the check', async () => {
+  it('creates an external JWT signer and checks a token against it: accepted, or refused naming the check', async () => {
     const { certPem, key } = await signingCertificate(ctl.pki, 'console-kid');
-    const signer = await createdId(admin, '/external-jwt-signers', signerBody('corp-idp', { jwksEndpoint: null, certPem, kid: 'console-kid' }));
     const carol = await createIdentity(ctl.running.database, { name: 'carol' });
-    await open('/console/external-jwt-signers', 'External JWT signers');
+    await open('/console/external-jwt-signers/new', 'New external JWT signer');
+    await page.getByLabel('Name').fill('corp-idp');
+    await page.getByLabel('Issuer').fill(ISSUER);
+    await page.getByLabel('Audience').fill(AUDIENCE);
+    await page.getByLabel('Certificate (PEM)').fill(certPem);
+    await page.getByLabel('Key id (kid)').fill('console-kid');
+    await assertAccessible(page);
+    await screenshot(page, 'console-external-jwt-signer-new');
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { level: 1, name: 'External JWT signers' }).waitFor();
+    const [created] = (await admin.get(`/external-jwt-signers?filter=${encodeURIComponent('name = "corp-idp"')}`)).json().data;
+    const signer = created.id as string;
+    assert.deepEqual([created.issuer, created.kid, created.jwksEndpoint, created.enabled], [ISSUER, 'console-kid', null, true]);
     await page.getByRole('link', { name: 'corp-idp' }).waitFor();
     await assertAccessible(page);
     await screenshot(page, 'console-external-jwt-signers');
