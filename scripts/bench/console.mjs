@@ -68,7 +68,7 @@ async function direct(url, ca, headers, times) {
 }
 
 /** The console's filter for the start of a name (console/src/components/list-screen.tsx filterFor). */
-const prefixFilter = (text) => `(name >= "${text}" and name < "${text.slice(0, -1)}${String.fromCharCode(text.charCodeAt(text.length - 1) + 1)}") or id = "${text}"`;
+const prefixFilter = (text) => `(name >= "${text}" and name < "${text.slice(0, -1)}${String.fromCharCode(text.charCodeAt(text.length - 1) + 1)}")`;
 
 const FLAGS = ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'];
 

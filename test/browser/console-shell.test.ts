@@ -26,6 +26,7 @@ describe(`console shell in Chromium (${testDialect})`, () => {
   let ctl: TestController;
   let browser: Browser;
   let token: string;
+  const ids = new Map<string, string>();
 
   before(async () => {
     ctl = await startTestController();
@@ -39,6 +40,7 @@ describe(`console shell in Chromium (${testDialect})`, () => {
         body: { name, type: 'Device', isAdmin: false, roleAttributes: i % 2 === 0 ? ['even'] : ['odd'] },
       });
       assert.equal(answer.status, 201, answer.text);
+      ids.set(name, answer.json().data.id);
     }
     browser = await launchBrowser();
   });
@@ -107,13 +109,21 @@ describe(`console shell in Chromium (${testDialect})`, () => {
 
     await page.getByLabel('Search').fill('console-1');
     await page.getByText('1–10 of 10').waitFor();
-    assert.equal(new URLSearchParams(listRequests.at(-1)).get('filter'), '(name >= "console-1" and name < "console-2") or id = "console-1"');
+    assert.deepEqual(
+      listRequests.slice(-2).map((search) => new URLSearchParams(search).get('filter')),
+      ['(name >= "console-1" and name < "console-2")', 'id = "console-1"'],
+    );
     // `*` looks anywhere in the name: 'e-2' is inside console-20 … console-29.
     const anywhere = page.waitForResponse((response) => new URL(response.url()).searchParams.get('filter') === 'name contains "e-2"');
     await page.getByLabel('Search').fill('*e-2');
     assert.equal((await anywhere).status(), 200);
     await page.getByRole('link', { name: 'console-20' }).waitFor();
     await page.getByText('1–10 of 10').waitFor();
+
+    // An id finds its entity by a request of its own (an exact match), shown first.
+    await page.getByLabel('Search').fill(ids.get('console-05')!);
+    await page.getByText('1–1 of 1').waitFor();
+    await page.getByRole('link', { name: 'console-05' }).waitFor();
 
     await page.getByLabel('Search').fill('#even');
     await page.getByText('1–15 of 15').waitFor();

@@ -45,7 +45,8 @@ const PAGE = 25;
 /**
  * The API filter for what was typed. A name is matched by its start, as a range (`name >= "web" and name < "wec"`),
  * which the store answers from the name's index however large the collection; `*web` looks anywhere in the name
- * (`contains`), which reads every row and is slower on a large network. The text is also tried as an exact id.
+ * (`contains`), which reads every row and is slower on a large network. An id is looked up by its own request
+ * (idLookup), not by an `or` here: an `or` across two indexes makes PostgreSQL walk the whole name index.
  */
 export function filterFor(text: string, fields: string[]): string | undefined {
   const trimmed = text.trim();
@@ -56,7 +57,13 @@ export function filterFor(text: string, fields: string[]): string | undefined {
   }
   const last = trimmed.codePointAt(trimmed.length - 1)!;
   const next = trimmed.slice(0, trimmed.length - (last > 0xffff ? 2 : 1)) + String.fromCodePoint(last + 1);
-  return [...fields.map((field) => `(${field} >= ${quoted(trimmed)} and ${field} < ${quoted(next)})`), `id = ${quoted(trimmed)}`].join(' or ');
+  return fields.map((field) => `(${field} >= ${quoted(trimmed)} and ${field} < ${quoted(next)})`).join(' or ');
+}
+
+/** The exact-id filter for what was typed, when it could be an id (one word, not a role or a `*` search). */
+export function idLookup(text: string): string | undefined {
+  const trimmed = text.trim();
+  return trimmed === '' || /[\s*#]/.test(trimmed) ? undefined : `id = ${quoted(trimmed)}`;
 }
 
 export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Row>) {
@@ -76,11 +83,18 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
     const params = role
       ? { ...props.params, roleFilter: text.trim(), sort, limit, offset }
       : { ...props.params, filter: filterFor(text, props.searchFields ?? ['name']), sort, limit, offset };
+    const byId = role || offset > 0 ? undefined : idLookup(text);
     setError(undefined);
-    get<Row[]>(`${props.collection}${query(params)}`, abort.signal)
-      .then((answer) => {
-        setRows(answer.data);
-        setTotal(answer.meta?.pagination?.totalCount ?? answer.data.length);
+    Promise.all([
+      get<Row[]>(`${props.collection}${query(params)}`, abort.signal),
+      byId ? get<Row[]>(`${props.collection}${query({ ...props.params, filter: byId, limit: 1 })}`, abort.signal) : undefined,
+    ])
+      .then(([answer, exact]) => {
+        // The entity whose id was typed comes first, unless its name matched too.
+        const found = exact?.data[0];
+        const extra = found && !answer.data.some((row) => row.id === found.id) ? [found] : [];
+        setRows([...extra, ...answer.data]);
+        setTotal((answer.meta?.pagination?.totalCount ?? answer.data.length) + extra.length);
       })
       .catch((problem: unknown) => {
         if (!abort.signal.aborted) setError(problem);
