@@ -9,6 +9,25 @@ import { POLICY_NAVIGATION, POLICY_ROUTES } from './screens/policies/policy-rout
 import { ReachScreen } from './screens/reach/reach';
 // end screens-b
 import { t } from './strings';
+// screens-c
+import { AuditTrail } from './screens/audit/audit-trail';
+import { AuthPolicyList } from './screens/auth-policies/auth-policy-list';
+import { AuthPolicyEdit } from './screens/auth-policies/auth-policy-form';
+import { CaCreate } from './screens/cas/ca-create';
+import { CaDetail } from './screens/cas/ca-detail';
+import { CaList } from './screens/cas/ca-list';
+import { EdgeRouterCreate } from './screens/edge-routers/router-create';
+import { EdgeRouterDetail } from './screens/edge-routers/router-detail';
+import { EdgeRouterList } from './screens/edge-routers/router-list';
+import { ExpiryBoard } from './screens/expiries/expiry-board';
+import { SignerCreate, SignerEdit } from './screens/external-jwt-signers/signer-form';
+import { SignerList } from './screens/external-jwt-signers/signer-list';
+import { PostureCheckCreate, PostureCheckEdit } from './screens/posture-checks/posture-check-form';
+import { PostureCheckList } from './screens/posture-checks/posture-check-list';
+import { ApiSessionList } from './screens/sessions/api-session-list';
+import { SessionList } from './screens/sessions/session-list';
+import { TerminatorList } from './screens/terminators/terminator-list';
+// end screens-c
 
 export interface Route {
   pattern: string;
@@ -21,6 +40,18 @@ export const NAVIGATION: { href: string; label: string }[] = [
   ...POLICY_NAVIGATION,
   { href: '/console/reach', label: t.nav.reach },
   // end screens-b
+  // screens-c
+  { href: '/console/edge-routers', label: t.nav.edgeRouters },
+  { href: '/console/terminators', label: t.nav.terminators },
+  { href: '/console/posture-checks', label: t.nav.postureChecks },
+  { href: '/console/cas', label: t.nav.cas },
+  { href: '/console/external-jwt-signers', label: t.nav.externalJwtSigners },
+  { href: '/console/auth-policies', label: t.nav.authPolicies },
+  { href: '/console/api-sessions', label: t.nav.apiSessions },
+  { href: '/console/sessions', label: t.nav.sessions },
+  { href: '/console/audit', label: t.nav.audit },
+  { href: '/console/expiries', label: t.nav.expiries },
+  // end screens-c
 ];
 
 export const ROUTES: Route[] = [
@@ -29,6 +60,27 @@ export const ROUTES: Route[] = [
   ...POLICY_ROUTES,
   { pattern: '/console/reach', component: ReachScreen },
   // end screens-b
+  // screens-c
+  { pattern: '/console/edge-routers', component: EdgeRouterList },
+  { pattern: '/console/edge-routers/new', component: EdgeRouterCreate },
+  { pattern: '/console/edge-routers/:id', component: EdgeRouterDetail },
+  { pattern: '/console/terminators', component: TerminatorList },
+  { pattern: '/console/posture-checks', component: PostureCheckList },
+  { pattern: '/console/posture-checks/new', component: PostureCheckCreate },
+  { pattern: '/console/posture-checks/:id', component: PostureCheckEdit },
+  { pattern: '/console/cas', component: CaList },
+  { pattern: '/console/cas/new', component: CaCreate },
+  { pattern: '/console/cas/:id', component: CaDetail },
+  { pattern: '/console/external-jwt-signers', component: SignerList },
+  { pattern: '/console/external-jwt-signers/new', component: SignerCreate },
+  { pattern: '/console/external-jwt-signers/:id', component: SignerEdit },
+  { pattern: '/console/auth-policies', component: AuthPolicyList },
+  { pattern: '/console/auth-policies/:id', component: AuthPolicyEdit },
+  { pattern: '/console/api-sessions', component: ApiSessionList },
+  { pattern: '/console/sessions', component: SessionList },
+  { pattern: '/console/audit', component: AuditTrail },
+  { pattern: '/console/expiries', component: ExpiryBoard },
+  // end screens-c
 ];
 
 /** Where /console/ itself goes. */

@@ -32,7 +32,7 @@ import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildApiSessionAdministration, buildSessionsDomain } from '../services/sessions/index.js';
 import { buildPostureDomain } from '../services/posture/index.js';
-import { buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
+import { buildEdgeSessionAdministration, buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
 import { buildHousekeeping, SWEEP_INTERVAL_MS } from '../services/housekeeping/index.js';
 import { startPeriodic } from '../shared/periodic.js';
 import { buildChangeFeed } from '../services/change-feed/index.js';
@@ -280,6 +280,7 @@ export async function startController(
         tokenLifetimeMs: config.edge?.oidc.accessTokenDurationMs ?? 0,
         routerStatus: routerPresence,
       }),
+      edgeSessionAdmin: buildEdgeSessionAdministration(database, { audit }),
     };
     const controllers = controllersDomain.records;
 

@@ -32,7 +32,7 @@ import type { StatusEvents } from './status-events/status-events.js';
 import type { ExpiryBoard } from './expiries/expiry-board.js';
 import type { ChangePreviewService } from './authorization/change-preview.js';
 import type { SessionConfigTypes } from './sessions/config-types.js';
-import type { EdgeSessionService } from './edge-sessions/index.js';
+import type { EdgeSessionAdministration, EdgeSessionService } from './edge-sessions/index.js';
 import type { ControllerMetrics } from './metrics/index.js';
 import type { CaService, CaTrust } from './cas/index.js';
 import type { CertificatesDomain } from './certificates/index.js';
@@ -90,6 +90,8 @@ export interface Services {
   readonly posture: PostureService;
   /** Client API sessions (dial/bind a service), their tokens, and a service's edge routers and terminators for a client. */
   readonly edgeSessions: EdgeSessionService;
+  /** Every API session's sessions, for the Management API's `/sessions`. */
+  readonly edgeSessionAdmin: EdgeSessionAdministration;
   /** The config types an API session asked for at login, as ids (`of`), and resolving names to ids (`resolve`). */
   readonly sessionConfigTypes: SessionConfigTypes;
   /** Live status events (routers coming online and going offline here) for the console's stream (issue 45). */

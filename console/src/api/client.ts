@@ -32,12 +32,21 @@ export const onSessionExpired = (listener: ExpiredListener) => {
   return () => expiredListeners.delete(listener);
 };
 
+/** A request body sent as it is, not as JSON (a CA's verification certificate is a PEM text body). */
+export class TextBody {
+  constructor(
+    readonly text: string,
+    readonly type = 'text/plain',
+  ) {}
+}
+
 async function send(method: string, path: string, body: unknown, signal?: AbortSignal): Promise<Response> {
   const token = currentTokens()?.accessToken ?? '';
+  const raw = body instanceof TextBody;
   return fetch(path.startsWith('/') && !path.startsWith(MANAGEMENT) ? `${MANAGEMENT}${path}` : path, {
     method,
-    headers: { accept: 'application/json', authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    headers: { accept: 'application/json', authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': raw ? body.type : 'application/json' }) },
+    ...(body === undefined ? {} : { body: raw ? body.text : JSON.stringify(body) }),
     ...(signal ? { signal } : {}),
   });
 }

@@ -30,6 +30,14 @@ export interface ListScreenProps<Row> {
   defaultSort?: string;
   actions?: ComponentChildren;
   pageSize?: number;
+  /** More query parameters for every request: a screen's own server-side filters (the audit trail's actorId, …). */
+  params?: Record<string, string | undefined>;
+  /** Whether the name search box shows (default yes); a screen with its own filters may leave it out. */
+  search?: boolean;
+  /** A value that, when it changes, loads the page again (after a row was deleted, say). */
+  reloadKey?: unknown;
+  /** What sits between the search box and the table: a screen's own filter form. */
+  filters?: ComponentChildren;
 }
 
 const PAGE = 25;
@@ -73,13 +81,13 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
     const abort = new AbortController();
     const role = props.roleSearch && text.trim().startsWith('#');
     const params = role
-      ? { roleFilter: text.trim(), sort, limit, offset }
-      : { filter: filterFor(text, props.searchFields ?? ['name']), sort, limit, offset };
+      ? { ...props.params, roleFilter: text.trim(), sort, limit, offset }
+      : { ...props.params, filter: filterFor(text, props.searchFields ?? ['name']), sort, limit, offset };
     const byId = role || offset > 0 ? undefined : idLookup(text);
     setError(undefined);
     Promise.all([
       get<Row[]>(`${props.collection}${query(params)}`, abort.signal),
-      byId ? get<Row[]>(`${props.collection}${query({ filter: byId, limit: 1 })}`, abort.signal) : undefined,
+      byId ? get<Row[]>(`${props.collection}${query({ ...props.params, filter: byId, limit: 1 })}`, abort.signal) : undefined,
     ])
       .then(([answer, exact]) => {
         // The entity whose id was typed comes first, unless its name matched too.
@@ -92,7 +100,7 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
         if (!abort.signal.aborted) setError(problem);
       });
     return () => abort.abort();
-  }, [props.collection, text, sort, offset, limit]);
+  }, [props.collection, text, sort, offset, limit, JSON.stringify(props.params ?? {}), props.reloadKey]);
 
   // The search runs as the user pauses typing, not on every key.
   useEffect(() => {
@@ -111,13 +119,16 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
         <h1 id="list-title">{props.title}</h1>
         {props.actions}
       </header>
-      <form class="search" role="search" onSubmit={(event) => (event.preventDefault(), setQuery({ q: typed, offset: undefined }))}>
-        <label for="list-search">{t.list.search}</label>
-        <input id="list-search" type="search" value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} aria-describedby="list-search-hint" />
-        <span id="list-search-hint" class="hint">
-          {props.roleSearch ? t.list.searchHintRoles : t.list.searchHint}
-        </span>
-      </form>
+      {props.search !== false && (
+        <form class="search" role="search" onSubmit={(event) => (event.preventDefault(), setQuery({ q: typed, offset: undefined }))}>
+          <label for="list-search">{t.list.search}</label>
+          <input id="list-search" type="search" value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} aria-describedby="list-search-hint" />
+          <span id="list-search-hint" class="hint">
+            {props.roleSearch ? t.list.searchHintRoles : t.list.searchHint}
+          </span>
+        </form>
+      )}
+      {props.filters}
       <Problem error={error} prefix={t.list.failed} />
       <table class="list">
         <thead>

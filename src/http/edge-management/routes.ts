@@ -20,6 +20,7 @@ import { caRoutes } from './cas.js';
 import { identityRoutes } from './identities.js';
 import { identityTypeRoutes } from './identity-types.js';
 import { apiSessionRoutes } from './api-sessions.js';
+import { managementSessionRoutes } from './sessions.js';
 import { fabricRoutes } from './fabric.js';
 import { configTypeRoutes } from './config-types.js';
 import { configRoutes } from './configs.js';
@@ -51,6 +52,7 @@ export const edgeManagementRoutes: readonly RouteDef[] = [
   ...identityRoutes,
   ...identityTypeRoutes,
   ...apiSessionRoutes,
+  ...managementSessionRoutes,
   ...fabricRoutes,
   ...authenticatorRoutes,
   requestExtendRoute,

@@ -42,8 +42,8 @@ export const SessionEdgeRouterView = Type.Object({
   disabled: Type.Boolean(),
 });
 
-/** A session (reference sessionDetail): its service, API session and identity, its token and its edge routers. */
-export const SessionView = Type.Object({
+/** What every view of a session says: which service, how, and whose. */
+const sessionProperties = {
   id: Type.String(),
   type: Type.String({ description: 'Dial or Bind' }),
   serviceId: Type.String(),
@@ -51,6 +51,11 @@ export const SessionView = Type.Object({
   apiSessionId: Type.String(),
   apiSession: EntityRef,
   identityId: Type.String(),
+};
+
+/** A session (reference sessionDetail): its service, API session and identity, its token and its edge routers. */
+export const SessionView = Type.Object({
+  ...sessionProperties,
   token: Type.String({ description: "a JWT signed with the controller's key (its JWKS is /oidc/keys); read the session again for a fresh one" }),
   edgeRouters: Type.Array(SessionEdgeRouterView),
   tags: Tags,
@@ -77,6 +82,19 @@ export const ClientTerminatorView = Type.Object({
   service: EntityRef,
   routerId: Type.String(),
   identity: Type.String({ description: 'the instance id a hosting SDK gave; empty when none' }),
+  tags: Tags,
+  createdAt: DateTime,
+  updatedAt: DateTime,
+  _links: Links,
+});
+
+/**
+ * A session as the Management API lists it (reference managementSessionDetail, without the token, which an
+ * administrator does not hold): whose it is, which service and how, named beside the ids.
+ */
+export const ManagementSessionView = Type.Object({
+  ...sessionProperties,
+  identity: EntityRef,
   tags: Tags,
   createdAt: DateTime,
   updatedAt: DateTime,

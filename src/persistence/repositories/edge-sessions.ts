@@ -24,6 +24,18 @@ export const EDGE_SESSION_FIELDS: FieldMap = {
   updatedAt: { column: 'updated_at', type: 'datetime' },
 };
 
+/** What an administrator may filter and sort every session by: the client's fields and whose session it is. */
+export const ADMIN_EDGE_SESSION_FIELDS: FieldMap = {
+  ...EDGE_SESSION_FIELDS,
+  identityId: { column: 'identity_id', type: 'string' },
+  apiSessionId: { column: 'api_session_id', type: 'string' },
+};
+
+/** A session with its service's and identity's names, as the management list shows it. */
+export interface ListedEdgeSession extends NamedEdgeSession {
+  identityName: string;
+}
+
 export interface EdgeSessionRepository {
   /**
    * Stores `session` unless its API session already has one for the same service and type, and returns the stored
@@ -37,6 +49,10 @@ export interface EdgeSessionRepository {
   listOfApiSession(apiSessionId: string, query: ListQuery): Promise<{ items: NamedEdgeSession[]; totalCount: number }>;
   /** Deletes those of `ids` that belong to `apiSessionId`; how many went. */
   delete(apiSessionId: string, ids: readonly string[]): Promise<number>;
+  /** A page of every API session's sessions (administrators), with identity names. */
+  listAll(query: ListQuery): Promise<{ items: ListedEdgeSession[]; totalCount: number }>;
+  /** Deletes session `id` whoever holds it; the deleted session, or undefined when there was none. */
+  deleteById(id: string): Promise<EdgeSession | undefined>;
   /**
    * How many sessions `apiSessionId` holds, and whether one of them is for `serviceId` and `type` (then opening it
    * again adds nothing). One read.
@@ -144,6 +160,18 @@ export function createEdgeSessionRepository(database: Database): EdgeSessionRepo
       if (ids.length === 0) return 0;
       const result = await db.deleteFrom('edge_sessions').where('api_session_id', '=', apiSessionId).where('id', 'in', [...ids]).executeTakeFirst();
       return Number(result.numDeletedRows);
+    },
+    async listAll(query) {
+      const { rows, totalCount } = await listTableRows(db, database.dialect, 'edge_sessions', ADMIN_EDGE_SESSION_FIELDS, query);
+      const items = await named(rows.map(fromRow));
+      const ids = [...new Set(items.map((session) => session.identityId))];
+      const identities = ids.length === 0 ? [] : await db.selectFrom('identities').select(['id', 'name']).where('id', 'in', ids).execute();
+      const names = new Map(identities.map((row) => [row.id, row.name]));
+      return { items: items.map((session) => ({ ...session, identityName: names.get(session.identityId) ?? '' })), totalCount };
+    },
+    async deleteById(id) {
+      const row = await db.deleteFrom('edge_sessions').where('id', '=', id).returningAll().executeTakeFirst();
+      return row && fromRow(row);
     },
     async heldBy(apiSessionId, serviceId, type) {
       const row = await db

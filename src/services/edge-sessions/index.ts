@@ -13,12 +13,21 @@ import type { AuthorizationDomain } from '../authorization/index.js';
 import type { OidcTokenSigner } from '../oidc-provider/oidc-tokens.js';
 import type { PostureService } from '../posture/index.js';
 import type { RouterStatusReader } from '../routers/presence.js';
+import type { AuditService } from '../audit/audit.js';
 import { createEdgeSessionService, type EdgeSessionService } from './edge-sessions.js';
+import { createEdgeSessionAdministration, type EdgeSessionAdministration } from './session-admin.js';
 import { createSessionAccess } from './session-access.js';
 import { createSessionTokens } from './session-tokens.js';
 
 export type { EdgeSessionInput, EdgeSessionService, EdgeSessionView } from './edge-sessions.js';
 export { SESSION_EDGE_ROUTER_LIMIT } from './edge-sessions.js';
+export type { EdgeSessionAdministration } from './session-admin.js';
+export type { ListedEdgeSession } from '../../persistence/repositories/edge-sessions.js';
+
+/** Every API session's sessions for administrators (the Management API's `/sessions`). */
+export function buildEdgeSessionAdministration(database: Database, deps: { audit: Pick<AuditService, 'record'> }): EdgeSessionAdministration {
+  return createEdgeSessionAdministration({ sessions: createEdgeSessionRepository(database), audit: deps.audit });
+}
 export { SESSION_TOKEN_AUDIENCE, SESSION_TOKEN_TYPE, type SessionTokenClaims } from './session-tokens.js';
 
 export function buildEdgeSessionsDomain(
