@@ -52,7 +52,7 @@ describe(`identity page in Chromium (${testDialect})`, () => {
 
     await page.getByRole('button', { name: 'Re-issue' }).click();
     await page.getByRole('button', { name: 'Confirm' }).click();
-    await page.waitForFunction((old) => (document.querySelector('#identity-jwt') as HTMLTextAreaElement | null)?.value !== old, jwt);
+    await page.waitForFunction(`document.querySelector('#identity-jwt')?.value !== ${JSON.stringify(jwt)}`);
     const next = (await admin.read(`/identities/${deviceId}`)).enrollment.ott.jwt as string;
     assert.notEqual(next, jwt);
     assert.equal(await page.getByLabel(/Enrollment JWT/).inputValue(), next);
