@@ -8,6 +8,7 @@ import { discovery, rootDiscovery } from './endpoints/discovery.js';
 import { endSession } from './endpoints/end-session.js';
 import { keys } from './endpoints/keys.js';
 import { authQueries, loginEndpoints } from './endpoints/login.js';
+import { loginStylesheet } from './endpoints/assets.js';
 import { revoke } from './endpoints/revoke.js';
 import { totpEndpoints } from './endpoints/totp.js';
 import { token } from './endpoints/token.js';
@@ -21,6 +22,7 @@ export const oidcRoutes: readonly OidcEndpoint[] = [
   ...loginEndpoints, //   GET|POST /oidc/login/{username,password,cert}
   ...totpEndpoints, //    POST /oidc/login/totp, POST|DELETE /oidc/login/totp/enroll, POST .../enroll/verify
   authQueries, //         GET  /oidc/login/auth-queries?id=
+  loginStylesheet, //     GET  /oidc/assets/login-HASH.css
   token, //               POST /oidc/token
   keys, //                GET  /oidc/keys
   userinfo, //            GET|POST /oidc/userinfo

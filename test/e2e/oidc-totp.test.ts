@@ -148,7 +148,7 @@ describe(`OIDC login with TOTP (${testDialect})`, () => {
       const post = (code: string) => ctl.fetch('/oidc/login/totp', { method: 'POST', headers: html, body: new URLSearchParams({ id: started.authRequestId, code }).toString() });
       const wrong = await post(wrongTotpCode(user.provisioningUrl, clock.now()));
       assert.equal(wrong.status, 400);
-      assert.match(wrong.text, /role="alert">the code is not valid/);
+      assert.match(wrong.text, /role="alert" id="problem">That code was not right/);
       clock.advance(30_000);
       const ok = await post(totpCode(user.provisioningUrl, clock.now()));
       assert.equal(ok.status, 302, ok.text);

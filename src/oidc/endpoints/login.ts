@@ -13,7 +13,7 @@ import { sendAuthQueries } from '../auth-queries.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
 import { readLoginBody, type LoginBody } from '../login-body.js';
-import { loginForm, totpForm, wantsHtml } from '../pages.js';
+import { loginPage, pageStrings, sendPage, totpPage, wantsHtml, type PageProblem } from '../pages/render.js';
 
 /** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
 export function authRequestIdOf(request: FastifyRequest) {
@@ -29,17 +29,24 @@ export function authRequestIdOf(request: FastifyRequest) {
 export function answerLogin(reply: FastifyReply, outcome: LoginOutcome, request?: FastifyRequest) {
   if (outcome.kind === 'authenticated') return reply.redirect(outcome.location, 302);
   if (request && wantsHtml(request) && outcome.outstanding.some((factor) => factor.kind === 'totp')) {
-    return reply.code(200).header('totp-required', 'true').header('cache-control', 'no-store').type('text/html; charset=utf-8').send(totpForm(outcome.request.handle));
+    return sendPage(reply.header('totp-required', 'true'), 200, totpPage(pageStrings(request), outcome.request.handle), outcome.request.redirectUri);
   }
   return sendAuthQueries(reply, outcome.request);
 }
 
-async function showLogin({ provider }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+/** The sign-in page of a pending request: the password form, and the certificate button when one was presented. */
+export async function showLoginPage(context: OidcContext, request: FastifyRequest, reply: FastifyReply, handle: string, status = 200, problem?: PageProblem) {
+  const pending = await context.provider.pendingAuthRequest(handle).catch(() => undefined);
+  const options = { certificate: presentedClientCertificate(request) !== undefined, providers: [] };
+  return sendPage(reply.header('auth-request-id', handle), status, loginPage(pageStrings(request), handle, options, problem), pending?.redirectUri);
+}
+
+async function showLogin(context: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const query = readParams(request.query, MAX_TOKEN_PARAM);
-  const pending = await provider.pendingAuthRequest(query.authRequestID ?? query.id);
+  const pending = await context.provider.pendingAuthRequest(query.authRequestID ?? query.id);
   const partial = pending.status === 'partially_authenticated';
   if (wantsHtml(request) && !partial && !request.url.startsWith('/oidc/login/cert') && !request.url.startsWith('/oidc/login/ext-jwt')) {
-    return reply.header('auth-request-id', pending.handle).type('text/html; charset=utf-8').send(loginForm(pending.handle));
+    return showLoginPage(context, request, reply, pending.handle);
   }
   if (partial) return answerLogin(reply, { kind: 'partially_authenticated', request: pending, outstanding: pending.outstanding }, request);
   return sendAuthQueries(reply, pending);
@@ -59,15 +66,20 @@ function loginContext(body: LoginBody, request: FastifyRequest) {
   } satisfies Partial<AuthenticationRequest>;
 }
 
-async function passwordLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
+async function passwordLogin(context: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const body = readLoginBody(request);
   const { id } = body;
   try {
-    return answerLogin(reply, await factors.login(id, { method: 'password', username: body.username, password: body.password, ...loginContext(body, request) }), request);
+    return answerLogin(reply, await context.factors.login(id, { method: 'password', username: body.username, password: body.password, ...loginContext(body, request) }), request);
   } catch (error) {
-    // A browser posting the form gets the form back with the reason; API clients get the JSON error.
-    if (wantsHtml(request) && id && (error as { status?: number }).status === 401) {
-      return reply.code(401).type('text/html; charset=utf-8').send(loginForm(id, 'The username or password is not correct.'));
+    // A browser posting the form gets the form back; API clients get the JSON error. Every refusal of the
+    // credentials (unknown user, wrong password, locked, disabled) reads the same and has the same status, so the
+    // page never tells whether an account exists or is locked.
+    const status = (error as { status?: number }).status ?? 500;
+    if (wantsHtml(request) && id && status >= 400 && status < 500) {
+      const s = pageStrings(request);
+      const unknownRequest = status === 404 || status === 410;
+      return showLoginPage(context, request, reply, id, unknownRequest ? 400 : 401, { message: unknownRequest ? s.expired : s.refused, field: 'username' });
     }
     throw error;
   }

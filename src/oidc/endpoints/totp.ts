@@ -10,7 +10,7 @@ import type { LoginOutcome } from '../../services/oidc-provider/oidc-provider.js
 import type { OidcEndpoint } from '../context.js';
 import { answerLogin, authRequestIdOf } from './login.js';
 import { isApiError } from '../../errors/api-error.js';
-import { totpForm, wantsHtml } from '../pages.js';
+import { enrollPage, pageStrings, sendPage, totpPage, wantsHtml } from '../pages/render.js';
 
 function enrollmentView(status: MfaStatus) {
   return {
@@ -28,15 +28,33 @@ function codeEndpoint(url: string, step: (factors: OidcFactorService) => (id: st
   return {
     method: 'POST',
     url,
-    async handler({ factors }, request, reply) {
+    async handler({ factors, provider }, request, reply) {
       const { body, id } = authRequestIdOf(request);
+      // A page's form may post on to the client's redirect URI once the code is issued (the CSP's form-action).
+      const redirectUri = id ? (await provider.pendingAuthRequest(id).catch(() => undefined))?.redirectUri : undefined;
       try {
+        // In the browser, the recovery codes count only once the user confirmed they saved them (the checkbox).
+        if (url === '/oidc/login/totp/enroll/verify' && wantsHtml(request) && id && body.saved !== 'yes') {
+          const pending = await factors.pendingTotpEnrollment(id);
+          const s = pageStrings(request);
+          const html = await enrollPage(s, id, { provisioningUrl: pending.provisioningUrl ?? '', recoveryCodes: pending.recoveryCodes ?? [] }, { message: s.savedRequired, field: 'saved' });
+          return sendPage(reply, 400, html, redirectUri);
+        }
         return answerLogin(reply, await step(factors).call(factors, id, body.code), request);
       } catch (error) {
         // A browser posting the TOTP form gets it back with the reason; API clients get the JSON error.
         if (wantsHtml(request) && id && isApiError(error) && error.status < 500) {
           if (error.retryAfterSeconds !== undefined) reply.header('retry-after', String(error.retryAfterSeconds));
-          return reply.code(error.status).type('text/html; charset=utf-8').send(totpForm(id, error.message));
+          const s = pageStrings(request);
+          const message = error.retryAfterSeconds !== undefined ? s.tooMany : s.wrongCode;
+          if (url === '/oidc/login/totp/enroll/verify') {
+            const pending = await factors.pendingTotpEnrollment(id).catch(() => undefined);
+            if (pending?.provisioningUrl && pending.recoveryCodes) {
+              const html = await enrollPage(s, id, { provisioningUrl: pending.provisioningUrl, recoveryCodes: pending.recoveryCodes }, { message, field: 'code' });
+              return sendPage(reply, error.status, html, redirectUri);
+            }
+          }
+          return sendPage(reply, error.status, totpPage(s, id, { message, field: 'code' }), redirectUri);
         }
         throw error;
       }
@@ -49,9 +67,15 @@ export const totpEndpoints: OidcEndpoint[] = [
   {
     method: 'POST',
     url: '/oidc/login/totp/enroll',
-    async handler({ factors }, request, reply) {
+    async handler({ factors, provider }, request, reply) {
       const { id } = authRequestIdOf(request);
-      const status = await factors.startTotpEnrollment(id);
+      // A browser that already started shows the same enrollment again (the secret it may have scanned stays valid).
+      const existing = wantsHtml(request) && id ? await factors.pendingTotpEnrollment(id).catch(() => undefined) : undefined;
+      const status = existing && !existing.isVerified && existing.provisioningUrl ? existing : await factors.startTotpEnrollment(id);
+      if (wantsHtml(request) && id) {
+        const redirectUri = (await provider.pendingAuthRequest(id).catch(() => undefined))?.redirectUri;
+        return sendPage(reply, 200, await enrollPage(pageStrings(request), id, { provisioningUrl: status.provisioningUrl ?? '', recoveryCodes: status.recoveryCodes ?? [] }), redirectUri);
+      }
       // The secret is in the answer: it must not be cached anywhere on the way.
       return reply.code(201).header('cache-control', 'no-store').send(enrollmentView(status));
     },

@@ -33,6 +33,8 @@ export interface OidcFactorService {
   answerTotp(authRequestId: string | undefined, code: string | undefined): Promise<LoginOutcome>;
   /** `POST /oidc/login/totp/enroll`: starts an enrollment for the request's identity; the request stays as it is. */
   startTotpEnrollment(authRequestId: string | undefined): Promise<MfaStatus>;
+  /** The TOTP enrollment this login started and has not verified yet (its QR code and codes shown again). */
+  pendingTotpEnrollment(authRequestId: string | undefined): Promise<MfaStatus>;
   /** `POST /oidc/login/totp/enroll/verify`: completes the enrollment, which also answers the TOTP factor. */
   verifyTotpEnrollment(authRequestId: string | undefined, code: string | undefined): Promise<LoginOutcome>;
   /** `DELETE /oidc/login/totp/enroll`: abandons a pending enrollment (a verified one needs a code). */
@@ -142,6 +144,11 @@ export function createOidcFactorService(deps: {
     async startTotpEnrollment(authRequestId) {
       const { identity } = await owingTotp(authRequestId, { enrolling: true });
       return mfa.start(identity);
+    },
+
+    async pendingTotpEnrollment(authRequestId) {
+      const { identity } = await owingTotp(authRequestId, { enrolling: true });
+      return mfa.status(identity);
     },
 
     async verifyTotpEnrollment(authRequestId, code) {
