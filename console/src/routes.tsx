@@ -4,6 +4,7 @@
  */
 import type { ComponentType } from 'preact';
 import { IdentityList } from './screens/identities/identity-list';
+import { IdentityDetail } from './screens/identities/identity-detail';
 // screens-b
 import { POLICY_NAVIGATION, POLICY_ROUTES } from './screens/policies/policy-routes';
 import { ReachScreen } from './screens/reach/reach';
@@ -56,6 +57,7 @@ export const NAVIGATION: { href: string; label: string }[] = [
 
 export const ROUTES: Route[] = [
   { pattern: '/console/identities', component: IdentityList },
+  { pattern: '/console/identities/:id', component: IdentityDetail },
   // screens-b
   ...POLICY_ROUTES,
   { pattern: '/console/reach', component: ReachScreen },

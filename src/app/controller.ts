@@ -246,9 +246,14 @@ export async function startController(
       expiries: createExpiryBoard({ expiries: createExpiryRepository(database), clock }),
       changePreviews: createChangePreviewService({
         engine: authorization.engine,
-        servicePolicies: authorization.servicePolicies,
+        policies: {
+          'service-policies': authorization.servicePolicies,
+          'edge-router-policies': authorization.edgeRouterPolicies,
+          'service-edge-router-policies': authorization.serviceEdgeRouterPolicies,
+        },
         identities: identities.identities,
         services: authorization.services,
+        edgeRouters: authorization.edgeRouters,
       }),
       metrics,
       authentication,

@@ -66,6 +66,17 @@ describe(`change previews (${testDialect})`, () => {
     assert.equal((await admin.get(`/service-policies/${policyId}`)).status, 200, 'still there');
   });
 
+  it('previews router policies: which identities and services gain or lose which edge routers', async () => {
+    const routerId = await createdId(admin, '/edge-routers', { name: 'edge-1', roleAttributes: ['edge'] });
+    const erp = await preview({ entity: 'edge-router-policies', change: { name: 'eng-edge', semantic: 'AnyOf', identityRoles: ['#eng'], edgeRouterRoles: ['#edge'] } });
+    assert.deepEqual(erp.gains.items.map((item: any) => `${item.identity.name} ${item.edgeRouter.name}`).sort(), ['alice edge-1', 'bob edge-1']);
+    const serpId = await createdId(admin, '/service-edge-router-policies', { name: 'docs-edge', semantic: 'AnyOf', serviceRoles: ['#docs'], edgeRouterRoles: ['#edge'] });
+    const serp = await preview({ entity: 'service-edge-router-policies', id: serpId, delete: true });
+    assert.deepEqual(serp.losses.items.map((item: any) => `${item.service.name} ${item.edgeRouter.name}`), ['wiki edge-1']);
+    assert.equal(serp.gains.count, 0);
+    assert.ok(routerId);
+  });
+
   it("previews an identity's new role attributes", async () => {
     const { gains, losses } = await preview({ entity: 'identities', id: aliceId, change: { roleAttributes: ['ops'] } });
     assert.deepEqual(pairs(gains.items), ['alice dial grafana']);
@@ -76,7 +87,7 @@ describe(`change previews (${testDialect})`, () => {
 
   it('refuses what it cannot preview, naming the field', async () => {
     const cases: [object, number, RegExp][] = [
-      [{ entity: 'edge-routers', id: 'x' }, 400, /entity must be one of service-policies, identities/],
+      [{ entity: 'edge-routers', id: 'x' }, 400, /entity must be one of service-policies, edge-router-policies, service-edge-router-policies, identities/],
       [{ entity: 'service-policies', change: { name: 'n', identityRoles: ['#a'] } }, 400, /change.type must be 'Dial' or 'Bind'/],
       [{ entity: 'service-policies', change: { type: 'Dial', identityRoles: ['bad role'] } }, 400, /change.identityRoles\[0\]/],
       [{ entity: 'service-policies', change: { type: 'Dial', semantic: 'Most' } }, 400, /change.semantic must be one of AllOf, AnyOf/],

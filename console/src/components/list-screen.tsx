@@ -38,6 +38,11 @@ export interface ListScreenProps<Row> {
   reloadKey?: unknown;
   /** What sits between the search box and the table: a screen's own filter form. */
   filters?: ComponentChildren;
+  /**
+   * A list inside another screen (an identity's authenticators): no heading or search box of its own, and its sort
+   * and page kept in the component rather than the URL, which belongs to the screen around it.
+   */
+  embedded?: boolean;
 }
 
 const PAGE = 25;
@@ -66,11 +71,16 @@ export function idLookup(text: string): string | undefined {
   return trimmed === '' || /[\s*#]/.test(trimmed) ? undefined : `id = ${quoted(trimmed)}`;
 }
 
+/** Two filters that must both hold (either may be absent). */
+const both = (a: string | undefined, b: string | undefined) => (a && b ? `(${a}) and (${b})` : (a ?? b));
+
 export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Row>) {
   const { search } = useLocation();
-  const text = search.get('q') ?? '';
-  const sort = search.get('sort') ?? props.defaultSort ?? 'name asc';
-  const offset = Math.max(0, Number(search.get('offset') ?? 0) || 0);
+  const [local, setLocal] = useState<{ sort?: string; offset?: string }>({});
+  const text = props.embedded ? '' : (search.get('q') ?? '');
+  const sort = (props.embedded ? local.sort : search.get('sort')) ?? props.defaultSort ?? 'name asc';
+  const offset = Math.max(0, Number((props.embedded ? local.offset : search.get('offset')) ?? 0) || 0);
+  const update = (values: { sort?: string; offset?: string | undefined; q?: string }) => (props.embedded ? setLocal({ ...local, ...values }) : setQuery(values));
   const limit = props.pageSize ?? PAGE;
   const [typed, setTyped] = useState(text);
   const [rows, setRows] = useState<Row[] | undefined>(undefined);
@@ -82,12 +92,12 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
     const role = props.roleSearch && text.trim().startsWith('#');
     const params = role
       ? { ...props.params, roleFilter: text.trim(), sort, limit, offset }
-      : { ...props.params, filter: filterFor(text, props.searchFields ?? ['name']), sort, limit, offset };
+      : { ...props.params, filter: both(props.params?.filter, filterFor(text, props.searchFields ?? ['name'])), sort, limit, offset };
     const byId = role || offset > 0 ? undefined : idLookup(text);
     setError(undefined);
     Promise.all([
       get<Row[]>(`${props.collection}${query(params)}`, abort.signal),
-      byId ? get<Row[]>(`${props.collection}${query({ ...props.params, filter: byId, limit: 1 })}`, abort.signal) : undefined,
+      byId ? get<Row[]>(`${props.collection}${query({ ...props.params, filter: both(props.params?.filter, byId), limit: 1 })}`, abort.signal) : undefined,
     ])
       .then(([answer, exact]) => {
         // The entity whose id was typed comes first, unless its name matched too.
@@ -110,16 +120,19 @@ export function ListScreen<Row extends { id: string }>(props: ListScreenProps<Ro
   }, [typed]);
 
   const [sortField, sortDirection] = sort.split(' ');
-  const toggleSort = (field: string) => setQuery({ sort: `${field} ${sortField === field && sortDirection === 'asc' ? 'desc' : 'asc'}`, offset: undefined });
-  const page = (to: number) => setQuery({ offset: to > 0 ? String(to) : undefined });
+  const toggleSort = (field: string) => update({ sort: `${field} ${sortField === field && sortDirection === 'asc' ? 'desc' : 'asc'}`, offset: undefined });
+  const page = (to: number) => update({ offset: to > 0 ? String(to) : undefined });
 
   return (
-    <section class="list-screen" aria-labelledby="list-title">
-      <header class="screen-head">
-        <h1 id="list-title">{props.title}</h1>
-        {props.actions}
-      </header>
-      {props.search !== false && (
+    <section class="list-screen" {...(props.embedded ? { 'aria-label': props.title } : { 'aria-labelledby': 'list-title' })}>
+      {!props.embedded && (
+        <header class="screen-head">
+          <h1 id="list-title">{props.title}</h1>
+          {props.actions}
+        </header>
+      )}
+      {props.embedded && props.actions}
+      {props.search !== false && !props.embedded && (
         <form class="search" role="search" onSubmit={(event) => (event.preventDefault(), setQuery({ q: typed, offset: undefined }))}>
           <label for="list-search">{t.list.search}</label>
           <input id="list-search" type="search" value={typed} onInput={(event) => setTyped((event.target as HTMLInputElement).value)} aria-describedby="list-search-hint" />

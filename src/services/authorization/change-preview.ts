@@ -8,13 +8,13 @@
  * when every candidate pair was examined, and marked `countIsLowerBound` otherwise (an `#all` policy on a million
  * identities is answered in the budget's time, never by examining the network).
  */
-import type { ServicePolicyType } from '../../domain/policy.js';
+import type { PolicySide, PolicyType, ServicePolicyType } from '../../domain/policy.js';
 import { ApiError } from '../../errors/api-error.js';
 import { matchesRoles, parseRoles, roleListProblem, SEMANTICS, type Semantic } from '../../policy/roles.js';
 import type { ListPage } from '../list-page.js';
 import type { IdentityService } from '../identities/identities.js';
 import type { PolicyEngine } from './engine.js';
-import type { ServicePolicyService } from './service-policies.js';
+import type { EdgeRouterService } from './edge-routers.js';
 import type { ServiceService } from './services.js';
 
 /** Pairs examined at most per preview. */
@@ -31,10 +31,12 @@ interface Named {
 interface Holder extends Named {
   roleAttributes: readonly string[];
 }
+/** One pair that gains or loses: an identity and a service (with how), an identity and a router, or a service and a router. */
 export interface AccessChange {
-  identity: Named;
-  service: Named;
-  permission: Permission;
+  identity?: Named;
+  service?: Named;
+  edgeRouter?: Named;
+  permission?: Permission;
 }
 export interface AccessChanges {
   count: number;
@@ -61,7 +63,7 @@ interface Side {
 const invalid = (field: string, reason: string, value?: unknown) =>
   new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${field} ${reason}`, cause: { field, reason, ...(value === undefined ? {} : { value: String(value) }) } });
 
-const PREVIEWABLE = ['service-policies', 'identities'];
+const PREVIEWABLE = ['service-policies', 'edge-router-policies', 'service-edge-router-policies', 'identities'];
 
 /** A role list of the change, checked as the real endpoint checks it. */
 function rolesOf(change: Record<string, unknown>, key: string, current: string[]): string[] {
@@ -84,81 +86,136 @@ export interface ChangePreviewService {
   preview(request: ChangePreviewRequest): Promise<ChangePreview>;
 }
 
+type Collection = 'identities' | 'services' | 'edge-routers';
+type SideKey = 'identity' | 'service' | 'edgeRouter';
+
+/** How a kind of policy is previewed: its two sides, where their members are listed, and what grants a pair now. */
+interface PolicyKind {
+  policyType: PolicyType;
+  sides: [{ key: SideKey; roles: string; side: PolicySide; collection: Collection }, { key: SideKey; roles: string; side: PolicySide; collection: Collection }];
+  typed: boolean;
+}
+
+const KINDS: Record<string, PolicyKind> = {
+  'service-policies': {
+    policyType: 'service-policy',
+    sides: [
+      { key: 'identity', roles: 'identityRoles', side: 'identity', collection: 'identities' },
+      { key: 'service', roles: 'serviceRoles', side: 'service', collection: 'services' },
+    ],
+    typed: true,
+  },
+  'edge-router-policies': {
+    policyType: 'edge-router-policy',
+    sides: [
+      { key: 'identity', roles: 'identityRoles', side: 'identity', collection: 'identities' },
+      { key: 'edgeRouter', roles: 'edgeRouterRoles', side: 'edge-router', collection: 'edge-routers' },
+    ],
+    typed: false,
+  },
+  'service-edge-router-policies': {
+    policyType: 'service-edge-router-policy',
+    sides: [
+      { key: 'service', roles: 'serviceRoles', side: 'service', collection: 'services' },
+      { key: 'edgeRouter', roles: 'edgeRouterRoles', side: 'edge-router', collection: 'edge-routers' },
+    ],
+    typed: false,
+  },
+};
+
+type AnyPolicyRecord = { id: string; semantic: Semantic; type?: ServicePolicyType } & Record<string, unknown>;
+
 export function createChangePreviewService(deps: {
   engine: PolicyEngine;
-  servicePolicies: Pick<ServicePolicyService, 'get'>;
+  policies: Record<'service-policies' | 'edge-router-policies' | 'service-edge-router-policies', { get(id: string): Promise<object> }>;
   identities: Pick<IdentityService, 'get' | 'list'>;
   services: Pick<ServiceService, 'list'>;
+  edgeRouters: Pick<EdgeRouterService, 'list'>;
 }): ChangePreviewService {
   const { engine } = deps;
 
   /** Up to `limit` members of a role side, in name order, and how many there are. */
-  async function members(kind: 'identities' | 'services', side: Side, limit: number): Promise<ListPage<Holder>> {
+  async function members(kind: Collection, side: Side, limit: number): Promise<ListPage<Holder>> {
     if (side.roles.length === 0) return { items: [], pagination: { limit, offset: 0, totalCount: 0 }, filterableFields: [] };
     const params = { roleFilter: side.roles, roleSemantic: side.semantic, limit: String(Math.max(1, limit)), sort: 'name asc' };
     if (kind === 'identities') {
       const page = await deps.identities.list(params);
       return { ...page, items: page.items.map((detail) => ({ id: detail.identity.id, name: detail.identity.name, roleAttributes: detail.identity.roleAttributes })) };
     }
-    const page = await deps.services.list(params);
-    return { ...page, items: page.items.map((service) => ({ id: service.id, name: service.name, roleAttributes: service.roleAttributes })) };
+    const page = kind === 'services' ? await deps.services.list(params) : await deps.edgeRouters.list(params);
+    return { ...page, items: page.items.map((entity) => ({ id: entity.id, name: entity.name, roleAttributes: entity.roleAttributes })) };
   }
 
-  /** Examines the pairs of `identities × services`, keeping those `keep` says are a change. */
+  /** The ids of the policies of `kind` granting the pair now (of `type`, for service policies). */
+  async function grantingNow(kind: PolicyKind, a: Holder, b: Holder, type: ServicePolicyType | undefined): Promise<string[]> {
+    if (kind.policyType === 'service-policy') {
+      const decision = await engine.access(a.id, b.id, type!);
+      return decision.allowed ? decision.policies.map((entry) => entry.policy.id) : [];
+    }
+    const [first, second] = await Promise.all([engine.policiesSelecting(kind.policyType, kind.sides[0].side, a), engine.policiesSelecting(kind.policyType, kind.sides[1].side, b)]);
+    const other = new Set(second.map((policy) => policy.id));
+    return first.filter((policy) => other.has(policy.id)).map((policy) => policy.id);
+  }
+
+  /** Examines the pairs of the two sides' members, keeping those `keep` says are a change. */
   async function examine(
-    identities: ListPage<Holder>,
-    services: ListPage<Holder>,
-    type: ServicePolicyType,
-    keep: (policies: string[], identity: Holder, service: Holder) => boolean,
+    kind: PolicyKind,
+    firsts: ListPage<Holder>,
+    seconds: ListPage<Holder>,
+    type: ServicePolicyType | undefined,
+    keep: (granting: string[], a: Holder, b: Holder) => boolean,
     out: AccessChanges,
     budget: { left: number },
   ) {
-    const total = identities.pagination.totalCount * services.pagination.totalCount;
+    const total = firsts.pagination.totalCount * seconds.pagination.totalCount;
     let examined = 0;
-    for (const identity of identities.items) {
-      for (const service of services.items) {
+    for (const a of firsts.items) {
+      for (const b of seconds.items) {
         if (budget.left <= 0) break;
         budget.left--;
         examined++;
-        const decision = await engine.access(identity.id, service.id, type);
-        if (!keep(decision.allowed ? decision.policies.map((entry) => entry.policy.id) : [], identity, service)) continue;
+        if (!keep(await grantingNow(kind, a, b, type), a, b)) continue;
         out.count++;
-        if (out.items.length < PREVIEW_ITEMS) out.items.push({ identity: named(identity), service: named(service), permission: type === 'Dial' ? 'dial' : 'bind' });
+        if (out.items.length < PREVIEW_ITEMS) {
+          out.items.push({ [kind.sides[0].key]: named(a), [kind.sides[1].key]: named(b), ...(type ? { permission: type === 'Dial' ? 'dial' : 'bind' } : {}) });
+        }
       }
     }
     if (examined < total) out.countIsLowerBound = true;
   }
 
-  async function servicePolicyPreview(request: ChangePreviewRequest): Promise<ChangePreview> {
-    const current = request.id === undefined ? undefined : await deps.servicePolicies.get(request.id);
+  async function policyPreview(kind: PolicyKind, request: ChangePreviewRequest): Promise<ChangePreview> {
     if (request.id === undefined && request.delete) throw invalid('id', 'is required to preview a delete');
+    const current = request.id === undefined ? undefined : ((await deps.policies[request.entity as keyof typeof deps.policies].get(request.id)) as AnyPolicyRecord);
     const change = (request.change ?? {}) as Record<string, unknown>;
-    if (request.id === undefined && change.type !== 'Dial' && change.type !== 'Bind') throw invalid('change.type', "must be 'Dial' or 'Bind' for a new service policy", change.type);
-    const type = ((change.type as ServicePolicyType | undefined) ?? current?.type) as ServicePolicyType;
-    const before = current
-      ? { identity: { roles: current.identityRoles, semantic: current.semantic }, service: { roles: current.serviceRoles, semantic: current.semantic }, type: current.type }
-      : undefined;
+    if (kind.typed && request.id === undefined && change.type !== 'Dial' && change.type !== 'Bind') {
+      throw invalid('change.type', "must be 'Dial' or 'Bind' for a new service policy", change.type);
+    }
+    const type = kind.typed ? (((change.type as ServicePolicyType | undefined) ?? current?.type) as ServicePolicyType) : undefined;
+    const rolesNow = (key: string) => (current?.[key] as string[] | undefined) ?? [];
     const semantic = semanticOf(change, current?.semantic ?? 'AllOf');
-    const after = request.delete
-      ? undefined
-      : { identity: { roles: rolesOf(change, 'identityRoles', current?.identityRoles ?? []), semantic }, service: { roles: rolesOf(change, 'serviceRoles', current?.serviceRoles ?? []), semantic }, type };
+    const before = current ? kind.sides.map((side) => ({ roles: rolesNow(side.roles), semantic: current.semantic })) : undefined;
+    const after = request.delete ? undefined : kind.sides.map((side) => ({ roles: rolesOf(change, side.roles, rolesNow(side.roles)), semantic }));
     const budget = { left: PREVIEW_BUDGET };
     const gains: AccessChanges = { count: 0, countIsLowerBound: false, items: [] };
     const losses: AccessChanges = { count: 0, countIsLowerBound: false, items: [] };
     const width = (n: number) => Math.min(200, Math.max(1, Math.ceil(PREVIEW_BUDGET / Math.max(1, n))));
+    const sidesOf = async (roles: Side[]) => {
+      const seconds = await members(kind.sides[1].collection, roles[1]!, 100);
+      const firsts = await members(kind.sides[0].collection, roles[0]!, width(seconds.items.length));
+      return [firsts, seconds] as const;
+    };
     if (after) {
-      const services = await members('services', after.service, 100);
-      const identities = await members('identities', after.identity, width(services.items.length));
+      const [firsts, seconds] = await sidesOf(after);
       // A gain: the change grants it, and nothing grants it now (the policy being changed included).
-      await examine(identities, services, after.type, (granting) => granting.length === 0, gains, budget);
+      await examine(kind, firsts, seconds, type, (granting) => granting.length === 0, gains, budget);
     }
     if (before && current) {
-      const services = await members('services', before.service, 100);
-      const identities = await members('identities', before.identity, width(services.items.length));
+      const [firsts, seconds] = await sidesOf(before);
+      const stillSelected = (a: Holder, b: Holder) =>
+        after !== undefined && (!kind.typed || type === current.type) && sideSelects(after[0]!, a) && sideSelects(after[1]!, b);
       // A loss: only this policy grants it now, and after the change it no longer does.
-      const stillSelected = (identity: Holder, service: Holder) =>
-        after !== undefined && after.type === before.type && sideSelects(after.identity, identity) && sideSelects(after.service, service);
-      await examine(identities, services, before.type, (granting, identity, service) => granting.length === 1 && granting[0] === current.id && !stillSelected(identity, service), losses, budget);
+      await examine(kind, firsts, seconds, current.type, (granting, a, b) => granting.length === 1 && granting[0] === current.id && !stillSelected(a, b), losses, budget);
     }
     return { gains, losses };
   }
@@ -183,11 +240,11 @@ export function createChangePreviewService(deps: {
       const one = { items: [{ ...identity, roleAttributes: next.roleAttributes }], pagination: { limit: 1, offset: 0, totalCount: 1 }, filterableFields: [] };
       for (const policy of policiesNext.filter((p) => !nowIds.has(p.id))) {
         const services = await members('services', { roles: policy.serviceRoles, semantic: policy.semantic }, 100);
-        await examine(one, services, type, (granting) => granting.length === 0, gains, budget);
+        await examine(KINDS['service-policies']!, one, services, type, (granting) => granting.length === 0, gains, budget);
       }
       for (const policy of policiesNow.filter((p) => !nextIds.has(p.id))) {
         const services = await members('services', { roles: policy.serviceRoles, semantic: policy.semantic }, 100);
-        await examine(one, services, type, (granting) => granting.every((id) => !nextIds.has(id)), losses, budget);
+        await examine(KINDS['service-policies']!, one, services, type, (granting) => granting.every((id) => !nextIds.has(id)), losses, budget);
       }
     }
     dedupe(gains);
@@ -201,7 +258,7 @@ export function createChangePreviewService(deps: {
       if (request.change !== undefined && (typeof request.change !== 'object' || request.change === null || Array.isArray(request.change))) {
         throw invalid('change', 'must be an object: the body the create or update would send');
       }
-      return request.entity === 'identities' ? identityPreview(request) : servicePolicyPreview(request);
+      return request.entity === 'identities' ? identityPreview(request) : policyPreview(KINDS[request.entity]!, request);
     },
   };
 }
@@ -215,7 +272,7 @@ const sideSelects = (side: Side, holder: Holder) => matchesRoles(parseRoles(side
 function dedupe(changes: AccessChanges): void {
   const seen = new Set<string>();
   const items = changes.items.filter((item) => {
-    const key = `${item.identity.id} ${item.service.id} ${item.permission}`;
+    const key = `${item.identity?.id} ${item.service?.id} ${item.edgeRouter?.id} ${item.permission}`;
     if (seen.has(key)) return false;
     seen.add(key);
     return true;
