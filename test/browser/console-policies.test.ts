@@ -205,7 +205,8 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await admin.create('/edge-router-policies', { name: 'taken', semantic: 'AnyOf', identityRoles: [], edgeRouterRoles: [] });
     await page.goto('/console/edge-router-policies/new');
     await page.getByLabel('Name', { exact: true }).fill('taken');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Review the change' }).click();
+    await page.getByRole('button', { name: /^Create: / }).click();
     const problem = page.locator('#problem-name');
     await problem.waitFor();
     assert.match(await problem.innerText(), /name/i);
@@ -213,12 +214,13 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     assert.equal((await admin.named('/edge-router-policies', 'taken')).length, 1, 'still one policy named taken');
     // Positive control: another name is saved.
     await page.getByLabel('Name', { exact: true }).fill('not-taken');
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Review the change' }).click();
+    await page.getByRole('button', { name: /^Create: / }).click();
     await page.getByRole('heading', { name: 'not-taken', level: 1 }).waitFor();
     assert.equal((await admin.named('/edge-router-policies', 'not-taken')).length, 1);
-    // A router policy (no access preview from the API) asks before it is deleted.
+    // Its delete too is previewed first and done on confirm.
     await page.getByRole('button', { name: 'Delete' }).click();
-    await page.getByRole('group', { name: 'Delete not-taken?' }).getByRole('button', { name: 'Confirm' }).click();
+    await page.getByRole('button', { name: /^Delete: 0 gain, 0 lose access$/ }).click();
     await page.getByRole('heading', { name: 'Edge router policies', level: 1 }).waitFor();
     assert.deepEqual(await admin.named('/edge-router-policies', 'not-taken'), []);
   });
@@ -254,7 +256,8 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await pickerOf('Identity roles').getByLabel('Find identities by name').fill('alice');
     await pickerOf('Identity roles').getByRole('button', { name: 'Add @alice' }).click();
     await pickerOf('Edge router roles').getByRole('button', { name: 'Add #all' }).click();
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Review the change' }).click();
+    await page.getByRole('button', { name: /^Create: \d+ gain, 0 lose access$/ }).click();
     await page.getByRole('heading', { name: 'alice-uses-routers', level: 1 }).waitFor();
 
     // The service edge router policy: web is served by the routers with #edge.
@@ -265,7 +268,8 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await pickerOf('Edge router roles').getByLabel('Attribute for Edge router roles').fill('edge');
     await pickerOf('Edge router roles').getByRole('button', { name: 'Add attribute' }).click();
     await pickerOf('Edge router roles').getByText('Matches 1 edge routers (first 1: router-1)').waitFor();
-    await page.getByRole('button', { name: 'Create', exact: true }).click();
+    await page.getByRole('button', { name: 'Review the change' }).click();
+    await page.getByRole('button', { name: /^Create: \d+ gain, 0 lose access$/ }).click();
     await page.getByRole('heading', { name: 'web-on-edge', level: 1 }).waitFor();
 
     // Saved as the console showed them.

@@ -19,11 +19,6 @@ export interface PolicyKind {
   singular: string;
   /** Service policies have a type (Dial or Bind). */
   typed: boolean;
-  /**
-   * Whether the API previews who gains and loses access (`POST /change-previews` answers for service policies: the
-   * router policies decide which routers carry a connection, not who may reach what, and the reach page shows them).
-   */
-  previewed: boolean;
   roles: RoleField[];
 }
 
@@ -37,7 +32,6 @@ export const SERVICE_POLICIES: PolicyKind = {
   title: t.policies.servicePolicies,
   singular: t.policies.servicePolicy,
   typed: true,
-  previewed: true,
   roles: [IDENTITIES, SERVICES, POSTURE],
 };
 
@@ -46,7 +40,6 @@ export const EDGE_ROUTER_POLICIES: PolicyKind = {
   title: t.policies.edgeRouterPolicies,
   singular: t.policies.edgeRouterPolicy,
   typed: false,
-  previewed: false,
   roles: [IDENTITIES, ROUTERS],
 };
 
@@ -55,7 +48,6 @@ export const SERVICE_EDGE_ROUTER_POLICIES: PolicyKind = {
   title: t.policies.serviceEdgeRouterPolicies,
   singular: t.policies.serviceEdgeRouterPolicy,
   typed: false,
-  previewed: false,
   roles: [SERVICES, ROUTERS],
 };
 

@@ -1,12 +1,11 @@
 /**
- * One policy: its facts, each role list with the names its `@id`s stand for, edit, and delete. Deleting a service
- * policy first shows who would lose access (the API's change preview with `delete: true`) and deletes only on
- * confirm; a router policy's delete asks before it acts.
+ * One policy: its facts, each role list with the names its `@id`s stand for, edit, and delete. Delete first shows
+ * who would lose access (the API's change preview with `delete: true`) and deletes only on confirm.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
-import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
+import { DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { DateTime, YesNo } from '../../components/fields';
 import { Link } from '../../components/link';
 import { Problem } from '../../components/problem';
@@ -55,20 +54,9 @@ export function PolicyDetail({ kind, id }: { kind: PolicyKind; id: string }) {
             <Link href={consolePath(kind, policy.id, '/edit')} class="button">
               {t.policies.edit}
             </Link>
-            {kind.previewed ? (
-              <button type="button" class="danger" onClick={() => setDeleting(true)} disabled={deleting}>
-                {t.common.delete}
-              </button>
-            ) : (
-              <ConfirmButton
-                label={t.common.delete}
-                question={t.policies.deleteQuestion(policy.name)}
-                onConfirm={async () => {
-                  await api('DELETE', `/${kind.entity}/${encodeURIComponent(policy.id)}`);
-                  navigate(consolePath(kind));
-                }}
-              />
-            )}
+            <button type="button" class="danger" onClick={() => setDeleting(true)} disabled={deleting}>
+              {t.common.delete}
+            </button>
           </span>
         )
       }

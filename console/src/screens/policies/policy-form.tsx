@@ -1,9 +1,8 @@
 /**
  * Creating and editing a policy of any kind: name, type (service policies), semantic, and a role picker per role
- * list, kept as a draft while typed. Saving a service policy is two steps: "Review the change" asks the API who would
- * gain and lose access (nothing is saved), and only the confirm button, which says what it will do, sends the POST or
- * PATCH. Router policies (which the API does not preview) are saved by the form's button. A refusal returns to the
- * form with the API's message at the field it names.
+ * list, kept as a draft while typed. Saving is two steps: "Review the change" asks the API who would gain and lose
+ * access (nothing is saved), and only the confirm button, which says what it will do, sends the POST or PATCH. A
+ * refusal returns to the form with the API's message at the field it names.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
@@ -105,8 +104,8 @@ function PolicyEditor({ kind, policy }: { kind: PolicyKind; policy?: Policy }) {
       ) : (
         <Form
           label={title}
-          submitLabel={kind.previewed ? t.policies.review : policy ? t.common.save : t.common.create}
-          onSubmit={async () => (kind.previewed ? setReviewing(true) : leave(consolePath(kind, await send(kind, policy, body))))}
+          submitLabel={t.policies.review}
+          onSubmit={async () => setReviewing(true)}
           onCancel={() => leave(policy ? consolePath(kind, policy.id) : consolePath(kind))}
           error={error}
           setError={setError}
