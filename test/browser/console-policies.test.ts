@@ -7,7 +7,8 @@
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { accessible, adminApi, signInToConsole, type AdminApi } from '../helpers/console-session.js';
+import { signInToConsole } from '../helpers/console-pages.js';
+import { accessible, adminApi, type AdminApi } from '../helpers/console-session.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { launchBrowser, newPage } from '../helpers/browser.js';
@@ -205,7 +206,7 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await page.goto('/console/edge-router-policies/new');
     await page.getByLabel('Name', { exact: true }).fill('taken');
     await page.getByRole('button', { name: 'Review the change' }).click();
-    await page.getByRole('button', { name: /^Create/ }).click();
+    await page.getByRole('button', { name: /^Create: / }).click();
     const problem = page.locator('#problem-name');
     await problem.waitFor();
     assert.match(await problem.innerText(), /name/i);
@@ -214,9 +215,14 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     // Positive control: another name is saved.
     await page.getByLabel('Name', { exact: true }).fill('not-taken');
     await page.getByRole('button', { name: 'Review the change' }).click();
-    await page.getByRole('button', { name: /^Create/ }).click();
+    await page.getByRole('button', { name: /^Create: / }).click();
     await page.getByRole('heading', { name: 'not-taken', level: 1 }).waitFor();
     assert.equal((await admin.named('/edge-router-policies', 'not-taken')).length, 1);
+    // Its delete too is previewed first and done on confirm.
+    await page.getByRole('button', { name: 'Delete' }).click();
+    await page.getByRole('button', { name: /^Delete: 0 gain, 0 lose access$/ }).click();
+    await page.getByRole('heading', { name: 'Edge router policies', level: 1 }).waitFor();
+    assert.deepEqual(await admin.named('/edge-router-policies', 'not-taken'), []);
   });
 
   it('gives an identity access to a service: a Dial service policy, an edge router policy and a service edge router policy made in the console turn the reach page from blocked to reachable up to the running-router layers', async () => {

@@ -6,7 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { accessible, adminApi, signInToConsole, type AdminApi } from '../helpers/console-session.js';
+import { signInToConsole } from '../helpers/console-pages.js';
+import { accessible, adminApi, type AdminApi } from '../helpers/console-session.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { launchBrowser, newPage } from '../helpers/browser.js';

@@ -1,22 +1,16 @@
 /**
- * What the console's browser tests share beyond the browser itself: signing in through the login page as the test
- * controller's admin, and a small Management API client (ctl.fetch with the admin's session) to set a network up and
- * read back what a screen changed.
+ * Beside console-pages.ts (signing in, the accessibility assertion): a small Management API client for the console's
+ * browser tests (ctl.fetch with the admin's session) to set a network up and read back what a screen changed, and
+ * the accessibility check with the screen's screenshot in one step.
  */
 import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
-import { describeViolations, screenshot, seriousAccessibilityViolations } from './browser.js';
+import { screenshot } from './browser.js';
+import { assertAccessible } from './console-pages.js';
 import type { TestController } from './controller.js';
 
-export const CONSOLE_ADMIN = { username: 'admin', password: 'admin-password' };
-
-/** From the console's sign-in screen through the OIDC login page and back. */
-export async function signInToConsole(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByLabel('Username').fill(CONSOLE_ADMIN.username);
-  await page.getByLabel('Password').fill(CONSOLE_ADMIN.password);
-  await page.getByRole('button', { name: /log in|sign in/i }).click();
-}
+// Signing in lives in console-pages.ts; tests that import it from here keep working.
+export { CONSOLE_ADMIN, signInToConsole } from './console-pages.js';
 
 export interface AdminApi {
   /** Creates an entity; fails the test unless the API answers 201. Returns the new id. */
@@ -48,7 +42,6 @@ export async function adminApi(ctl: TestController): Promise<AdminApi> {
 
 /** No serious or critical axe-core violation on the page as it is; then its screenshot (under npm run screenshots). */
 export async function accessible(page: Page, name: string): Promise<void> {
-  const violations = await seriousAccessibilityViolations(page);
-  assert.deepEqual(violations, [], describeViolations(violations));
+  await assertAccessible(page);
   await screenshot(page, name);
 }

@@ -5,7 +5,7 @@
  * refusal returns to the form with the API's message at the field it names.
  */
 import { useState } from 'preact/hooks';
-import { api, type Envelope } from '../../api/client';
+import { api } from '../../api/client';
 import { useDraft } from '../../api/drafts';
 import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
 import { DetailScreen, useEntity } from '../../components/detail';
@@ -43,6 +43,15 @@ function bodyOf(kind: PolicyKind, draft: Draft): Record<string, unknown> {
   };
 }
 
+/** Sends the draft: PATCH for an existing policy, POST for a new one; the saved policy's id. */
+async function send(kind: PolicyKind, policy: Policy | undefined, body: Record<string, unknown>): Promise<string> {
+  if (policy) {
+    await api<unknown>('PATCH', `/${kind.entity}/${encodeURIComponent(policy.id)}`, body);
+    return policy.id;
+  }
+  return (await api<{ id: string }>('POST', `/${kind.entity}`, body)).data.id;
+}
+
 function Review(props: { kind: PolicyKind; policy?: Policy; body: Record<string, unknown>; onBack: (error?: unknown) => void; onSaved: (id: string) => void }) {
   const state = useChangePreview({ entity: props.kind.entity, id: props.policy?.id, change: props.body });
   const [busy, setBusy] = useState(false);
@@ -50,10 +59,7 @@ function Review(props: { kind: PolicyKind; policy?: Policy; body: Record<string,
   const save = async () => {
     setBusy(true);
     try {
-      const answer = props.policy
-        ? await api<unknown>('PATCH', `/${props.kind.entity}/${encodeURIComponent(props.policy.id)}`, props.body)
-        : await api<{ id: string }>('POST', `/${props.kind.entity}`, props.body);
-      props.onSaved(props.policy?.id ?? (answer as Envelope<{ id: string }>).data.id);
+      props.onSaved(await send(props.kind, props.policy, props.body));
     } catch (error) {
       props.onBack(error);
     } finally {
