@@ -33,6 +33,7 @@ import { controllerCtrlAddress } from './migrations/0029-controller-ctrl-address
 import { terminatorHosts } from './migrations/0030-terminator-hosts.js';
 import { linksAndCircuits } from './migrations/0031-links-and-circuits.js';
 import { usedEnrollmentTokens } from './migrations/0032-used-enrollment-tokens.js';
+import { auditLogFilterIndexes } from './migrations/0033-audit-log-filter-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
   '0001-initial-schema': initialSchema,
@@ -65,6 +66,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-terminator-hosts': terminatorHosts,
   '0031-links-and-circuits': linksAndCircuits,
   '0032-used-enrollment-tokens': usedEnrollmentTokens,
+  '0033-audit-log-filter-indexes': auditLogFilterIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
