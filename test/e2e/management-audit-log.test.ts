@@ -137,6 +137,22 @@ describe(`audit log (${testDialect})`, () => {
     assert.ok(page.meta.filterableFields.includes('entityType'));
   });
 
+  it('filters by the actorId, entityType, entityId, from and to parameters, and names a bad time parameter', async () => {
+    const service = (await admin.post('/services', { name: 'audit-param-svc' })).json().data;
+    await admin.patch(`/services/${service.id}`, { name: 'audit-param-svc-2' });
+    const q = (params: string) => admin.get(`/audit-log?limit=500&${params}`);
+    const mine = (await q(`entityType=service&entityId=${service.id}`)).json().data as (Entry & { time: string })[];
+    assert.deepEqual(mine.map((e) => e.action).sort(), ['create', 'patch']);
+    const since = mine.map((e) => e.time).sort()[0] ?? '';
+    assert.equal((await q(`entityId=${service.id}&from=${encodeURIComponent(since)}`)).json().data.length, 2);
+    assert.ok(mine.every((e) => e.entityId === service.id && e.actorId === mine[0]?.actorId));
+    assert.equal((await q(`actorId=${mine[0]?.actorId}&entityId=${service.id}`)).json().data.length, 2);
+    assert.equal((await q(`entityId=${service.id}&to=${encodeURIComponent(since)}`)).json().data.length, 0);
+    const bad = await q(`entityId=${service.id}&from=yesterday`);
+    assert.equal(bad.status, 400);
+    assert.match(bad.json().error.message, /^from: /);
+  });
+
   it('keeps failed mutations out of the trail', async () => {
     const before = (await entries()).length;
     await admin.post('/identities', { name: 'x', type: 'Robot', isAdmin: false });

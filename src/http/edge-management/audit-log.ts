@@ -80,6 +80,16 @@ export function auditEntryView(entry: RecordedAuditEntry) {
   };
 }
 
+/** The list's parameters plus the trail's own filters (joined to `filter` with `and`). */
+const AuditLogQuery = Type.Object({
+  ...ListQueryParams.properties,
+  actorId: Type.Optional(Type.String({ description: 'only entries made by this identity' })),
+  entityType: Type.Optional(Type.String({ description: 'only entries about this entity type, e.g. service-policy' })),
+  entityId: Type.Optional(Type.String({ description: 'only entries about this entity (with entityType, answered by an index)' })),
+  from: Type.Optional(Type.String({ description: 'ISO 8601 date-time: entries at or after it' })),
+  to: Type.Optional(Type.String({ description: 'ISO 8601 date-time: entries before it' })),
+});
+
 export const auditLogRoutes = [
   defineRoute({
     method: 'GET',
@@ -89,7 +99,7 @@ export const auditLogRoutes = [
     tags: ['Audit'],
     access: 'admin',
     uses: ['audit'],
-    schema: { querystring: ListQueryParams, response: { 200: ListEnvelope(AuditEntryView), 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody } },
+    schema: { querystring: AuditLogQuery, response: { 200: ListEnvelope(AuditEntryView), 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody } },
     handler: async ({ domains, query }) => {
       const page = await domains.audit.list(query);
       return listEnvelope(page.items.map(auditEntryView), page.pagination, page.filterableFields);

@@ -8,10 +8,11 @@ import { AUDIT_FIELDS, type AuditLogRepository } from '../../persistence/reposit
 import type { Clock } from '../../shared/clock.js';
 import { newEntityId } from '../../shared/random.js';
 import type { ListPage } from '../list-page.js';
+import { auditFilterConditions, type AuditFilterParams } from './audit-filters.js';
 
 export interface AuditService {
   record(actor: Actor, action: string, entityType: string, entityId: string, details?: Record<string, unknown>): Promise<void>;
-  list(params: RawListParams): Promise<ListPage<RecordedAuditEntry>>;
+  list(params: RawListParams & AuditFilterParams): Promise<ListPage<RecordedAuditEntry>>;
 }
 
 export function createAuditService(deps: { auditLog: AuditLogRepository; clock: Clock }): AuditService {
@@ -25,6 +26,8 @@ export function createAuditService(deps: { auditLog: AuditLogRepository; clock: 
         { field: 'createdAt', direction: 'desc' },
         { field: 'sequence', direction: 'desc' },
       ]);
+      const conditions = auditFilterConditions(params);
+      if (conditions.length > 0) query.where = { kind: 'and', operands: query.where ? [query.where, ...conditions] : conditions };
       const { items, totalCount } = await deps.auditLog.list(query);
       return { items, pagination: { limit: query.limit, offset: query.offset, totalCount }, filterableFields: Object.keys(AUDIT_FIELDS) };
     },
