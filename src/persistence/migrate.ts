@@ -68,9 +68,9 @@ const MIGRATIONS: Record<string, Migration> = {
   '0030-terminator-hosts': terminatorHosts,
   '0031-links-and-circuits': linksAndCircuits,
   '0032-used-enrollment-tokens': usedEnrollmentTokens,
+  '0033-audit-log-filter-indexes': auditLogFilterIndexes,
   '0034-name-order-indexes': nameOrderIndexes,
   '0035-expiry-columns': expiryColumns,
-  '0033-audit-log-filter-indexes': auditLogFilterIndexes,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };
