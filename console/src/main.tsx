@@ -4,7 +4,7 @@
  */
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
-import { onSessionExpired } from './api/client';
+import { get, onSessionExpired } from './api/client';
 import { currentTokens, finishSignIn, onSessionChange, resumeSession, signOut, startSignIn, type Tokens } from './api/session';
 import { Layout } from './components/layout';
 import { match, navigate, useLocation } from './router';
@@ -47,11 +47,24 @@ function Screen({ path }: { path: string }) {
   return <p>{t.common.notFound}</p>;
 }
 
+/** The signed-in identity's name, from the API (the access token names it by id only). */
+function useSelfName(tokens: Tokens | undefined): string {
+  const [name, setName] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    if (!tokens) return;
+    get<{ name: string }>('/current-identity')
+      .then((answer) => setName(answer.data.name))
+      .catch(() => undefined);
+  }, [tokens?.accessToken === undefined]);
+  return name ?? tokens?.name ?? '';
+}
+
 function App() {
   const { path } = useLocation();
   const [tokens, setTokens] = useState<Tokens | undefined>(currentTokens());
   const [expired, setExpired] = useState(false);
   const [message, setMessage] = useState<string | undefined>(undefined);
+  const selfName = useSelfName(tokens);
   useEffect(() => onSessionChange(setTokens), []);
   useEffect(() => onSessionExpired(() => setExpired(true)), []);
   useEffect(() => resumeSession(), []);
@@ -65,7 +78,7 @@ function App() {
     return <SignIn message={message ?? (expired ? t.session.expired : undefined)} />;
   }
   return (
-    <Layout path={path} user={tokens.name} onSignOut={() => void signOut().then(() => setMessage(t.session.signedOut))}>
+    <Layout path={path} user={selfName} onSignOut={() => void signOut().then(() => setMessage(t.session.signedOut))}>
       <Screen path={path} />
     </Layout>
   );

@@ -91,6 +91,8 @@ describe(`console shell in Chromium (${testDialect})`, () => {
     await signIn(page);
     await page.waitForURL('**/console/identities');
     await page.getByRole('link', { name: 'console-00' }).waitFor();
+    // Who is signed in, by name (the access token carries only the id).
+    await page.getByText('Signed in as admin').waitFor();
     const violations = await seriousAccessibilityViolations(page);
     assert.deepEqual(violations, [], describeViolations(violations));
     await screenshot(page, 'console-identities');
