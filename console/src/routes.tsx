@@ -5,6 +5,10 @@
 import type { ComponentType } from 'preact';
 import { IdentityList } from './screens/identities/identity-list';
 import { IdentityDetail } from './screens/identities/identity-detail';
+import { ServiceList } from './screens/services/service-list';
+import { ServiceDetail } from './screens/services/service-detail';
+import { ConfigList } from './screens/configs/config-list';
+import { ConfigCreate, ConfigEdit } from './screens/configs/config-form';
 // screens-b
 import { POLICY_NAVIGATION, POLICY_ROUTES } from './screens/policies/policy-routes';
 import { ReachScreen } from './screens/reach/reach';
@@ -37,6 +41,8 @@ export interface Route {
 
 export const NAVIGATION: { href: string; label: string }[] = [
   { href: '/console/identities', label: t.nav.identities },
+  { href: '/console/services', label: t.nav.services },
+  { href: '/console/configs', label: t.nav.configs },
   // screens-b
   ...POLICY_NAVIGATION,
   { href: '/console/reach', label: t.nav.reach },
@@ -58,6 +64,11 @@ export const NAVIGATION: { href: string; label: string }[] = [
 export const ROUTES: Route[] = [
   { pattern: '/console/identities', component: IdentityList },
   { pattern: '/console/identities/:id', component: IdentityDetail },
+  { pattern: '/console/services', component: ServiceList },
+  { pattern: '/console/services/:id', component: ServiceDetail },
+  { pattern: '/console/configs', component: ConfigList },
+  { pattern: '/console/configs/new', component: ConfigCreate },
+  { pattern: '/console/configs/:id', component: ConfigEdit },
   // screens-b
   ...POLICY_ROUTES,
   { pattern: '/console/reach', component: ReachScreen },
