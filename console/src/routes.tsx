@@ -9,6 +9,10 @@ import { ServiceList } from './screens/services/service-list';
 import { ServiceDetail } from './screens/services/service-detail';
 import { ConfigList } from './screens/configs/config-list';
 import { ConfigCreate, ConfigEdit } from './screens/configs/config-form';
+// screens-a
+import { IdentityCreate } from './screens/identities/identity-create';
+import { ServiceCreate, ServiceEdit } from './screens/services/service-form';
+// end screens-a
 // screens-b
 import { POLICY_NAVIGATION, POLICY_ROUTES } from './screens/policies/policy-routes';
 import { ReachScreen } from './screens/reach/reach';
@@ -63,6 +67,11 @@ export const NAVIGATION: { href: string; label: string }[] = [
 
 export const ROUTES: Route[] = [
   { pattern: '/console/identities', component: IdentityList },
+  // screens-a
+  { pattern: '/console/identities/new', component: IdentityCreate },
+  { pattern: '/console/services/new', component: ServiceCreate },
+  { pattern: '/console/services/:id/edit', component: ServiceEdit },
+  // end screens-a
   { pattern: '/console/identities/:id', component: IdentityDetail },
   { pattern: '/console/services', component: ServiceList },
   { pattern: '/console/services/:id', component: ServiceDetail },

@@ -75,6 +75,21 @@ export const t = {
     encryption: 'End-to-end encryption required',
     strategy: 'Terminator strategy',
     deleteQuestion: (name: string) => `Delete service ${name}? Policies naming it by id stop selecting it.`,
+    // screens-a
+    create: 'New service',
+    createTitle: 'New service',
+    edit: 'Edit',
+    editTitle: (name: string) => `Edit ${name}`,
+    encryptionHint: 'Set when the service is created; it cannot be changed later.',
+    strategyHint: 'How a dial picks among the service’s terminators',
+    strategies: { smartrouting: 'smartrouting (lowest cost; the default)', weighted: 'weighted (at random, cheaper ones more often)', random: 'random', ha: 'ha (lowest cost)' } as Record<string, string>,
+    configs: 'Configs',
+    findConfig: 'Find a config by name',
+    configResults: 'Configs found',
+    addConfig: (name: string) => `Add config ${name}`,
+    removeConfig: (name: string) => `Remove config ${name}`,
+    noConfigs: 'No configs',
+    // end screens-a
   },
   configs: {
     title: 'Configs',
@@ -117,6 +132,22 @@ export const t = {
     downloadJwt: 'Download the JWT',
     reissue: 'Re-issue',
     reissueQuestion: 'Issue a new JWT valid for 3 days? The current one stops working.',
+    // screens-a
+    create: 'New identity',
+    createTitle: 'New identity',
+    isAdminField: 'Administrator (may use the Management API and this console)',
+    defaultAuthPolicy: 'Default',
+    enrollWith: 'Enrollment',
+    enrollOtt: 'One-time token: the device gets a certificate',
+    enrollUpdb: 'Username and password: the person chooses a password',
+    enrollNone: 'None for now',
+    username: 'Username',
+    usernameHint: '4 to 100 characters; the person chooses the password when enrolling',
+    apiSessionsOf: (name: string) => `API sessions of ${name}`,
+    sessionsOf: (name: string) => `Sessions of ${name}`,
+    resetPassword: 'Reset password',
+    resetPasswordQuestion: (username: string) => `Reset ${username}'s password? It stops working now; a password enrollment JWT for ${username}, valid for 3 days, lets the person choose a new one.`,
+    // end screens-a
   },
   // screens-b: policies, role pickers, change preview, "why can't X reach S"
   policies: {

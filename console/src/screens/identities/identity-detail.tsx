@@ -1,19 +1,20 @@
 /**
  * One identity: its facts; its role attributes, edited with the change preview (who gains and loses what) before
- * saving; its enrollment (JWT, QR code, download, re-issue); its authenticators (delete); MFA reset; its API
- * sessions and sessions, filtered by the API; disable/enable and delete.
+ * saving; its enrollment (JWT, QR code, download, re-issue); its authenticators (identity-authenticators.tsx); MFA
+ * reset; its API sessions and sessions (identity-sessions.tsx); delete.
  */
 import { useState } from 'preact/hooks';
-import { api, quoted } from '../../api/client';
+import { api } from '../../api/client';
 import { useDraft } from '../../api/drafts';
 import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { Attributes, DateTime, YesNo } from '../../components/fields';
 import { AttributesField, Form } from '../../components/form';
-import { ListScreen } from '../../components/list-screen';
 import { navigate } from '../../router';
 import { t } from '../../strings';
+import { IdentityAuthenticators } from './identity-authenticators';
 import { EnrollmentPanel, type PendingEnrollment } from './identity-enrollment';
+import { IdentitySessions } from './identity-sessions';
 
 interface Identity {
   id: string;
@@ -26,14 +27,6 @@ interface Identity {
   hasApiSession: boolean;
   isMfaEnabled: boolean;
   enrollment: { ott?: PendingEnrollment; updb?: PendingEnrollment & { username: string }; ottca?: PendingEnrollment };
-  createdAt: string;
-}
-
-interface AuthenticatorRow {
-  id: string;
-  method: string;
-  username?: string | null;
-  certFingerprint?: string | null;
   createdAt: string;
 }
 
@@ -109,40 +102,9 @@ export function IdentityDetail({ params }: { params: Record<string, string> }) {
             <EnrollmentPanel identityId={identity.id} identityName={identity.name} method={pendingMethod} enrollment={pending} changed={changed} />
           </Section>
           <Section title={t.identities.authenticators}>
-            <ListScreen<AuthenticatorRow>
-              reloadKey={generation}
-              title={t.identities.authenticators}
-              collection={`${path}/authenticators`}
-              embedded
-              defaultSort="createdAt asc"
-              columns={[
-                { key: 'method', label: t.identities.method, render: (row) => row.method },
-                { key: 'detail', label: t.identities.credential, render: (row) => row.username ?? row.certFingerprint ?? t.common.none },
-                { key: 'createdAt', label: t.common.createdAt, render: (row) => <DateTime value={row.createdAt} /> },
-                {
-                  key: 'delete',
-                  label: t.common.actions,
-                  render: (row) => (
-                    <ConfirmButton label={t.common.delete} question={t.identities.deleteAuthenticatorQuestion(row.method)} onConfirm={async () => (await api('DELETE', `/authenticators/${encodeURIComponent(row.id)}`), changed())} />
-                  ),
-                },
-              ]}
-            />
+            <IdentityAuthenticators identityId={identity.id} reloadKey={generation} changed={changed} />
           </Section>
-          <Section title={t.nav.apiSessions}>
-            <ListScreen<{ id: string; createdAt: string; lastActivityAt?: string; ipAddress?: string }>
-              title={t.nav.apiSessions}
-              collection="/api-sessions"
-              embedded
-              params={{ filter: `identityId = ${quoted(id)}` }}
-              defaultSort="createdAt desc"
-              columns={[
-                { key: 'id', label: t.common.id, render: (row) => row.id },
-                { key: 'ipAddress', label: t.identities.ipAddress, render: (row) => row.ipAddress ?? t.common.none },
-                { key: 'createdAt', label: t.common.createdAt, render: (row) => <DateTime value={row.createdAt} /> },
-              ]}
-            />
-          </Section>
+          <IdentitySessions identityId={identity.id} identityName={identity.name} />
         </>
       )}
     </DetailScreen>

@@ -20,6 +20,9 @@ export interface PendingEnrollment {
 /** Days a re-issued or new enrollment lasts. */
 const LIFETIME_MS = 3 * 86_400_000;
 
+/** When an enrollment issued now ends. */
+export const enrollmentExpiry = () => new Date(Date.now() + LIFETIME_MS).toISOString();
+
 function download(name: string, text: string) {
   const url = URL.createObjectURL(new Blob([text], { type: 'application/jwt' }));
   const link = document.createElement('a');
@@ -40,10 +43,9 @@ export function EnrollmentPanel(props: { identityId: string; identityName: strin
       .then((svg) => setQr(`data:image/svg+xml;base64,${btoa(svg)}`))
       .catch(setError);
   }, [enrollment?.jwt]);
-  const expiresAt = () => new Date(Date.now() + LIFETIME_MS).toISOString();
   const reissue = async () => {
-    if (enrollment) await api('POST', `/enrollments/${encodeURIComponent(enrollment.id)}/refresh`, { expiresAt: expiresAt() });
-    else await api('POST', '/enrollments', { identityId: props.identityId, method: props.method, expiresAt: expiresAt() });
+    if (enrollment) await api('POST', `/enrollments/${encodeURIComponent(enrollment.id)}/refresh`, { expiresAt: enrollmentExpiry() });
+    else await api('POST', '/enrollments', { identityId: props.identityId, method: props.method, expiresAt: enrollmentExpiry() });
     props.changed();
   };
   if (!enrollment) {

@@ -21,6 +21,7 @@ export function IdentityList() {
       title={t.identities.title}
       collection="/identities"
       roleSearch
+      actions={<Link href="/console/identities/new">{t.identities.create}</Link>}
       columns={[
         { key: 'name', label: t.common.name, sort: 'name', render: (row) => <Link href={`/console/identities/${encodeURIComponent(row.id)}`}>{row.name}</Link> },
         { key: 'type', label: t.common.type, render: (row) => row.type?.name ?? row.typeId ?? t.common.none },

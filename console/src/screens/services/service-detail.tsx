@@ -1,4 +1,4 @@
-/** One service: its settings, the configs it carries (each opening the config editor), and delete. */
+/** One service: its settings, the configs it carries (each opening the config editor), edit and delete. */
 import { api } from '../../api/client';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { Attributes, YesNo } from '../../components/fields';
@@ -15,7 +15,14 @@ export function ServiceDetail({ params }: { params: Record<string, string> }) {
     <DetailScreen
       title={service?.name}
       error={error}
-      actions={service && <ConfirmButton label={t.common.delete} question={t.services.deleteQuestion(service.name)} onConfirm={async () => (await api('DELETE', path), navigate('/console/services'))} />}
+      actions={
+        service && (
+          <>
+            <Link href={`/console/services/${encodeURIComponent(service.id)}/edit`}>{t.services.edit}</Link>
+            <ConfirmButton label={t.common.delete} question={t.services.deleteQuestion(service.name)} onConfirm={async () => (await api('DELETE', path), navigate('/console/services'))} />
+          </>
+        )
+      }
     >
       {service && (
         <>

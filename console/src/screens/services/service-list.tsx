@@ -18,6 +18,7 @@ export function ServiceList() {
       title={t.services.title}
       collection="/services"
       roleSearch
+      actions={<Link href="/console/services/new">{t.services.create}</Link>}
       columns={[
         { key: 'name', label: t.common.name, sort: 'name', render: (row) => <Link href={`/console/services/${encodeURIComponent(row.id)}`}>{row.name}</Link> },
         { key: 'encryptionRequired', label: t.services.encryption, render: (row) => <YesNo value={row.encryptionRequired} /> },
