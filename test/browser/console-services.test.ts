@@ -1,6 +1,7 @@
 /**
  * Services and configs in Chromium (issue 45): a config's data drawn from its config type's JSON Schema, the API's
- * refusal shown at the field it names with nothing saved, then saved once right; a service's page lists its configs.
+ * refusal shown at the field it names with nothing saved, then saved once right; a service's page lists its configs;
+ * a service created and edited with its configs picked by name, the API's refusal shown at the configs field.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -75,5 +76,62 @@ describe(`services and configs in Chromium (${testDialect})`, () => {
     await page.getByRole('link', { name: 'wiki-endpoint' }).waitFor();
     assert.match(page.url(), new RegExp(`/console/services/${serviceId}$`));
     await accessible(page, 'console-service');
+  });
+
+  it('creates a service with a config picked by name, drafted across a reload, and reads it back from the API', async () => {
+    const [config] = await admin.named('/configs', 'wiki-endpoint');
+    await page.goto('/console/services');
+    await page.getByRole('link', { name: 'New service' }).click();
+    await page.getByRole('heading', { name: 'New service', level: 1 }).waitFor();
+    await page.getByLabel('Name', { exact: true }).fill('intranet');
+    await page.getByLabel('Role attributes').fill('docs, eu');
+    await page.getByLabel('End-to-end encryption required').uncheck();
+    await page.getByLabel('Terminator strategy').selectOption('weighted');
+    await page.getByLabel('Find a config by name').fill('wiki');
+    await page.getByRole('button', { name: 'Add config wiki-endpoint' }).click();
+    await page.getByRole('button', { name: 'Remove config wiki-endpoint' }).waitFor();
+    await page.reload();
+    await page.getByRole('button', { name: 'Remove config wiki-endpoint' }).waitFor();
+    assert.equal(await page.getByLabel('Name', { exact: true }).inputValue(), 'intranet');
+    assert.deepEqual(await admin.named('/services', 'intranet'), [], 'nothing saved before Create');
+    await accessible(page, 'console-service-create');
+
+    await page.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'intranet', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'wiki-endpoint' }).waitFor();
+    const [saved] = await admin.named('/services', 'intranet');
+    assert.deepEqual(
+      { roleAttributes: saved.roleAttributes, encryptionRequired: saved.encryptionRequired, terminatorStrategy: saved.terminatorStrategy, configs: saved.configs },
+      { roleAttributes: ['docs', 'eu'], encryptionRequired: false, terminatorStrategy: 'weighted', configs: [config.id] },
+    );
+  });
+
+  it("refuses two configs of one type at the configs field and changes nothing, then saves an edit the API accepts", async () => {
+    const typeId = (await admin.named('/config-types', 'web-endpoint'))[0].id as string;
+    await admin.create('/configs', { name: 'wiki-endpoint-2', configTypeId: typeId, data: { hostname: 'wiki2.internal', port: 443 } });
+    const [service] = await admin.named('/services', 'intranet');
+    await page.goto(`/console/services/${service.id}`);
+    await page.getByRole('heading', { name: 'intranet', level: 1 }).waitFor();
+    await page.getByRole('link', { name: 'Edit' }).click();
+    await page.getByRole('heading', { name: 'Edit intranet', level: 1 }).waitFor();
+    await page.getByLabel('Find a config by name').fill('wiki-endpoint-');
+    await page.getByRole('button', { name: 'Add config wiki-endpoint-2' }).click();
+    await page.getByLabel('Terminator strategy').selectOption('random');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const problem = page.locator('#problem-configs');
+    await problem.waitFor();
+    assert.match((await problem.textContent()) ?? '', /two configs of one config type/);
+    const unchanged = await admin.read(`/services/${service.id}`);
+    assert.equal(unchanged.terminatorStrategy, 'weighted', 'nothing changed');
+    assert.equal(unchanged.configs.length, 1);
+    await accessible(page, 'console-service-edit-refused');
+
+    await page.getByRole('button', { name: 'Remove config wiki-endpoint', exact: true }).click();
+    await page.getByRole('button', { name: 'Save' }).click();
+    await page.getByRole('heading', { name: 'intranet', level: 1, exact: true }).waitFor();
+    const edited = await admin.read(`/services/${service.id}`);
+    assert.equal(edited.terminatorStrategy, 'random');
+    assert.equal(edited.configs.length, 1);
+    assert.equal(edited.configs[0], (await admin.named('/configs', 'wiki-endpoint-2'))[0].id);
   });
 });
