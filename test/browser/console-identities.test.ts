@@ -202,6 +202,7 @@ describe(`identity page in Chromium (${testDialect})`, () => {
       assert.equal(search.get('filter'), filter, request);
       assert.ok(Number(search.get('limit')) <= 100, request);
     }
+    await apiSessions.scrollIntoViewIfNeeded();
     await accessible(page, 'console-identity-sessions');
 
     await sessions.getByRole('button', { name: 'End' }).click();
