@@ -88,13 +88,13 @@ async function passwordLogin(context: OidcContext, request: FastifyRequest, repl
 async function certLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const body = readLoginBody(request);
   const clientCertificate = presentedClientCertificate(request);
-  return answerLogin(reply, await factors.login(body.id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ...loginContext(body, request) }));
+  return answerLogin(reply, await factors.login(body.id, { method: 'cert', ...(clientCertificate ? { clientCertificate } : {}), ...loginContext(body, request) }), request);
 }
 
 /** `Authorization: Bearer <external JWT>` (more than one value may also carry a secondary JWT). */
 async function extJwtLogin({ factors }: OidcContext, request: FastifyRequest, reply: FastifyReply) {
   const body = readLoginBody(request);
-  return answerLogin(reply, await factors.login(body.id, { method: 'ext-jwt', ...loginContext(body, request) }));
+  return answerLogin(reply, await factors.login(body.id, { method: 'ext-jwt', ...loginContext(body, request) }), request);
 }
 
 export const loginEndpoints: OidcEndpoint[] = [
