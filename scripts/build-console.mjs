@@ -2,13 +2,32 @@
 // Builds the web console (console/, decision 0079) into dist/console/: one JavaScript bundle and one stylesheet,
 // minified, named by their content hash (so the controller serves them as immutable), and the index.html that loads
 // them. esbuild does it in well under a second, so `npm run build`, `prepare` and the test runner all call it.
+// Each text file also gets its brotli (.br) and gzip (.gz) forms here, once: the controller serves them as they are
+// and never compresses at start (brotli at its best quality costs seconds of CPU, which every controller start, every
+// test file included, paid when the controller did it).
 // Usage: node scripts/build-console.mjs [--out DIR] [--metafile]
 import { build } from 'esbuild';
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, extname, join } from 'node:path';
+import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** What is worth compressing; source maps get a quicker brotli (they are fetched by developer tools only). */
+const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.map', '.svg', '.txt']);
+
+/** Writes FILE.br and FILE.gz beside every compressible file in `dir` (not below it). */
+function precompress(dir) {
+  for (const name of readdirSync(dir)) {
+    const extension = extname(name);
+    if (!COMPRESSIBLE.has(extension)) continue;
+    const body = readFileSync(join(dir, name));
+    const quality = extension === '.map' ? 6 : constants.BROTLI_MAX_QUALITY;
+    writeFileSync(join(dir, `${name}.br`), brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: quality } }));
+    writeFileSync(join(dir, `${name}.gz`), gzipSync(body, { level: 9 }));
+  }
+}
 
 /** Builds into `out` (default dist/console) and returns the sizes of what a first load transfers. */
 export async function buildConsole({ out = join(root, 'dist', 'console'), metafile = false } = {}) {
@@ -41,6 +60,8 @@ export async function buildConsole({ out = join(root, 'dist', 'console'), metafi
     .replace('%STYLE%', `/console/assets/${basename(style)}`);
   writeFileSync(join(out, 'index.html'), html);
   if (metafile) writeFileSync(join(out, 'meta.json'), JSON.stringify(result.metafile));
+  precompress(join(out, 'assets'));
+  precompress(out);
   const size = (file) => readFileSync(join(root, file)).length;
   return { script: basename(script), style: basename(style), scriptBytes: size(script), styleBytes: size(style), htmlBytes: html.length };
 }

@@ -28,6 +28,7 @@ import { answerRecorder, recordRequest } from './metrics/request-metrics.js';
 import { createMemoryLane, installMemoryLane, type LaneRoute, type MemoryLane } from './kit/memory-lane.js';
 import { requestLogLine } from './kit/request-log.js';
 import { lazyRequestLogger } from './kit/request-logger.js';
+import { lazySchemaController } from './kit/schema-compilers.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 
@@ -86,6 +87,8 @@ export async function buildListenerApp(options: ListenerAppOptions): Promise<Fas
     // Unknown fields are refused rather than silently dropped, and bodies are not type-coerced:
     // `"isAdmin": "true"` is an error, not a yes.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, allErrors: false } },
+    // Validators and serializers compiled when a route is first asked, once per schema (kit/schema-compilers.ts).
+    schemaController: lazySchemaController,
     // What Node's parser refuses before any route is known, and what the router refuses (a bad percent-encoding, an
     // overlong path parameter), answer in the envelope too (http/kit/server-errors.ts).
     clientErrorHandler: clientErrorHandler(standardHeaders, newUuid),

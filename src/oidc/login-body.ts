@@ -26,8 +26,10 @@ const LoginBodySchema = Type.Object(
   { additionalProperties: Param },
 );
 
-// Options as the Edge APIs' validator has them: no coercion, nothing removed, the first problem reported.
-const validate = new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false }).compile(LoginBodySchema);
+// Options as the Edge APIs' validator has them: no coercion, nothing removed, the first problem reported. Compiled at
+// the first login rather than at import, which every process loading the controller would pay.
+let compiled: ReturnType<Ajv['compile']> | undefined;
+const validator = () => (compiled ??= new Ajv({ allErrors: false, coerceTypes: false, removeAdditional: false }).compile(LoginBodySchema));
 
 export interface LoginBody {
   /** The auth request id: `authRequestId` (or `id`) in the body, else `authRequestID` (or `id`) in the query. */
@@ -60,6 +62,7 @@ export function readLoginBody(request: FastifyRequest): LoginBody {
   // A form has no arrays: its `configTypes` is given once per value (the reference's form), and once means one.
   const formTypes = isForm(request) ? (body as Record<string, unknown>).configTypes : undefined;
   if (typeof formTypes === 'string') body = { ...body, configTypes: [formTypes] };
+  const validate = validator();
   if (!validate(body)) throw new OAuthError('invalid_request', describe((validate.errors ?? [])[0] as ErrorObject));
   const checked = body as Static<typeof LoginBodySchema>;
   return {

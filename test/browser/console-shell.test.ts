@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { brotliDecompressSync } from 'node:zlib';
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { Browser, Page } from 'playwright-core';
 import { CONTENT_SECURITY_POLICY } from '../../src/http/console/content-security-policy.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
@@ -64,11 +64,16 @@ describe(`console shell in Chromium (${testDialect})`, () => {
     // Any console path answers the same page, so the console's own routes survive a reload.
     const deep = await ctl.fetch('/console/identities/some-id');
     assert.equal(deep.text, page.text);
-    // Compressed once at start, sent to browsers that accept it, byte for byte the same once decoded.
+    // Compressed once by the build, sent to browsers that accept it, byte for byte the same once decoded; gzip where
+    // brotli is not accepted; the compressed forms are not assets of their own.
     const compressed = await ctl.fetch(script, { headers: { 'accept-encoding': 'gzip, deflate, br' } });
     assert.equal(compressed.headers['content-encoding'], 'br');
     assert.ok(compressed.body.length < asset.body.length / 2, `${compressed.body.length} of ${asset.body.length} bytes`);
     assert.equal(brotliDecompressSync(compressed.body).toString('utf8'), asset.text);
+    const gzipped = await ctl.fetch(script, { headers: { 'accept-encoding': 'gzip' } });
+    assert.equal(gzipped.headers['content-encoding'], 'gzip');
+    assert.equal(gunzipSync(gzipped.body).toString('utf8'), asset.text);
+    assert.equal((await ctl.fetch(`${script}.br`)).status, 404);
     const missing = await ctl.fetch('/console/assets/app-NOPE.js');
     assert.equal(missing.status, 404);
     assert.match(missing.text, /No console asset is named 'app-NOPE\.js'/);

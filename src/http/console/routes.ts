@@ -6,7 +6,6 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
-import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { PAGE_SECURITY_HEADERS } from './content-security-policy.js';
@@ -23,11 +22,14 @@ const TYPES: Record<string, string> = {
   '.png': 'image/png',
 };
 
-/** A file as sent: the bytes, and the same compressed (once, at start) for browsers that accept it. */
+/**
+ * A file as sent: the bytes, and the brotli and gzip forms the build wrote beside it (FILE.br, FILE.gz) for browsers
+ * that accept them. Nothing is compressed here: at brotli's best quality that took seconds of CPU at every start.
+ */
 interface Encoded {
   body: Buffer;
-  br: Buffer;
-  gzip: Buffer;
+  br?: Buffer;
+  gzip?: Buffer;
   type: string;
 }
 
@@ -36,19 +38,21 @@ interface ConsoleFiles {
   assets: Map<string, Encoded>;
 }
 
-const COMPRESSIBLE = new Set(['.html', '.js', '.css', '.map', '.svg', '.txt']);
+/** The precompressed forms the build writes beside a file: not console assets of their own. */
+const PRECOMPRESSED = /\.(br|gz)$/;
 
-function encoded(body: Buffer, type: string, compressible: boolean): Encoded {
-  if (!compressible) return { body, br: body, gzip: body, type };
-  return { body, br: brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 11 } }), gzip: gzipSync(body, { level: 9 }), type };
+/** `path` with the forms the build precompressed, when they are there (a build without them is served as is). */
+function encoded(path: string, type: string): Encoded {
+  const sibling = (suffix: string) => (existsSync(`${path}${suffix}`) ? readFileSync(`${path}${suffix}`) : undefined);
+  return { body: readFileSync(path), br: sibling('.br'), gzip: sibling('.gz'), type };
 }
 
 /** Sends `file` in the best encoding the request accepts. */
 function send(request: FastifyRequest, reply: FastifyReply, file: Encoded) {
   const accepted = String(request.headers['accept-encoding'] ?? '');
   reply.header('vary', 'accept-encoding').type(file.type);
-  if (file.br !== file.body && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.br);
-  if (file.gzip !== file.body && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip);
+  if (file.br && /\bbr\b/.test(accepted)) return reply.header('content-encoding', 'br').send(file.br);
+  if (file.gzip && /\bgzip\b/.test(accepted)) return reply.header('content-encoding', 'gzip').send(file.gzip);
   return reply.send(file.body);
 }
 
@@ -59,11 +63,11 @@ function loadFiles(dir: string): ConsoleFiles | undefined {
   const assetDir = join(dir, 'assets');
   if (existsSync(assetDir)) {
     for (const name of readdirSync(assetDir)) {
-      const extension = extname(name);
-      assets.set(name, encoded(readFileSync(join(assetDir, name)), TYPES[extension] ?? 'application/octet-stream', COMPRESSIBLE.has(extension)));
+      if (PRECOMPRESSED.test(name)) continue;
+      assets.set(name, encoded(join(assetDir, name), TYPES[extname(name)] ?? 'application/octet-stream'));
     }
   }
-  return { index: encoded(readFileSync(indexPath), 'text/html; charset=utf-8', true), assets };
+  return { index: encoded(indexPath, 'text/html; charset=utf-8'), assets };
 }
 
 const NOT_BUILT = 'The console is not built in this installation: run `npm run build` (npm ci does it) and restart the controller.';
