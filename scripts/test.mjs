@@ -17,6 +17,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } 
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
+import { longestFirst } from './test/order.mjs';
 import { buildConsole } from './build-console.mjs';
 import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
@@ -66,7 +67,15 @@ function testFiles(paths) {
  * hygiene test refuses the marker in a file that reaches the store helpers.
  */
 const STORE_INDEPENDENT = '@store-independent';
-const isStoreIndependent = (file) => readFileSync(file, 'utf8').slice(0, 4096).includes(STORE_INDEPENDENT);
+/**
+ * The marker a browser test carries when what it checks is the page itself (decision 0087): the API calls under the
+ * page run on both stores in test/e2e and test/integration, so its PostgreSQL run repeated a minute of Chromium to
+ * prove nothing new. Allowed under test/browser/ only (the suite's hygiene test).
+ */
+const UI_ONLY = '@ui-only';
+const header = (file) => readFileSync(file, 'utf8').slice(0, 4096);
+const isStoreIndependent = (file) => header(file).includes(STORE_INDEPENDENT);
+const isSqlitePassOnly = (file) => isStoreIndependent(file) || header(file).includes(UI_ONLY);
 
 /**
  * One folder per run holds every temporary file and folder the tests make: it is the test processes' TMPDIR (so
@@ -125,7 +134,7 @@ function runQuiet(args) {
 }
 
 const narrowed = paths.length > 0;
-const files = testFiles(narrowed ? paths : [join(root, 'test')]);
+const files = longestFirst(root, testFiles(narrowed ? paths : [join(root, 'test')]));
 // The controller serves the console from dist/console/ (decision 0079): built here from these sources (esbuild, well
 // under a second), so the browser tests never test an older build.
 await buildConsole();
@@ -179,9 +188,9 @@ const results = [];
 const notRun = [];
 if (only !== 'postgres') results.push(await runSuite('SQLite', files, { SVC_TEST_DB: 'sqlite' }, compiled));
 
-// A file marked store-independent ran in the SQLite pass already: running it again on PostgreSQL proves nothing
-// new. It still runs there when that is the only pass (--store postgres).
-const postgresFiles = only === 'postgres' ? files : files.filter((file) => !isStoreIndependent(file));
+// A file marked store-independent or ui-only ran in the SQLite pass already: running it again on PostgreSQL proves
+// nothing new. It still runs there when that is the only pass (--store postgres).
+const postgresFiles = only === 'postgres' ? files : files.filter((file) => !isSqlitePassOnly(file));
 // Only store-independent files given: no PostgreSQL pass (node --test with no file would look for tests itself).
 if (only !== 'sqlite' && postgresFiles.length === 0) notRun.push('no PostgreSQL pass: every file given is store-independent');
 else if (only !== 'sqlite') {

@@ -18,7 +18,7 @@ import { createControllerPki, type PkiPaths } from '../../src/pki/index.js';
 import { ensureDefaultAdmin } from '../../src/services/identities/default-admin.js';
 import { systemClock, type Clock } from '../../src/shared/clock.js';
 import type { WorkLimiterOptions } from '../../src/services/authentication/work-limiter.js';
-import { newDatabaseTarget, testDialect } from './database.js';
+import { newMigratedDatabaseTarget, testDialect } from './database.js';
 import { injected, request, type TestRequestOptions, type TestResponse } from './https.js';
 import { freePort } from './ports.js';
 
@@ -75,7 +75,7 @@ async function sharedPki(): Promise<PkiPaths> {
 
 /** A new store of the dialect under test for one controller: a PostgreSQL database, or a SQLite file in `dir`. */
 async function ownDatabase(dir: string): Promise<{ db: string; drop(): Promise<void> }> {
-  const { target, drop } = await newDatabaseTarget();
+  const { target, drop } = await newMigratedDatabaseTarget();
   return { db: target.kind === 'postgres' ? target.url : join(dir, 'svc.sqlite'), drop };
 }
 

@@ -5,7 +5,7 @@
  * (`totpTestClock()` or `manualClock()` with no argument).
  */
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 
@@ -58,5 +58,23 @@ describe('test hygiene', () => {
       .map(({ file }) => relative(testRoot, file));
     assert.deepEqual(offenders, [], `files marked @store-independent that reach the store:\n${offenders.join('\n')}`);
     assert.ok(storeReaching.test("import { testDialect } from '../helpers/database.js';"), 'the check recognises a store helper');
+  });
+
+  it('marks only browser tests ui-only, each saying which file runs its API on both stores', () => {
+    // @ui-only takes a browser test out of the PostgreSQL pass (decision 0087): only a page check may carry it, and it
+    // names where the API under the page is tested on both stores, a file that exists.
+    const marked = testFiles(testRoot)
+      .filter((file) => file.endsWith('.test.ts') && !file.endsWith('test-hygiene.test.ts'))
+      .map((file) => ({ file, head: readFileSync(file, 'utf8').slice(0, 4096) }))
+      .filter(({ head }) => head.includes('@ui-only'));
+    const outside = marked.filter(({ file }) => !relative(testRoot, file).startsWith('browser/')).map(({ file }) => relative(testRoot, file));
+    assert.deepEqual(outside, [], `files outside test/browser/ marked @ui-only:\n${outside.join('\n')}`);
+    const unnamed = marked
+      .filter(({ head }) => {
+        const named = /@ui-only: .*?(test\/(?:e2e|integration)\/[\w-]+\.test\.ts)/s.exec(head)?.[1];
+        return !named || !existsSync(join(testRoot, '..', named));
+      })
+      .map(({ file }) => relative(testRoot, file));
+    assert.deepEqual(unnamed, [], `@ui-only files that name no existing API test:\n${unnamed.join('\n')}`);
   });
 });
