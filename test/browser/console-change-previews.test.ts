@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser, newPage } from '../helpers/browser.js';
-import { accessible, adminApi, signInToConsole, type AdminApi } from '../helpers/console-session.js';
+import { accessible, adminApi, clearConsoleDrafts, signInToConsole, type AdminApi } from '../helpers/console-session.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { createIdentity } from '../helpers/fixtures.js';
@@ -38,12 +38,7 @@ describe(`change previews of services, edge routers and posture checks in Chromi
     await signInToConsole(page);
     await page.getByRole('heading', { name: 'Services', level: 1 }).waitFor();
   });
-  beforeEach(async () => {
-    await page.evaluate(() => {
-      const storage = (globalThis as any).sessionStorage;
-      for (const key of Object.keys(storage)) if (key.startsWith('svc.console.draft.')) storage.removeItem(key);
-    });
-  });
+  beforeEach(() => clearConsoleDrafts(page));
   after(async () => {
     await browser?.close();
     await ctl?.close();
