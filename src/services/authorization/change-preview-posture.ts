@@ -66,24 +66,28 @@ export function createPostureCheckPreview(deps: {
       const sessionsOf = new Map<string, Promise<SessionPosture[]>>();
       const postureOf = (identityId: string) => {
         let found = sessionsOf.get(identityId);
-        if (!found) sessionsOf.set(identityId, (found = deps.identities.get(identityId).then((detail) => deps.posture.identityPosture(detail.identity))));
+        // The identity's client info is read only when it has a session to judge (most have none).
+        const sdkInfo = () => deps.identities.get(identityId).then((detail) => detail.identity.sdkInfo);
+        if (!found) sessionsOf.set(identityId, (found = deps.posture.identityPosture(identityId, sdkInfo)));
         return found;
       };
       const wholeChecks = new Map<string, PostureCheck>();
-      /** Whether the pair is allowed: some granting policy's checks (with the change applied or not) pass on one session. */
-      const allowed = async (identityId: string, serviceId: string, type: ServicePolicy['type'], applied: boolean) => {
+      /** Whether the pair is allowed before and after: some granting policy's checks pass on one session. */
+      const allowed = async (identityId: string, serviceId: string, type: ServicePolicy['type']) => {
         const decision = await engine.access(identityId, serviceId, type);
         const wanted = decision.policies.flatMap((entry) => entry.postureChecks.map((check) => check.id)).filter((id) => !wholeChecks.has(id));
         for (const check of await engine.postureChecks([...new Set(wanted)])) wholeChecks.set(check.id, check);
         const sessions = await postureOf(identityId);
-        return decision.policies.some((entry) => {
-          let checks = entry.postureChecks.flatMap((check) => wholeChecks.get(check.id) ?? []);
-          if (applied) {
-            checks = checks.filter((check) => check.id !== current?.id);
-            if (next && policySelects(entry.policy, 'posture-check', next)) checks.push(next);
-          }
-          return passesAll(checks, sessions, now);
-        });
+        const passes = (applied: boolean) =>
+          decision.policies.some((entry) => {
+            let checks = entry.postureChecks.flatMap((check) => wholeChecks.get(check.id) ?? []);
+            if (applied) {
+              checks = checks.filter((check) => check.id !== current?.id);
+              if (next && policySelects(entry.policy, 'posture-check', next)) checks.push(next);
+            }
+            return passesAll(checks, sessions, now);
+          });
+        return { before: passes(false), after: passes(true) };
       };
 
       const gains: AccessChanges = { count: 0, countIsLowerBound: false, items: [] };
@@ -104,7 +108,7 @@ export function createPostureCheckPreview(deps: {
             if (seen.has(key)) continue;
             seen.add(key);
             left--;
-            const [before, after] = [await allowed(identity.id, service.id, policy.type, false), await allowed(identity.id, service.id, policy.type, true)];
+            const { before, after } = await allowed(identity.id, service.id, policy.type);
             if (before === after) continue;
             const out = after ? gains : losses;
             out.count++;

@@ -164,8 +164,13 @@ export function createChangePreviewService(deps: {
       const nextIds = new Set(policiesNext.map((p) => p.id));
       const pass = async (policies: typeof policiesNow, out: AccessChanges, changed: (granting: string[]) => boolean) => {
         for (const policy of policies) {
-          const record = policy as unknown as Record<string, string[]>;
-          const others = await members(other.collection, { roles: record[other.roles] ?? [], semantic: policy.semantic }, 200);
+          // Out of budget: the rest is counted as unexamined, without listing its members.
+          if (budget.left <= 0) {
+            out.countIsLowerBound = true;
+            break;
+          }
+          // The policy exists: its members come from the engine as role entities (no per-member detail reads).
+          const others = await engine.members(kind.policyType, policy.id, other.side, { limit: '200', sort: 'name asc' });
           const [firsts, seconds] = at === 0 ? [one, others] : [others, one];
           await examine(kind, firsts, seconds, type, (granting, a, b) => keepPair(changed(granting), a, b), out, budget);
         }

@@ -211,6 +211,6 @@ export async function reachOf(
   const checkIds = [...new Set(decision.policies.flatMap((entry) => entry.postureChecks.map((check) => check.id)))];
   // Posture data is read only when some check could block.
   const posture =
-    checkIds.length === 0 ? { checks: [], sessions: [] } : { checks: await deps.postureChecks(checkIds), sessions: await deps.posture.identityPosture(identity.identity) };
+    checkIds.length === 0 ? { checks: [], sessions: [] } : { checks: await deps.postureChecks(checkIds), sessions: await deps.posture.identityPosture(identity.identity.id, async () => identity.identity.sdkInfo) };
   return explainReach({ identity, advice, terminators, posture, now: deps.now }, permission);
 }

@@ -75,8 +75,11 @@ export interface PostureService {
     auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>,
     policies: ReadonlyArray<{ id: string; type: 'Dial' | 'Bind'; checks: readonly PostureCheck[] }>,
   ): Promise<PolicyPostureQueries[]>;
-  /** What each of an identity's newest live API sessions has reported (explain.ts judges checks on them). */
-  identityPosture(identity: { id: string; sdkInfo: ClientInfo }): Promise<SessionPosture[]>;
+  /**
+   * What each of an identity's newest live API sessions has reported (explain.ts judges checks on them); its client
+   * info (`sdkInfo`, for MFA's legacy rule) is asked for only when it has a session.
+   */
+  identityPosture(identityId: string, sdkInfo: () => Promise<ClientInfo>): Promise<SessionPosture[]>;
 }
 
 /** The newest sessions of each kind an identity's posture is judged on: an identity has a few devices, not dozens. */
@@ -195,9 +198,11 @@ export function createPostureService(deps: {
       await responses.put(sessionRef(auth), [{ slot: 'MFA', facts: { typeId: 'MFA' }, receivedAt: clock.now() }], ['MFA']);
     },
     stateOf,
-    async identityPosture(identity) {
-      const sessions = await responses.sessionsOfIdentity(identity.id, SESSIONS_JUDGED);
-      return Promise.all(sessions.map(async (session) => ({ session, state: await sessionState(session.kind, session.id, identity.sdkInfo) })));
+    async identityPosture(identityId, sdkInfo) {
+      const sessions = await responses.sessionsOfIdentity(identityId, SESSIONS_JUDGED);
+      if (sessions.length === 0) return [];
+      const info = await sdkInfo();
+      return Promise.all(sessions.map(async (session) => ({ session, state: await sessionState(session.kind, session.id, info) })));
     },
     async isPassing(check, auth) {
       return evaluateCheck(check, await stateOf(auth), clock.now()).isPassing;
