@@ -52,7 +52,7 @@ describe(`change previews of services, edge routers and posture checks in Chromi
     await accessible(page, 'console-service-change-preview');
     assert.deepEqual((await admin.read(`/services/${ids.wiki}`)).roleAttributes, ['wiki'], 'not saved while previewed');
     await page.getByRole('button', { name: 'Save: 1 gain, 0 lose access', exact: true }).click();
-    await page.getByRole('heading', { name: 'wiki', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'wiki', level: 1, exact: true }).waitFor();
     assert.deepEqual((await admin.read(`/services/${ids.wiki}`)).roleAttributes, ['wiki', 'docs']);
   });
 
@@ -95,7 +95,7 @@ describe(`change previews of services, edge routers and posture checks in Chromi
     await page.getByText('Nobody gains or loses access.').waitFor();
     await page.getByLabel('Operating system').selectOption('Windows');
     await page.getByRole('button', { name: 'Create: 0 gain, 1 lose access', exact: true }).click();
-    await page.getByRole('heading', { name: 'Posture checks', level: 1 }).waitFor();
+    await page.getByRole('heading', { name: 'Posture checks', level: 1, exact: true }).waitFor();
     assert.equal((await admin.named('/posture-checks', 'windows-gate')).length, 1);
   });
 });
