@@ -28,6 +28,7 @@
 // Separate suites: `npm run bench -- authz [options]` (the policy engine at size; scripts/bench/authz.mjs);
 // `npm run bench -- client-flood [options]` (store growth under one device's flood; scripts/bench/client-flood.mjs);
 // `npm run bench -- console [options]` (the web console in Chromium at a million identities; scripts/bench/console.mjs);
+// `npm run bench -- change-preview [options]` (POST /change-previews at a million identities; scripts/bench/change-preview.mjs);
 // `npm run bench -- router-fleet [options]` (many routers on one controller: CPU, RSS, revocations, restart);
 // `npm run bench -- edge-relay [options]` (traffic through one router: throughput against a bare TLS relay, dial
 // setup, memory per idle SDK channel; scripts/bench/edge-relay.mjs);
@@ -48,7 +49,7 @@ import { requireSecondaryJwt } from './bench/secondary-jwt.mjs';
 const root = new URL('..', import.meta.url).pathname;
 
 // `npm run bench -- <suite> [options]` runs one of the separate suites instead of the default one.
-const SUITES = { authz: 'scripts/bench/authz.mjs', 'client-flood': 'scripts/bench/client-flood.mjs', 'router-fleet': 'scripts/bench/router-fleet.mjs', console: 'scripts/bench/console.mjs', 'edge-relay': 'scripts/bench/edge-relay.mjs', fabric: 'scripts/bench/fabric.mjs' };
+const SUITES = { authz: 'scripts/bench/authz.mjs', 'client-flood': 'scripts/bench/client-flood.mjs', 'router-fleet': 'scripts/bench/router-fleet.mjs', console: 'scripts/bench/console.mjs', 'change-preview': 'scripts/bench/change-preview.mjs', 'edge-relay': 'scripts/bench/edge-relay.mjs', fabric: 'scripts/bench/fabric.mjs' };
 if (process.argv[2] in SUITES) {
   const run = spawnSync(process.execPath, [join(root, SUITES[process.argv[2]]), ...process.argv.slice(3)], { stdio: 'inherit' });
   process.exit(run.status ?? 1);

@@ -32,6 +32,7 @@ import { buildIdentitiesDomain } from '../services/identities/index.js';
 import { buildMfaDomain } from '../services/mfa/index.js';
 import { buildApiSessionAdministration, buildSessionsDomain } from '../services/sessions/index.js';
 import { buildPostureDomain } from '../services/posture/index.js';
+import { createPostureCheckPreview } from '../services/authorization/change-preview-posture.js';
 import { buildEdgeSessionAdministration, buildEdgeSessionsDomain } from '../services/edge-sessions/index.js';
 import { buildHousekeeping, SWEEP_INTERVAL_MS } from '../services/housekeeping/index.js';
 import { startPeriodic } from '../shared/periodic.js';
@@ -254,6 +255,7 @@ export async function startController(
         identities: identities.identities,
         services: authorization.services,
         edgeRouters: authorization.edgeRouters,
+        posture: createPostureCheckPreview({ engine: authorization.engine, checks: authorization.postureChecks, identities: identities.identities, posture, clock }),
       }),
       metrics,
       authentication,

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { signInToConsole } from '../helpers/console-pages.js';
-import { accessible, adminApi, type AdminApi } from '../helpers/console-session.js';
+import { accessible, adminApi, clearConsoleDrafts, type AdminApi } from '../helpers/console-session.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
 import { launchBrowser, newPage } from '../helpers/browser.js';
@@ -57,12 +57,7 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await page.getByRole('heading', { name: 'Service policies', level: 1 }).waitFor();
   });
   // Each test starts with no drafts: a test that stops half-way leaves none for the next one's forms.
-  beforeEach(async () => {
-    await page.evaluate(() => {
-      const storage = (globalThis as any).sessionStorage;
-      for (const key of Object.keys(storage)) if (key.startsWith('svc.console.draft.')) storage.removeItem(key);
-    });
-  });
+  beforeEach(() => clearConsoleDrafts(page));
   after(async () => {
     await browser?.close();
     await ctl?.close();

@@ -45,3 +45,11 @@ export async function accessible(page: Page, name: string): Promise<void> {
   await assertAccessible(page);
   await screenshot(page, name);
 }
+
+/** Drops every console draft in the page's session storage: a test that stopped half-way leaves none for the next. */
+export async function clearConsoleDrafts(page: Page): Promise<void> {
+  await page.evaluate(() => {
+    const storage = (globalThis as any).sessionStorage;
+    for (const key of Object.keys(storage)) if (key.startsWith('svc.console.draft.')) storage.removeItem(key);
+  });
+}

@@ -87,7 +87,7 @@ describe(`change previews (${testDialect})`, () => {
 
   it('refuses what it cannot preview, naming the field', async () => {
     const cases: [object, number, RegExp][] = [
-      [{ entity: 'edge-routers', id: 'x' }, 400, /entity must be one of service-policies, edge-router-policies, service-edge-router-policies, identities/],
+      [{ entity: 'configs', id: 'x' }, 400, /entity must be one of service-policies, edge-router-policies, service-edge-router-policies, identities, services, edge-routers, posture-checks/],
       [{ entity: 'service-policies', change: { name: 'n', identityRoles: ['#a'] } }, 400, /change.type must be 'Dial' or 'Bind'/],
       [{ entity: 'service-policies', change: { type: 'Dial', identityRoles: ['bad role'] } }, 400, /change.identityRoles\[0\]/],
       [{ entity: 'service-policies', change: { type: 'Dial', semantic: 'Most' } }, 400, /change.semantic must be one of AllOf, AnyOf/],

@@ -1,7 +1,8 @@
 /**
  * Who gains and who loses access if a change is saved: the API's answer to `POST /change-previews` (nothing is
  * saved by asking), shown as two counted tables of the first items. Policy screens show it before create, edit and
- * delete; the identity screens before role attributes are saved. `useChangePreview` gives the answer to the caller
+ * delete; the identity, service and edge router screens before role attributes are saved; the posture check form
+ * before a check is saved. `useChangePreview` gives the answer to the caller
  * too, so its save button can say what it will do (`saveLabel`).
  */
 import { useEffect, useState } from 'preact/hooks';
@@ -41,16 +42,20 @@ export interface ChangePreviewProps {
   /** The POST or PATCH body the save would send. */
   change: object;
   delete?: boolean;
+  /** False: ask nothing (the form has no change to preview yet); the answer stays undefined. */
+  enabled?: boolean;
 }
 
 /** The preview of a change, asked again whenever the change differs. */
 export function useChangePreview(props: ChangePreviewProps): { preview: Preview | undefined; error: unknown } {
   const [preview, setPreview] = useState<Preview | undefined>(undefined);
   const [error, setError] = useState<unknown>(undefined);
+  const enabled = props.enabled ?? true;
   const body = JSON.stringify({ entity: props.entity, ...(props.id ? { id: props.id } : {}), ...(props.delete ? { delete: true } : {}), change: props.change });
   useEffect(() => {
     setPreview(undefined);
     setError(undefined);
+    if (!enabled) return undefined;
     const abort = new AbortController();
     api<Preview>('POST', '/change-previews', JSON.parse(body), abort.signal)
       .then((answer) => setPreview(answer.data))
@@ -58,7 +63,7 @@ export function useChangePreview(props: ChangePreviewProps): { preview: Preview 
         if (!abort.signal.aborted) setError(problem);
       });
     return () => abort.abort();
-  }, [body]);
+  }, [body, enabled]);
   return { preview, error };
 }
 

@@ -40,12 +40,19 @@ export const identityReachRoute = defineRoute({
   summary: 'Says, layer by layer, whether an identity can reach a service and what blocks it',
   tags: ['Identity'],
   access: 'admin',
-  uses: ['identities', 'authorization'],
+  uses: ['identities', 'authorization', 'posture', 'clock'],
   schema: { params: PolicyAdviceParams, querystring: ReachQuery, response: { 200: Envelope(ReachView), 400: ApiErrorBody, 401: ApiErrorBody, 403: ApiErrorBody, 404: ApiErrorBody } },
   handler: async ({ domains, params, query }) =>
     envelope(
       await reachOf(
-        { identities: domains.identities, advice: domains.authorization.policyAdvice, terminators: domains.authorization.terminators, now: new Date() },
+        {
+          identities: domains.identities,
+          advice: domains.authorization.policyAdvice,
+          terminators: domains.authorization.terminators,
+          postureChecks: (ids) => domains.authorization.engine.postureChecks(ids),
+          posture: domains.posture,
+          now: domains.clock.now(),
+        },
         params.id,
         params.serviceId,
         query.permission ?? 'dial',

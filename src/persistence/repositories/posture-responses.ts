@@ -16,6 +16,8 @@ export interface PostureResponseRepository {
   slotsOf(sessionId: string): Promise<PostureSlot[]>;
   /** When an OIDC session's login answered TOTP (its `auth_time` when its `amr` holds `totp`), else null. */
   oidcLoginMfaAt(sessionId: string): Promise<Date | null>;
+  /** The newest live API sessions of an identity (legacy, and OIDC not revoked), at most `limit` of each kind. */
+  sessionsOfIdentity(identityId: string, limit: number): Promise<Array<{ kind: 'legacy' | 'oidc'; id: string; createdAt: Date }>>;
 }
 
 export function createPostureResponseRepository(database: Database): PostureResponseRepository {
@@ -51,6 +53,24 @@ export function createPostureResponseRepository(database: Database): PostureResp
     async oidcLoginMfaAt(sessionId) {
       const row = await db.selectFrom('oidc_sessions').select(['amr', 'auth_time']).where('id', '=', sessionId).executeTakeFirst();
       return row && parseJson<string[]>(row.amr).includes('totp') ? toDate(row.auth_time) : null;
+    },
+    async sessionsOfIdentity(identityId, limit) {
+      // Both read through the identity_id indexes of migration 0037.
+      const [legacy, oidc] = await Promise.all([
+        db.selectFrom('api_sessions').select(['id', 'created_at']).where('identity_id', '=', identityId).orderBy('created_at', 'desc').limit(limit).execute(),
+        db
+          .selectFrom('oidc_sessions')
+          .select(['id', 'created_at'])
+          .where('identity_id', '=', identityId)
+          .where('revoked_at', 'is', null)
+          .orderBy('created_at', 'desc')
+          .limit(limit)
+          .execute(),
+      ]);
+      return [
+        ...legacy.map((row) => ({ kind: 'legacy' as const, id: row.id, createdAt: toDate(row.created_at) })),
+        ...oidc.map((row) => ({ kind: 'oidc' as const, id: row.id, createdAt: toDate(row.created_at) })),
+      ];
     },
   };
 }

@@ -1,129 +1,43 @@
 /**
- * The change preview (issue 45, `POST /change-previews`): before a service policy is created, changed or deleted,
- * or an identity's role attributes are changed, who would gain and who would lose which service, and how (dial or
- * bind). Nothing is saved: the current state is read from the policy engine and the change is applied in memory.
+ * The change preview (issue 45, `POST /change-previews`, decision 0082): before a policy of any kind is created,
+ * changed or deleted, or the role attributes of an identity, a service or an edge router change, who would gain and
+ * who would lose what (a posture check's change: change-preview-posture.ts). Nothing is saved: the current state is read from the policy engine and the change is applied in memory.
  *
  * A pair (identity, service, type) is a gain when the change grants it and nothing grants it now, a loss when only
  * what the change removes grants it now. Pairs are examined in the store's order up to a budget; counts are exact
  * when every candidate pair was examined, and marked `countIsLowerBound` otherwise (an `#all` policy on a million
  * identities is answered in the budget's time, never by examining the network).
  */
-import type { PolicySide, PolicyType, ServicePolicyType } from '../../domain/policy.js';
-import { ApiError } from '../../errors/api-error.js';
-import { matchesRoles, parseRoles, roleListProblem, SEMANTICS, type Semantic } from '../../policy/roles.js';
+import type { ServicePolicyType } from '../../domain/policy.js';
 import type { ListPage } from '../list-page.js';
 import type { IdentityService } from '../identities/identities.js';
 import type { PolicyEngine } from './engine.js';
 import type { EdgeRouterService } from './edge-routers.js';
 import type { ServiceService } from './services.js';
+import {
+  dedupe,
+  invalid,
+  KINDS,
+  named,
+  PREVIEW_BUDGET,
+  PREVIEW_ITEMS,
+  PREVIEWABLE,
+  rolesOf,
+  semanticOf,
+  sideSelects,
+  type AccessChanges,
+  type AnyPolicyRecord,
+  type ChangePreview,
+  type ChangePreviewRequest,
+  type ChangePreviewService,
+  type Collection,
+  type Holder,
+  type PolicyKind,
+  type Side,
+} from './change-preview-kinds.js';
 
-/** Pairs examined at most per preview. */
-export const PREVIEW_BUDGET = 2_000;
-/** Items shown per side. */
-export const PREVIEW_ITEMS = 50;
+export { PREVIEW_BUDGET, PREVIEW_ITEMS, type AccessChange, type AccessChanges, type ChangePreview, type ChangePreviewRequest, type ChangePreviewService } from './change-preview-kinds.js';
 
-type Permission = 'dial' | 'bind';
-interface Named {
-  id: string;
-  name: string;
-}
-/** An entity as the preview examines it: with its role attributes, to judge a hypothetical policy in memory. */
-interface Holder extends Named {
-  roleAttributes: readonly string[];
-}
-/** One pair that gains or loses: an identity and a service (with how), an identity and a router, or a service and a router. */
-export interface AccessChange {
-  identity?: Named;
-  service?: Named;
-  edgeRouter?: Named;
-  permission?: Permission;
-}
-export interface AccessChanges {
-  count: number;
-  countIsLowerBound: boolean;
-  items: AccessChange[];
-}
-export interface ChangePreview {
-  gains: AccessChanges;
-  losses: AccessChanges;
-}
-
-export interface ChangePreviewRequest {
-  entity: string;
-  id?: string;
-  delete?: boolean;
-  change?: unknown;
-}
-
-interface Side {
-  roles: string[];
-  semantic: Semantic;
-}
-
-const invalid = (field: string, reason: string, value?: unknown) =>
-  new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: ${field} ${reason}`, cause: { field, reason, ...(value === undefined ? {} : { value: String(value) }) } });
-
-const PREVIEWABLE = ['service-policies', 'edge-router-policies', 'service-edge-router-policies', 'identities'];
-
-/** A role list of the change, checked as the real endpoint checks it. */
-function rolesOf(change: Record<string, unknown>, key: string, current: string[]): string[] {
-  const value = change[key];
-  if (value === undefined || value === null) return current;
-  if (!Array.isArray(value) || value.some((role) => typeof role !== 'string')) throw invalid(`change.${key}`, 'must be a list of role strings', JSON.stringify(value));
-  const problem = roleListProblem(value as string[]);
-  if (problem) throw invalid(`change.${key}[${problem.index}]`, problem.reason);
-  return value as string[];
-}
-
-function semanticOf(change: Record<string, unknown>, current: Semantic): Semantic {
-  const value = change.semantic;
-  if (value === undefined || value === null) return current;
-  if (!(SEMANTICS as readonly unknown[]).includes(value)) throw invalid('change.semantic', `must be one of ${SEMANTICS.join(', ')}`, value);
-  return value as Semantic;
-}
-
-export interface ChangePreviewService {
-  preview(request: ChangePreviewRequest): Promise<ChangePreview>;
-}
-
-type Collection = 'identities' | 'services' | 'edge-routers';
-type SideKey = 'identity' | 'service' | 'edgeRouter';
-
-/** How a kind of policy is previewed: its two sides, where their members are listed, and what grants a pair now. */
-interface PolicyKind {
-  policyType: PolicyType;
-  sides: [{ key: SideKey; roles: string; side: PolicySide; collection: Collection }, { key: SideKey; roles: string; side: PolicySide; collection: Collection }];
-  typed: boolean;
-}
-
-const KINDS: Record<string, PolicyKind> = {
-  'service-policies': {
-    policyType: 'service-policy',
-    sides: [
-      { key: 'identity', roles: 'identityRoles', side: 'identity', collection: 'identities' },
-      { key: 'service', roles: 'serviceRoles', side: 'service', collection: 'services' },
-    ],
-    typed: true,
-  },
-  'edge-router-policies': {
-    policyType: 'edge-router-policy',
-    sides: [
-      { key: 'identity', roles: 'identityRoles', side: 'identity', collection: 'identities' },
-      { key: 'edgeRouter', roles: 'edgeRouterRoles', side: 'edge-router', collection: 'edge-routers' },
-    ],
-    typed: false,
-  },
-  'service-edge-router-policies': {
-    policyType: 'service-edge-router-policy',
-    sides: [
-      { key: 'service', roles: 'serviceRoles', side: 'service', collection: 'services' },
-      { key: 'edgeRouter', roles: 'edgeRouterRoles', side: 'edge-router', collection: 'edge-routers' },
-    ],
-    typed: false,
-  },
-};
-
-type AnyPolicyRecord = { id: string; semantic: Semantic; type?: ServicePolicyType } & Record<string, unknown>;
 
 export function createChangePreviewService(deps: {
   engine: PolicyEngine;
@@ -131,6 +45,8 @@ export function createChangePreviewService(deps: {
   identities: Pick<IdentityService, 'get' | 'list'>;
   services: Pick<ServiceService, 'list'>;
   edgeRouters: Pick<EdgeRouterService, 'list'>;
+  /** Previews a posture check's create, update or delete (change-preview-posture.ts). */
+  posture: ChangePreviewService;
 }): ChangePreviewService {
   const { engine } = deps;
 
@@ -163,7 +79,7 @@ export function createChangePreviewService(deps: {
     firsts: ListPage<Holder>,
     seconds: ListPage<Holder>,
     type: ServicePolicyType | undefined,
-    keep: (granting: string[], a: Holder, b: Holder) => boolean,
+    keep: (granting: string[], a: Holder, b: Holder) => boolean | Promise<boolean>,
     out: AccessChanges,
     budget: { left: number },
   ) {
@@ -174,7 +90,7 @@ export function createChangePreviewService(deps: {
         if (budget.left <= 0) break;
         budget.left--;
         examined++;
-        if (!keep(await grantingNow(kind, a, b, type), a, b)) continue;
+        if (!(await keep(await grantingNow(kind, a, b, type), a, b))) continue;
         out.count++;
         if (out.items.length < PREVIEW_ITEMS) {
           out.items.push({ [kind.sides[0].key]: named(a), [kind.sides[1].key]: named(b), ...(type ? { permission: type === 'Dial' ? 'dial' : 'bind' } : {}) });
@@ -220,36 +136,86 @@ export function createChangePreviewService(deps: {
     return { gains, losses };
   }
 
-  async function identityPreview(request: ChangePreviewRequest): Promise<ChangePreview> {
-    if (request.id === undefined) throw invalid('id', 'is required: a new identity has no access to preview');
-    if (request.delete) throw invalid('delete', 'is not previewed for identities: a deleted identity loses everything it has');
-    const detail = await deps.identities.get(request.id);
-    const change = (request.change ?? {}) as Record<string, unknown>;
-    const value = change.roleAttributes;
-    if (!Array.isArray(value) || value.some((a) => typeof a !== 'string')) throw invalid('change.roleAttributes', 'must be a list of attribute strings', JSON.stringify(value));
-    const identity = { id: detail.identity.id, name: detail.identity.name };
-    const now = { id: identity.id, roleAttributes: detail.identity.roleAttributes };
-    const next = { id: identity.id, roleAttributes: (value as string[]).map((a) => a.replace(/^#/, '')) };
-    const gains: AccessChanges = { count: 0, countIsLowerBound: false, items: [] };
-    const losses: AccessChanges = { count: 0, countIsLowerBound: false, items: [] };
-    const budget = { left: PREVIEW_BUDGET };
-    for (const type of ['Dial', 'Bind'] as const) {
-      const [policiesNow, policiesNext] = await Promise.all([engine.policiesSelecting('service-policy', 'identity', now, type), engine.policiesSelecting('service-policy', 'identity', next, type)]);
-      const nextIds = new Set(policiesNext.map((p) => p.id));
+  /**
+   * When one holder's role attributes change: the policies of `kind` that select it only after the change grant it
+   * their other side's members (a gain when nothing grants the pair now), those that select it only before take
+   * them away (a loss when no policy still selecting it grants the pair). `at` is the holder's side in `kind`.
+   */
+  async function attributeChanges(
+    kind: PolicyKind,
+    at: 0 | 1,
+    holder: Holder,
+    attributes: string[],
+    into: ChangePreview,
+    budget: { left: number },
+    keepPair: (changed: boolean, a: Holder, b: Holder) => boolean | Promise<boolean> = (changed) => changed,
+  ): Promise<void> {
+    const next = { ...holder, roleAttributes: attributes };
+    const own = kind.sides[at];
+    const other = kind.sides[at === 0 ? 1 : 0];
+    // The holder as it is now: what grants a pair now is judged on its current attributes.
+    const one = { items: [holder], pagination: { limit: 1, offset: 0, totalCount: 1 }, filterableFields: [] };
+    for (const type of kind.typed ? (['Dial', 'Bind'] as const) : [undefined]) {
+      const [policiesNow, policiesNext] = await Promise.all([
+        engine.policiesSelecting(kind.policyType, own.side, holder, type),
+        engine.policiesSelecting(kind.policyType, own.side, next, type),
+      ]);
       const nowIds = new Set(policiesNow.map((p) => p.id));
-      const one = { items: [{ ...identity, roleAttributes: next.roleAttributes }], pagination: { limit: 1, offset: 0, totalCount: 1 }, filterableFields: [] };
-      for (const policy of policiesNext.filter((p) => !nowIds.has(p.id))) {
-        const services = await members('services', { roles: policy.serviceRoles, semantic: policy.semantic }, 100);
-        await examine(KINDS['service-policies']!, one, services, type, (granting) => granting.length === 0, gains, budget);
-      }
-      for (const policy of policiesNow.filter((p) => !nextIds.has(p.id))) {
-        const services = await members('services', { roles: policy.serviceRoles, semantic: policy.semantic }, 100);
-        await examine(KINDS['service-policies']!, one, services, type, (granting) => granting.every((id) => !nextIds.has(id)), losses, budget);
-      }
+      const nextIds = new Set(policiesNext.map((p) => p.id));
+      const pass = async (policies: typeof policiesNow, out: AccessChanges, changed: (granting: string[]) => boolean) => {
+        for (const policy of policies) {
+          // Out of budget: the rest is counted as unexamined, without listing its members.
+          if (budget.left <= 0) {
+            out.countIsLowerBound = true;
+            break;
+          }
+          // The policy exists: its members come from the engine as role entities (no per-member detail reads).
+          const others = await engine.members(kind.policyType, policy.id, other.side, { limit: '200', sort: 'name asc' });
+          const [firsts, seconds] = at === 0 ? [one, others] : [others, one];
+          await examine(kind, firsts, seconds, type, (granting, a, b) => keepPair(changed(granting), a, b), out, budget);
+        }
+      };
+      await pass(policiesNext.filter((p) => !nowIds.has(p.id)), into.gains, (granting) => granting.length === 0);
+      await pass(policiesNow.filter((p) => !nextIds.has(p.id)), into.losses, (granting) => granting.every((id) => !nextIds.has(id)));
     }
-    dedupe(gains);
-    dedupe(losses);
-    return { gains, losses };
+  }
+
+  /** The change's new role attributes, checked as the entity's own endpoint checks them. */
+  function attributesOf(request: ChangePreviewRequest, label: string): string[] {
+    if (request.id === undefined) throw invalid('id', `is required: a new ${label} has no access to preview`);
+    if (request.delete) throw invalid('delete', `is not previewed for ${label}s: a deleted ${label} loses everything it has`);
+    const value = ((request.change ?? {}) as Record<string, unknown>).roleAttributes;
+    if (!Array.isArray(value) || value.some((a) => typeof a !== 'string')) throw invalid('change.roleAttributes', 'must be a list of attribute strings', JSON.stringify(value));
+    return (value as string[]).map((a) => a.replace(/^#/, ''));
+  }
+
+  const empty = (): ChangePreview => ({ gains: { count: 0, countIsLowerBound: false, items: [] }, losses: { count: 0, countIsLowerBound: false, items: [] } });
+
+  /**
+   * The role attributes of an identity (which services it gains or loses, and how), a service (which identities
+   * gain or lose it), or an edge router: which identities gain or lose the router (edge router policies), and which
+   * services gain their first or lose their last edge router (service edge router policies); a service that keeps
+   * another router is still reachable, so only its last one is a change of access.
+   */
+  async function attributesPreview(request: ChangePreviewRequest, target: 'identity' | 'service' | 'edge-router'): Promise<ChangePreview> {
+    const attributes = attributesOf(request, target.replace('-', ' '));
+    const holder = await engine.entity(target, request.id!);
+    const out = empty();
+    const budget = { left: PREVIEW_BUDGET };
+    if (target !== 'edge-router') await attributeChanges(KINDS['service-policies']!, target === 'identity' ? 0 : 1, holder, attributes, out, budget);
+    else {
+      await attributeChanges(KINDS['edge-router-policies']!, 1, holder, attributes, out, budget);
+      const onlyRouterChange = async (changed: boolean, service: Holder) => {
+        if (!changed) return false;
+        // The service's routers now: a lost router is among them, a gained one is not; either way, no other one.
+        const routers = await engine.related('service', service.id, 'edge-router', { limit: '2' });
+        return routers.pagination.totalCount - (routers.items.some((item) => item.id === holder.id) ? 1 : 0) === 0;
+      };
+      await attributeChanges(KINDS['service-edge-router-policies']!, 1, holder, attributes, out, budget, onlyRouterChange);
+    }
+    dedupe(out.gains);
+    dedupe(out.losses);
+    return out;
   }
 
   return {
@@ -258,26 +224,19 @@ export function createChangePreviewService(deps: {
       if (request.change !== undefined && (typeof request.change !== 'object' || request.change === null || Array.isArray(request.change))) {
         throw invalid('change', 'must be an object: the body the create or update would send');
       }
-      return request.entity === 'identities' ? identityPreview(request) : policyPreview(KINDS[request.entity]!, request);
+      switch (request.entity) {
+        case 'identities':
+          return attributesPreview(request, 'identity');
+        case 'services':
+          return attributesPreview(request, 'service');
+        case 'edge-routers':
+          return attributesPreview(request, 'edge-router');
+        case 'posture-checks':
+          return deps.posture.preview(request);
+        default:
+          return policyPreview(KINDS[request.entity]!, request);
+      }
     },
   };
-}
-
-const named = (holder: Holder): Named => ({ id: holder.id, name: holder.name });
-
-/** Whether a role side (roles and semantic) selects the holder: the rule every policy side follows. */
-const sideSelects = (side: Side, holder: Holder) => matchesRoles(parseRoles(side.roles), side.semantic, holder);
-
-/** A service reached through two new policies counts once. */
-function dedupe(changes: AccessChanges): void {
-  const seen = new Set<string>();
-  const items = changes.items.filter((item) => {
-    const key = `${item.identity?.id} ${item.service?.id} ${item.edgeRouter?.id} ${item.permission}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  changes.count -= changes.items.length - items.length;
-  changes.items = items;
 }
 

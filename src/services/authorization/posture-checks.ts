@@ -39,7 +39,8 @@ export interface PostureCheckService extends ResourceService<PostureCheck, Postu
   getType(id: string): PostureCheckType;
 }
 
-function fields(input: PostureCheckInput): PostureCheckFields {
+/** A whole check's stored fields from a create or PUT body; 400 naming the field for a malformed one. */
+export function postureCheckFields(input: PostureCheckInput): PostureCheckFields {
   const { name, typeId, roleAttributes, tags, ...typeFields } = input;
   return { ...postureCheckBody(typeId, typeFields), name, roleAttributes: roleAttributes ?? [], tags: tags ?? {} };
 }
@@ -50,13 +51,14 @@ function typeFieldsOf(check: PostureCheck): PostureTypeFieldsInput {
   return Object.fromEntries(POSTURE_CHECK_TYPE_FIELDS[check.typeId].map((key) => [key, own[key]]));
 }
 
-function patched(current: PostureCheck, patch: PostureCheckPatch): PostureCheckFields {
+/** A check's stored fields after a PATCH; 400 naming the field for a malformed one. */
+export function patchedPostureCheck(current: PostureCheck, patch: PostureCheckPatch): PostureCheckFields {
   const { name, typeId, roleAttributes, tags, ...typeFields } = patch;
   if (typeId !== undefined && typeId !== current.typeId) {
     const reason = `must be the check's type, ${current.typeId} (a type changes only with PUT)`;
     throw new ApiError('COULD_NOT_VALIDATE', { message: `The request is invalid: typeId ${reason}`, cause: { field: 'typeId', reason, value: typeId } });
   }
-  return fields({
+  return postureCheckFields({
     ...patchedTypeFields(typeFieldsOf(current), typeFields),
     name: name ?? current.name,
     typeId: current.typeId,
@@ -75,8 +77,8 @@ export function createPostureCheckService(deps: {
     {
       entityType: 'posture-check',
       label: 'posture check',
-      fields,
-      patched,
+      fields: postureCheckFields,
+      patched: patchedPostureCheck,
       created: (check, id, now) => ({ ...check, id, version: 1, createdAt: now, updatedAt: now }) as PostureCheck,
       check: (check, current) => checkRoleAttributes(check.roleAttributes, { kept: current?.roleAttributes }),
       auditDetails: (check) => ({ name: check.name, roleAttributes: check.roleAttributes, ...typeFieldsOf(check), typeId: check.typeId }),

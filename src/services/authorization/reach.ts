@@ -2,7 +2,8 @@
  * "Why can't X reach S?" layer by layer (issue 45; the console's reach page): every layer a connection meets, in
  * that order, each judged on its own (not only the first that blocks), with a sentence and the objects to change to
  * fix it. The policy facts come from the policy advice (one place decides, policy-advice.ts); this module adds the
- * identity's own state (disabled, enrollment, certificate) and the service's terminators.
+ * identity's own state (disabled, enrollment, certificate), its current posture data judged against the granting
+ * policies' checks (posture/explain.ts), and the service's terminators.
  */
 import { X509Certificate } from 'node:crypto';
 import type { ServicePolicyType } from '../../domain/policy.js';
@@ -10,6 +11,8 @@ import type { Terminator } from '../../domain/terminator.js';
 import type { IdentityDetail, IdentityService } from '../identities/identities.js';
 import type { PolicyAdvice, PolicyAdviceService } from './policy-advice.js';
 import type { TerminatorService } from './terminators.js';
+import type { PostureCheck } from '../../domain/posture-check.js';
+import { checkFailure, passesAll, type PostureService, type SessionPosture } from '../posture/index.js';
 
 export type ReachLayerName =
   | 'identity'
@@ -49,6 +52,8 @@ export interface ReachFacts {
   advice: PolicyAdvice;
   /** The service's terminators (dial only). */
   terminators: readonly Terminator[];
+  /** The granting policies' posture checks, whole, and what the identity's live API sessions reported. */
+  posture: { checks: readonly PostureCheck[]; sessions: readonly SessionPosture[] };
   now: Date;
 }
 
@@ -107,15 +112,7 @@ export function explainReach(facts: ReachFacts, permission: 'dial' | 'bind'): Re
   } else if (decision.policies.some((entry) => entry.postureChecks.length === 0)) {
     layers.push(layer('posture', true, `A granting policy requires no posture check.`));
   } else {
-    const checks = [...new Map(decision.policies.flatMap((entry) => entry.postureChecks).map((check) => [check.id, check])).values()];
-    layers.push(
-      layer(
-        'posture',
-        false,
-        `Every granting policy requires posture checks (${checks.map((c) => `'${c.name}'`).join(', ')}); they are judged on ${who}'s API session when it dials, from the responses its client sends, and block until they pass.`,
-        checks.map((check) => ({ entity: 'posture-checks' as const, id: check.id, name: check.name })),
-      ),
-    );
+    layers.push(postureLayer(decision.policies, facts.posture, who, now));
   }
 
   layers.push(
@@ -162,9 +159,47 @@ export function explainReach(facts: ReachFacts, permission: 'dial' | 'bind'): Re
   };
 }
 
+/**
+ * The posture layer when every granting policy names checks: ok when one policy's checks all pass on one of the
+ * identity's live API sessions (a dial comes from one session), else each failing check with why, linked.
+ */
+function postureLayer(
+  policies: PolicyAdvice['dial']['policies'],
+  posture: ReachFacts['posture'],
+  who: string,
+  now: Date,
+): ReachLayer {
+  const whole = new Map(posture.checks.map((check) => [check.id, check]));
+  const checksOf = (entry: (typeof policies)[number]) => entry.postureChecks.flatMap((check) => whole.get(check.id) ?? []);
+  const passing = policies.find((entry) => passesAll(checksOf(entry), posture.sessions, now));
+  if (passing) {
+    const names = checksOf(passing).map((check) => `'${check.name}'`).join(', ');
+    return layer('posture', true, `${who}'s current posture data passes the checks of policy '${passing.policy.name}' (${names}).`);
+  }
+  const checks = [...new Map(policies.flatMap(checksOf).map((check) => [check.id, check])).values()];
+  const failures = checks.flatMap((check) => {
+    const reason = checkFailure(check, posture.sessions, now);
+    return reason === undefined ? [] : [{ check, reason }];
+  });
+  const fix = (failures.length > 0 ? failures.map((f) => f.check) : checks).map((check) => ({ entity: 'posture-checks' as const, id: check.id, name: check.name }));
+  const message =
+    failures.length > 0
+      ? `Every granting policy requires posture checks that ${who}'s current posture data fails: ${failures.map((f) => `'${f.check.name}' (${f.check.typeId}): ${f.reason}`).join('; ')}.`
+      : `Each check passes on some API session of ${who}, but no one session passes every check of a granting policy.`;
+  return layer('posture', false, message, fix);
+}
+
 /** Gathers the facts and explains them: 404 naming the identity or the service when either is unknown. */
 export async function reachOf(
-  deps: { identities: Pick<IdentityService, 'get'>; advice: PolicyAdviceService; terminators: Pick<TerminatorService, 'listForService'>; now: Date },
+  deps: {
+    identities: Pick<IdentityService, 'get'>;
+    advice: PolicyAdviceService;
+    terminators: Pick<TerminatorService, 'listForService'>;
+    /** Whole posture checks by id (the policy engine's index). */
+    postureChecks: (ids: readonly string[]) => Promise<PostureCheck[]>;
+    posture: Pick<PostureService, 'identityPosture'>;
+    now: Date;
+  },
   identityId: string,
   serviceId: string,
   permission: 'dial' | 'bind',
@@ -172,5 +207,10 @@ export async function reachOf(
   const identity = await deps.identities.get(identityId);
   const advice = await deps.advice.advise(identityId, serviceId);
   const terminators = permission === 'dial' ? await deps.terminators.listForService(serviceId) : [];
-  return explainReach({ identity, advice, terminators, now: deps.now }, permission);
+  const decision = permission === 'dial' ? advice.dial : advice.bind;
+  const checkIds = [...new Set(decision.policies.flatMap((entry) => entry.postureChecks.map((check) => check.id)))];
+  // Posture data is read only when some check could block.
+  const posture =
+    checkIds.length === 0 ? { checks: [], sessions: [] } : { checks: await deps.postureChecks(checkIds), sessions: await deps.posture.identityPosture(identity.identity.id, async () => identity.identity.sdkInfo) };
+  return explainReach({ identity, advice, terminators, posture, now: deps.now }, permission);
 }

@@ -14,6 +14,7 @@ export type { PostureService, PostureQuery, PolicyPostureQueries, PostureTimerSe
 export { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, NO_TIMEOUT, type CheckOutcome } from './evaluate.js';
 export { POSTURE_RESPONSE_TYPE_IDS, type PostureResponseInput } from './response-input.js';
 export { MAX_BULK_RESPONSES } from './posture.js';
+export { checkFailure, passesAll, type SessionPosture } from './explain.js';
 
 export function buildPostureDomain(database: Database, deps: { clock: Clock; feed?: ChangeFeed }): PostureService {
   return createPostureService({

@@ -16,6 +16,7 @@ import type { ChangeFeed } from '../change-feed/change-feed.js';
 import { createFeedCache } from '../change-feed/feed-cache.js';
 import { isLimited, limitReached, MAX_POSTURE_SLOTS_PER_API_SESSION } from '../client-limits.js';
 import { evaluateCheck, MFA_PROMPT_GRACE_SECONDS, type CheckOutcome } from './evaluate.js';
+import type { SessionPosture } from './explain.js';
 import { namedCheckIds, slotsOf, type PostureResponseInput } from './response-input.js';
 
 /** The most responses one bulk request may carry (the wire schema holds the same bound). */
@@ -74,7 +75,15 @@ export interface PostureService {
     auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>,
     policies: ReadonlyArray<{ id: string; type: 'Dial' | 'Bind'; checks: readonly PostureCheck[] }>,
   ): Promise<PolicyPostureQueries[]>;
+  /**
+   * What each of an identity's newest live API sessions has reported (explain.ts judges checks on them); its client
+   * info (`sdkInfo`, for MFA's legacy rule) is asked for only when it has a session.
+   */
+  identityPosture(identityId: string, sdkInfo: () => Promise<ClientInfo>): Promise<SessionPosture[]>;
 }
+
+/** The newest sessions of each kind an identity's posture is judged on: an identity has a few devices, not dozens. */
+const SESSIONS_JUDGED = 10;
 
 const sessionRef = (auth: Pick<AuthContext, 'kind' | 'session'>): ApiSessionRef => ({ kind: auth.kind, id: auth.session.id });
 
@@ -141,10 +150,11 @@ export function createPostureService(deps: {
     return ((await keptLoginMfa?.get(sessionId, load)) ?? (await load())).at;
   };
 
-  async function stateOf(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>): Promise<PostureState> {
-    const [slots, loginMfa] = await Promise.all([storedSlots(auth.session.id), auth.kind === 'oidc' ? loginMfaAt(auth.session.id) : Promise.resolve(null)]);
-    return postureStateOf(slots, loginMfa, isLegacyEndpoint(auth.identity.sdkInfo));
+  async function sessionState(kind: 'legacy' | 'oidc', sessionId: string, sdkInfo: ClientInfo): Promise<PostureState> {
+    const [slots, loginMfa] = await Promise.all([storedSlots(sessionId), kind === 'oidc' ? loginMfaAt(sessionId) : Promise.resolve(null)]);
+    return postureStateOf(slots, loginMfa, isLegacyEndpoint(sdkInfo));
   }
+  const stateOf = (auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>) => sessionState(auth.kind, auth.session.id, auth.identity.sdkInfo);
 
   async function postureQueries(auth: Pick<AuthContext, 'kind' | 'session' | 'identity'>, list: readonly PostureCheck[]): Promise<PostureQuery[]> {
     const state = await stateOf(auth);
@@ -188,6 +198,12 @@ export function createPostureService(deps: {
       await responses.put(sessionRef(auth), [{ slot: 'MFA', facts: { typeId: 'MFA' }, receivedAt: clock.now() }], ['MFA']);
     },
     stateOf,
+    async identityPosture(identityId, sdkInfo) {
+      const sessions = await responses.sessionsOfIdentity(identityId, SESSIONS_JUDGED);
+      if (sessions.length === 0) return [];
+      const info = await sdkInfo();
+      return Promise.all(sessions.map(async (session) => ({ session, state: await sessionState(session.kind, session.id, info) })));
+    },
     async isPassing(check, auth) {
       return evaluateCheck(check, await stateOf(auth), clock.now()).isPassing;
     },

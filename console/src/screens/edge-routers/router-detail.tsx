@@ -1,12 +1,15 @@
 /**
- * One edge router: its settings, its live status and version, and its enrollment: the one-time JWT while one is
- * pending (to hand to the router), re-enrollment (a new JWT; the old certificate stops working), and delete.
+ * One edge router: its settings, its live status and version, its role attributes (edited with the change preview:
+ * which identities gain or lose the router, which services gain their first or lose their last), and its
+ * enrollment: the one-time JWT while one is pending (to hand to the router), re-enrollment (a new JWT; the old
+ * certificate stops working), and delete.
  */
 import { useEffect } from 'preact/hooks';
 import { api } from '../../api/client';
 import { useLiveStatus } from '../../api/events';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { Attributes, DateTime, YesNo } from '../../components/fields';
+import { RoleAttributesEditor } from '../../components/role-attributes-editor';
 import { navigate } from '../../router';
 import { t } from '../../strings';
 import { LiveNote, liveRouter, OnlineBadge, type EdgeRouterRow } from './router-list';
@@ -73,6 +76,9 @@ export function EdgeRouterDetail({ params }: { params: Record<string, string> })
               [t.common.createdAt, <DateTime value={router.createdAt} />],
             ]}
           />
+          <Section title={t.common.roleAttributes}>
+            <RoleAttributesEditor entity="edge-routers" id={router.id} current={router.roleAttributes} changed={reload} />
+          </Section>
           <Section title={t.edgeRouters.enrollment}>
             {router.enrollmentJwt ? <EnrollmentJwt jwt={router.enrollmentJwt} expiresAt={router.enrollmentExpiresAt} /> : <p>{t.edgeRouters.noEnrollment}</p>}
           </Section>

@@ -5,11 +5,9 @@
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
-import { useDraft } from '../../api/drafts';
-import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { Attributes, DateTime, YesNo } from '../../components/fields';
-import { AttributesField, Form } from '../../components/form';
+import { RoleAttributesEditor } from '../../components/role-attributes-editor';
 import { navigate } from '../../router';
 import { t } from '../../strings';
 import { IdentityAuthenticators } from './identity-authenticators';
@@ -28,31 +26,6 @@ interface Identity {
   isMfaEnabled: boolean;
   enrollment: { ott?: PendingEnrollment; updb?: PendingEnrollment & { username: string }; ottca?: PendingEnrollment };
   createdAt: string;
-}
-
-function RoleAttributes({ identity, changed }: { identity: Identity; changed: () => void }) {
-  const [attributes, setAttributes, discard] = useDraft<string[]>(`identity-attributes-${identity.id}`, () => identity.roleAttributes ?? []);
-  const [error, setError] = useState<unknown>(undefined);
-  const change = { roleAttributes: attributes };
-  const differs = JSON.stringify(attributes) !== JSON.stringify(identity.roleAttributes ?? []);
-  const state = useChangePreview({ entity: 'identities', id: identity.id, change });
-  return (
-    <Form
-      label={t.common.roleAttributes}
-      submitLabel={differs ? saveLabel(t.common.save, state.preview) : t.common.save}
-      error={error}
-      setError={setError}
-      fieldNames={['roleAttributes']}
-      onSubmit={async () => {
-        await api('PATCH', `/identities/${encodeURIComponent(identity.id)}`, change);
-        discard();
-        changed();
-      }}
-    >
-      <AttributesField name="roleAttributes" label={t.common.roleAttributes} value={attributes} onInput={setAttributes} error={error} />
-      {differs && <ChangePreview entity="identities" id={identity.id} change={change} state={state} />}
-    </Form>
-  );
 }
 
 export function IdentityDetail({ params }: { params: Record<string, string> }) {
@@ -96,7 +69,7 @@ export function IdentityDetail({ params }: { params: Record<string, string> }) {
             ]}
           />
           <Section title={t.common.roleAttributes}>
-            <RoleAttributes identity={identity} changed={changed} />
+            <RoleAttributesEditor entity="identities" id={identity.id} current={identity.roleAttributes} changed={changed} />
           </Section>
           <Section title={t.identities.enrollment}>
             <EnrollmentPanel identityId={identity.id} identityName={identity.name} method={pendingMethod} enrollment={pending} changed={changed} />

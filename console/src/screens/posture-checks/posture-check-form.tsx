@@ -1,10 +1,12 @@
 /**
  * Creating and editing a posture check of the common types (operating system, MAC address, Windows domain, process,
- * MFA): the fields of the chosen type only, the API's refusal shown at its field, and delete on the edit page.
+ * MFA): the fields of the chosen type only, the change preview (which identity–service pairs the save would block or
+ * unblock) before saving, the API's refusal shown at its field, and delete on the edit page.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { useDraft } from '../../api/drafts';
+import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
 import { ConfirmButton, useEntity } from '../../components/detail';
 import { AttributesField, CheckboxField, Form, SelectField, TextField } from '../../components/form';
 import { Problem } from '../../components/problem';
@@ -94,6 +96,10 @@ function PostureCheckForm({ check }: { check?: PostureCheck }) {
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   const title = check ? t.postureChecks.editTitle(check.name) : t.postureChecks.createTitle;
   const osOptions = OSES.map((os) => ({ value: os, label: os }));
+  // Which identity–service pairs the save would block or unblock, on the identities' current posture data.
+  const body = bodyOf(draft);
+  const named = draft.name.trim() !== '';
+  const preview = useChangePreview({ entity: 'posture-checks', id: check?.id, change: body, enabled: named });
   return (
     <section aria-labelledby="form-title">
       <header class="screen-head">
@@ -108,14 +114,14 @@ function PostureCheckForm({ check }: { check?: PostureCheck }) {
       </header>
       <Form
         label={title}
-        submitLabel={check ? t.common.save : t.common.create}
+        submitLabel={saveLabel(check ? t.common.save : t.common.create, preview.preview)}
         error={error}
         setError={setError}
         fieldNames={['name', 'typeId', 'roleAttributes', 'operatingSystems', 'macAddresses', 'domains', 'process.osType', 'process.path', 'process.hashes', 'timeoutSeconds', 'promptOnWake', 'promptOnUnlock']}
         onCancel={() => (discard(), navigate('/console/posture-checks'))}
         onSubmit={async () => {
-          if (check) await api('PUT', `/posture-checks/${encodeURIComponent(check.id)}`, bodyOf(draft));
-          else await api('POST', '/posture-checks', bodyOf(draft));
+          if (check) await api('PUT', `/posture-checks/${encodeURIComponent(check.id)}`, body);
+          else await api('POST', '/posture-checks', body);
           discard();
           navigate('/console/posture-checks');
         }}
@@ -147,6 +153,7 @@ function PostureCheckForm({ check }: { check?: PostureCheck }) {
             <CheckboxField name="promptOnUnlock" label={t.postureChecks.promptOnUnlock} checked={draft.promptOnUnlock} onChange={(promptOnUnlock) => set({ promptOnUnlock })} error={error} />
           </>
         )}
+        {named && <ChangePreview entity="posture-checks" id={check?.id} change={body} state={preview} />}
       </Form>
     </section>
   );

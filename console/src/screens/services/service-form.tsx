@@ -7,6 +7,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, get, query } from '../../api/client';
 import { useDraft } from '../../api/drafts';
+import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
 import { DetailScreen, useEntity } from '../../components/detail';
 import { EntitySearch, type Named } from '../../components/entity-search';
 import { AttributesField, CheckboxField, fieldError, Form, SelectField, TextField } from '../../components/form';
@@ -72,6 +73,9 @@ function ServiceEditor({ service, configs }: { service?: ServiceRow; configs: Na
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   const title = service ? t.services.editTitle(service.name) : t.services.createTitle;
   const back = service ? `/console/services/${encodeURIComponent(service.id)}` : '/console/services';
+  // New role attributes of a service move access: who gains and loses it is shown before the save.
+  const attributesChanged = service !== undefined && JSON.stringify(draft.roleAttributes) !== JSON.stringify(service.roleAttributes ?? []);
+  const preview = useChangePreview({ entity: 'services', id: service?.id, change: { roleAttributes: draft.roleAttributes }, enabled: attributesChanged });
   return (
     <section class="detail" aria-labelledby="form-title">
       <header class="screen-head">
@@ -79,7 +83,7 @@ function ServiceEditor({ service, configs }: { service?: ServiceRow; configs: Na
       </header>
       <Form
         label={title}
-        submitLabel={service ? t.common.save : t.common.create}
+        submitLabel={!service ? t.common.create : attributesChanged ? saveLabel(t.common.save, preview.preview) : t.common.save}
         error={error}
         setError={setError}
         fieldNames={['name', 'roleAttributes', 'encryptionRequired', 'terminatorStrategy', 'configs']}
@@ -95,6 +99,7 @@ function ServiceEditor({ service, configs }: { service?: ServiceRow; configs: Na
       >
         <TextField name="name" label={t.common.name} value={draft.name} onInput={(name) => set({ name })} error={error} required />
         <AttributesField name="roleAttributes" label={t.common.roleAttributes} value={draft.roleAttributes} onInput={(roleAttributes) => set({ roleAttributes })} error={error} />
+        {attributesChanged && <ChangePreview entity="services" id={service.id} change={{ roleAttributes: draft.roleAttributes }} state={preview} />}
         {!service && (
           <CheckboxField name="encryptionRequired" label={t.services.encryption} hint={t.services.encryptionHint} checked={draft.encryptionRequired} onChange={(encryptionRequired) => set({ encryptionRequired })} error={error} />
         )}
