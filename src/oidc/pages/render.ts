@@ -88,6 +88,11 @@ ${providers ? `<p class="or">${s.or}</p>${providers}` : ''}`,
   );
 }
 
+/** A refusal with no sign-in to go back to (e.g. a callback this browser did not start): the sentence alone. */
+export function problemPage(s: PageStrings, problem: PageProblem): string {
+  return page(s, s.signInTitle, `<h1>${s.signInTitle}</h1>\n${problemHtml(problem)}`);
+}
+
 /** The second step: the code from the authenticator app, or a recovery code (letters allowed). */
 export function totpPage(s: PageStrings, authRequestId: string, problem?: PageProblem): string {
   const id = escapeHtml(authRequestId);
