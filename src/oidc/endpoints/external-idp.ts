@@ -12,7 +12,7 @@ import { isOAuthError } from '../../errors/oauth-error.js';
 import { ExternalIdpRefusal, flowCookieName, type ExternalIdpProblem } from '../../services/external-jwt/external-idp.js';
 import type { OidcContext, OidcEndpoint } from '../context.js';
 import { MAX_TOKEN_PARAM, readParams } from '../params.js';
-import { pageStrings, problemPage, sendPage, type PageProblem } from '../pages/render.js';
+import { continuePage, pageStrings, problemPage, sendPage, wantsHtml, type PageProblem } from '../pages/render.js';
 import type { PageStrings } from '../pages/strings.js';
 import { answerLogin, showLoginPage } from './login.js';
 
@@ -104,6 +104,12 @@ async function callback(context: OidcContext, request: FastifyRequest, reply: Fa
   }
   try {
     const outcome = await context.factors.login(finished.authRequestId, { method: 'ext-jwt', bearerTokens: [finished.token], ipAddress: request.ip });
+    // A browser continues from a page of ours: this answer ends the redirect chain that began with the IdP's login
+    // form, whose CSP form-action would otherwise be applied to the hop to the client's redirect URI.
+    if (outcome.kind === 'authenticated' && wantsHtml(request)) {
+      const next = new URL(outcome.location);
+      return sendPage(reply, 200, continuePage(s, `${next.pathname}${next.search}`));
+    }
     return answerLogin(reply, outcome, request);
   } catch (error) {
     // The login's refusals (no such identity, disabled, not allowed by its policy) read alike: nothing tells which.

@@ -15,6 +15,8 @@ export const en = {
   certificate: 'Sign in with this device’s certificate',
   certificateHint: 'Uses the client certificate your browser presented to this page.',
   externalProvider: (name: string) => `Continue with ${name}`,
+  continueTitle: 'Signed in',
+  continueLink: 'Continue to the application',
   idpNotOffered: 'That identity provider is not offered for signing in here. Choose another way to sign in.',
   idpUnavailable: 'The identity provider cannot be reached right now. Try again in a moment, or sign in another way.',
   idpRefused: (detail: string) => `The identity provider did not sign you in (${detail}). Try again, or sign in another way.`,
