@@ -10,6 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { manualClock } from '../../src/shared/clock.js';
 import { testDialect } from '../helpers/database.js';
 import { cookieHeader, idpSignerBody, signInAtIdp, startIdpPair, type IdpPair } from '../helpers/external-idp.js';
+import { startJwksServer } from '../helpers/external-jwt.js';
 import { createIdentity, updateIdentityRow, updatePolicyBody } from '../helpers/fixtures.js';
 import { authPolicyBody, createdId, managementClient, type ManagementClient } from '../helpers/management.js';
 import { discoverClient, followCallback, postForm, REDIRECT_URI, startLogin } from '../helpers/oidc.js';
@@ -206,6 +207,38 @@ describe(`login with an external identity provider (${testDialect})`, () => {
     assert.equal(res.status, 400, res.text);
     assert.match(problemOf(res.text) ?? '', /^That identity provider is not offered/);
     assert.match(res.text, /name="password"/);
+  });
+
+  it('refuses an IdP whose discovery names no endpoints, or is too large, and one whose token endpoint refuses the code; caches a good discovery', async () => {
+    const server = await startJwksServer(pair.ctl.pki);
+    const bad = await createdId(admin, '/external-jwt-signers', idpSignerBody(pair.idp, 'Plain server', { issuer: server.origin, externalAuthUrl: server.origin }));
+    const discovery = (document: unknown) => server.route('/.well-known/openid-configuration', (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(document)));
+    const startAt = async () => {
+      const started = await startLogin(pair.ctl, config);
+      return pair.ctl.fetch(`/oidc/login/ext-idp?${new URLSearchParams({ authRequestID: started.authRequestId, signer: bad })}`, { headers: HTML });
+    };
+    try {
+      for (const document of [{ issuer: server.origin }, { authorization_endpoint: 'javascript:alert(1)', token_endpoint: `${server.origin}/token` }, { padding: 'x'.repeat(300_000) }]) {
+        discovery(document);
+        const res = await startAt();
+        assert.equal(res.status, 401, res.text);
+        assert.match(problemOf(res.text) ?? '', /^The identity provider cannot be reached right now\./);
+      }
+      discovery({ authorization_endpoint: `${server.origin}/authorize`, token_endpoint: `${server.origin}/token` });
+      server.route('/token', (_req, res) => res.writeHead(400, { 'content-type': 'application/json' }).end('{"error":"invalid_grant"}'));
+      const first = await startAt();
+      assert.equal(first.status, 302, first.text);
+      assert.equal((await startAt()).status, 302);
+      assert.equal(server.hits.get('/.well-known/openid-configuration'), 4, 'the good document was fetched once, then cached');
+      const state = new URL(String(first.headers.location)).searchParams.get('state')!;
+      const refused = await backAtController(new URL(`${pair.callbackUrl}?${new URLSearchParams({ state, code: 'some-code' })}`), cookieHeader(first.headerValues('set-cookie')));
+      assert.equal(refused.status, 401, refused.text);
+      assert.match(problemOf(refused.text) ?? '', /^The identity provider did not sign you in \(the code was not accepted\)\./);
+      assert.equal(server.hits.get('/token'), 1);
+    } finally {
+      await admin.del(`/external-jwt-signers/${bad}`);
+      await server.close();
+    }
   });
 
   it('refuses a callback once its auth request has expired', async () => {
