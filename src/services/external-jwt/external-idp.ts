@@ -96,7 +96,7 @@ const STATE = /^[A-Za-z0-9_-]{43}$/;
 export const flowCookieName = (state: string | undefined) => (state !== undefined && STATE.test(state) ? `svc-ext-idp-${state.slice(0, 16)}` : undefined);
 /** A discovery document is used this long before it is fetched again (an IdP moving its endpoints is rare). */
 const DISCOVERY_TTL_MS = 5 * 60_000;
-/** States used at this controller, remembered until they expire; more than this many pending is refused. */
+/** States used at this controller, remembered until they expire, at most this many. */
 const MAX_REMEMBERED = 100_000;
 const MAX_PARAM = 16_384;
 
@@ -183,12 +183,16 @@ export function createExternalIdpLogins(deps: {
     return fields;
   }
 
-  /** Marks the state's nonce used; false when it was used before. Expired entries are dropped as new ones come. */
-  function useOnce(nonce: string, expiresAt: number): boolean {
+  /**
+   * Marks the state used; false when it was used before. Expired entries are dropped as new ones come; past the bound
+   * the oldest goes (a replay of it still fails at the IdP, whose code is single use), so memory stays bounded.
+   */
+  function useOnce(state: string, expiresAt: number): boolean {
     const now = clock.now().getTime();
-    if (used.has(nonce)) return false;
+    if (used.has(state)) return false;
     if (used.size >= MAX_REMEMBERED) for (const [key, until] of used) if (until <= now) used.delete(key);
-    used.set(nonce, expiresAt);
+    if (used.size >= MAX_REMEMBERED) used.delete(used.keys().next().value as string);
+    used.set(state, expiresAt);
     return true;
   }
 
