@@ -158,7 +158,7 @@ export async function startController(
     await controllersDomain.checkNameFree(identity);
     const { version } = controllersDomain;
     const { audit, events } = buildAuditDomain(database, { clock, log: logger, metrics });
-    const externalJwt = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events });
+    const externalJwt = buildExternalJwtDomain(database, { config: config.edge?.externalJwt ?? DEFAULT_EXTERNAL_JWT, clock, caPems, log: logger, events, secrets });
     const enrollmentSettings = {
       clock,
       jwt: config.edge ? createEnrollmentJwtSigner({ identity, issuer: httpsOrigin(config.edge.api.address) }) : undefined,
@@ -259,7 +259,7 @@ export async function startController(
       }),
       metrics,
       authentication,
-      ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors } : {}),
+      ...(oidc && requestAuth.accessTokens ? { oidc: oidc.provider, accessTokens: requestAuth.accessTokens, oidcFactors: oidc.factors, externalIdp: externalJwt.browserLogins } : {}),
       controllers: controllersDomain.service,
       audit,
       events,

@@ -6,11 +6,14 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessTokenVerifier } from '../services/oidc-provider/oidc-access-tokens.js';
 import type { OidcBindPoint, OidcProviderService } from '../services/oidc-provider/oidc-provider.js';
 import type { OidcFactorService } from '../services/oidc-provider/oidc-factors.js';
+import type { ExternalIdpLogins } from '../services/external-jwt/external-idp.js';
 
 export interface OidcContext {
   readonly provider: OidcProviderService;
   readonly accessTokens: AccessTokenVerifier;
   readonly factors: OidcFactorService;
+  /** External IdPs offered on the login page (decision 0084). */
+  readonly externalIdp: ExternalIdpLogins;
   readonly where: OidcBindPoint;
 }
 

@@ -24,11 +24,12 @@ export interface OidcPluginOptions {
 /** Registers the provider on `app`; throws when the services have no OIDC provider (no edge section). */
 export async function registerOidc(app: FastifyInstance, options: OidcPluginOptions): Promise<void> {
   const { services, bindPoint, redirectUris } = options;
-  if (!services.oidc || !services.accessTokens || !services.oidcFactors) throw new Error('the edge-oidc binding needs the edge section (OIDC provider)');
+  if (!services.oidc || !services.accessTokens || !services.oidcFactors || !services.externalIdp) throw new Error('the edge-oidc binding needs the edge section (OIDC provider)');
   const context: OidcContext = {
     provider: services.oidc,
     accessTokens: services.accessTokens,
     factors: services.oidcFactors,
+    externalIdp: services.externalIdp,
     where: { issuer: oidcIssuer(bindPoint), redirectUris },
   };
   await app.register(async (oidc) => {

@@ -6,6 +6,7 @@ import { authorization } from './endpoints/authorization.js';
 import { authorizeCallback } from './endpoints/callback.js';
 import { discovery, rootDiscovery } from './endpoints/discovery.js';
 import { endSession } from './endpoints/end-session.js';
+import { externalIdpEndpoints } from './endpoints/external-idp.js';
 import { keys } from './endpoints/keys.js';
 import { authQueries, loginEndpoints } from './endpoints/login.js';
 import { loginStylesheet } from './endpoints/assets.js';
@@ -21,6 +22,7 @@ export const oidcRoutes: readonly OidcEndpoint[] = [
   authorizeCallback, //   GET  /oidc/authorize/callback?id=
   ...loginEndpoints, //   GET|POST /oidc/login/{username,password,cert}
   ...totpEndpoints, //    POST /oidc/login/totp, POST|DELETE /oidc/login/totp/enroll, POST .../enroll/verify
+  ...externalIdpEndpoints, // GET /oidc/login/ext-idp?authRequestID=&signer=, GET /oidc/ext-idp/callback (decision 0084)
   authQueries, //         GET  /oidc/login/auth-queries?id=
   loginStylesheet, //     GET  /oidc/assets/login-HASH.css
   token, //               POST /oidc/token

@@ -23,6 +23,7 @@ import type { IdentityService } from './identities/identities.js';
 import type { AccessTokenVerifier } from './oidc-provider/oidc-access-tokens.js';
 import type { OidcProviderService } from './oidc-provider/oidc-provider.js';
 import type { OidcFactorService } from './oidc-provider/oidc-factors.js';
+import type { ExternalIdpLogins } from './external-jwt/external-idp.js';
 import type { RequestAuthenticator } from './authentication/request-auth.js';
 import type { VersionInfo } from './controllers/version.js';
 import type { SecurityEvents } from './audit/security-events.js';
@@ -72,6 +73,8 @@ export interface Services {
   readonly oidc?: OidcProviderService;
   /** The secondary factors of OIDC logins (TOTP, enrollment); absent without an edge section. */
   readonly oidcFactors?: OidcFactorService;
+  /** Sign-in at an external JWT signer's IdP from the login page; present with the OIDC provider. */
+  readonly externalIdp?: ExternalIdpLogins;
   /** Verifies OIDC access tokens (also used by /oidc/userinfo); absent without an edge section. */
   readonly accessTokens?: AccessTokenVerifier;
   /** Every CA certificate the controller trusts, PEM. */

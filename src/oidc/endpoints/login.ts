@@ -34,10 +34,18 @@ export function answerLogin(reply: FastifyReply, outcome: LoginOutcome, request?
   return sendAuthQueries(reply, outcome.request);
 }
 
-/** The sign-in page of a pending request: the password form, and the certificate button when one was presented. */
+/**
+ * The sign-in page of a pending request: the password form, the certificate button when one was presented, and a
+ * button per external IdP offered.
+ */
 export async function showLoginPage(context: OidcContext, request: FastifyRequest, reply: FastifyReply, handle: string, status = 200, problem?: PageProblem) {
   const pending = await context.provider.pendingAuthRequest(handle).catch(() => undefined);
-  const options = { certificate: presentedClientCertificate(request) !== undefined, providers: [] };
+  // The external IdPs the policy allows, each a link that starts its sign-in (decision 0084).
+  const providers = (await context.externalIdp.offered()).map((offered) => ({
+    name: offered.name,
+    url: `/oidc/login/ext-idp?${new URLSearchParams({ authRequestID: handle, signer: offered.id })}`,
+  }));
+  const options = { certificate: presentedClientCertificate(request) !== undefined, providers };
   return sendPage(reply.header('auth-request-id', handle), status, loginPage(pageStrings(request), handle, options, problem), pending?.redirectUri);
 }
 

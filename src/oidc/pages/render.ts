@@ -22,9 +22,9 @@ export interface PageProblem {
   field?: string;
 }
 
-function page(s: PageStrings, title: string, body: string): string {
+function page(s: PageStrings, title: string, body: string, head = ''): string {
   return `<!doctype html>
-<html lang="${s.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<html lang="${s.lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">${head}
 <meta name="color-scheme" content="light dark"><title>${escapeHtml(title)} · ${s.product}</title>
 <link rel="stylesheet" href="${LOGIN_CSS_PATH}"><link rel="icon" href="data:,"></head>
 <body><main>
@@ -86,6 +86,21 @@ ${problemHtml(problem)}
 ${certificate}
 ${providers ? `<p class="or">${s.or}</p>${providers}` : ''}`,
   );
+}
+
+/** A refusal with no sign-in to go back to (e.g. a callback this browser did not start): the sentence alone. */
+export function problemPage(s: PageStrings, problem: PageProblem): string {
+  return page(s, s.signInTitle, `<h1>${s.signInTitle}</h1>\n${problemHtml(problem)}`);
+}
+
+/**
+ * On to `location` (a path on this controller) at once, without a script: a refresh, and a link for a browser that
+ * does not follow it. A navigation of its own, so the CSP `form-action` of the page that posted before (an IdP's
+ * login form) does not stretch to the client's redirect URI at the end of the chain.
+ */
+export function continuePage(s: PageStrings, location: string): string {
+  const to = escapeHtml(location);
+  return page(s, s.continueTitle, `<h1>${s.continueTitle}</h1>\n<p><a class="button" href="${to}">${escapeHtml(s.continueLink)}</a></p>`, `<meta http-equiv="refresh" content="0;url=${to}">`);
 }
 
 /** The second step: the code from the authenticator app, or a recovery code (letters allowed). */

@@ -1,52 +1,18 @@
 /**
- * Fetches and caches the JWKS (RFC 7517 §5) of external JWT signers, on terms an administrator's URL cannot abuse:
- *
- * - https only (http when `allowHttpJwks`), no credentials in the URL;
- * - the host is resolved here and every address checked (policy/fetch-address.ts) before connecting, and the
- *   connection goes to the checked address, so a DNS answer that changes between check and connect (rebinding)
- *   gains nothing; TLS still verifies the certificate against the host name;
- * - redirects are followed by hand, at most `jwksMaxRedirects`, each hop checked like the first;
- * - one time budget for the whole fetch (`jwksTimeout`, redirects included) and a body limit (`jwksMaxBytes`);
- * - TLS trusts the system roots plus the controller's own CA bundle.
+ * Fetches and caches the JWKS (RFC 7517 §5) of external JWT signers, on the terms of guarded-fetch.ts (https only, every address checked, redirects by hand, one time budget, a body limit,
+ * the system roots plus the controller's own CA bundle).
  *
  * Key sets are cached per signer. A token naming an unknown `kid` may re-fetch, at most once per
  * `jwksRefreshInterval`; cached sets are also re-fetched once older than `maxAgeMs`, so a key the provider has
  * withdrawn stops verifying. A failed fetch drops what was cached (the signer fails closed), is logged once, and is
  * remembered for the refresh interval so that a stream of logins cannot make the controller hammer the provider.
  */
-import { lookup } from 'node:dns/promises';
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { rootCertificates } from 'node:tls';
 import type { JSONWebKeySet } from 'jose';
 import type { ExternalJwtConfig } from '../../config/types.js';
-import { addressRefusal } from '../../policy/fetch-address.js';
+import { createGuardedFetch, JwksFetchError } from './guarded-fetch.js';
 import type { Clock } from '../../shared/clock.js';
 
-/** Why a key set could not be had; each is a distinct, loggable reason. */
-export type JwksFetchFailure =
-  | 'refused-url'
-  | 'refused-address'
-  | 'dns'
-  | 'timeout'
-  | 'too-large'
-  | 'too-many-redirects'
-  | 'http-status'
-  | 'invalid-jwks'
-  | 'tls'
-  | 'network';
-
-export class JwksFetchError extends Error {
-  constructor(
-    readonly reason: JwksFetchFailure,
-    readonly url: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'JwksFetchError';
-  }
-}
+export { JwksFetchError, type JwksFetchFailure } from './guarded-fetch.js';
 
 /** Which signer's keys, and where they are published. */
 export interface JwksSource {
@@ -84,8 +50,6 @@ export interface JwksFetcherOptions {
 }
 
 const DEFAULT_MAX_AGE_MS = 60 * 60_000;
-const REDIRECTS = new Set([301, 302, 303, 307, 308]);
-const TLS_ERRORS = /CERT|SELF_SIGNED|UNABLE_TO_|ERR_TLS|ERR_SSL|HOSTNAME|ALTNAME/;
 
 interface CacheEntry {
   url: string;
@@ -96,8 +60,6 @@ interface CacheEntry {
   inFlight?: Promise<JSONWebKeySet>;
 }
 
-const systemResolve = async (host: string) => (await lookup(host, { all: true, verbatim: true })).map((a) => a.address);
-
 /**
  * @example
  * const fetcher = createJwksFetcher({ config: DEFAULT_EXTERNAL_JWT, clock: systemClock, caPems });
@@ -105,9 +67,8 @@ const systemResolve = async (host: string) => (await lookup(host, { all: true, v
  */
 export function createJwksFetcher(options: JwksFetcherOptions): JwksFetcher {
   const { config, clock } = options;
-  const resolve = options.resolve ?? systemResolve;
   const maxAgeMs = options.maxAgeMs ?? DEFAULT_MAX_AGE_MS;
-  const ca = [...rootCertificates, ...options.caPems];
+  const guarded = createGuardedFetch({ config, caPems: options.caPems, ...(options.resolve ? { resolve: options.resolve } : {}) });
   const cache = new Map<string, CacheEntry>();
 
   function fetchFor(source: JwksSource): Promise<JSONWebKeySet> {
@@ -148,127 +109,10 @@ export function createJwksFetcher(options: JwksFetcherOptions): JwksFetcher {
     return Promise.reject(entry.failure);
   }
 
-  /** One GET of `url` (no redirects followed): the body, or where it redirects to. */
-  function get(url: URL, address: string, signal: AbortSignal): Promise<{ location: string } | { body: string }> {
-    const family = isIP(address);
-    // The connection goes to the checked address whatever the resolver would say now (see the module comment).
-    const pinned: LookupFunction = (_host, lookupOptions, callback) =>
-      lookupOptions.all ? callback(null, [{ address, family }]) : callback(null, address, family);
-    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
-    return new Promise((resolvePromise, reject) => {
-      const fail = (reason: JwksFetchFailure, message: string) => {
-        signal.removeEventListener('abort', onAbort);
-        req.destroy();
-        reject(new JwksFetchError(reason, url.href, message));
-      };
-      const onAbort = () => fail('timeout', `no complete answer from ${url.href} within ${config.jwksTimeoutMs}ms (edge.externalJwt.jwksTimeout)`);
-      const req = send(
-        {
-          protocol: url.protocol,
-          hostname: url.hostname.replace(/^\[|\]$/g, ''),
-          port: url.port || undefined,
-          path: `${url.pathname}${url.search}`,
-          method: 'GET',
-          headers: { accept: 'application/jwk-set+json, application/json' },
-          lookup: pinned,
-          agent: false,
-          ...(url.protocol === 'https:' ? { ca } : {}),
-        },
-        (res: IncomingMessage) => {
-          const status = res.statusCode ?? 0;
-          if (REDIRECTS.has(status) && res.headers.location) {
-            done({ location: res.headers.location });
-            return;
-          }
-          if (status !== 200) {
-            fail('http-status', `${url.href} answered HTTP ${status}`);
-            return;
-          }
-          const declared = Number(res.headers['content-length']);
-          if (Number.isFinite(declared) && declared > config.jwksMaxBytes) {
-            fail('too-large', `${url.href} declares ${declared} bytes, more than the ${config.jwksMaxBytes} allowed (edge.externalJwt.jwksMaxBytes)`);
-            return;
-          }
-          const chunks: Buffer[] = [];
-          let size = 0;
-          res.on('data', (chunk: Buffer) => {
-            size += chunk.length;
-            if (size > config.jwksMaxBytes) {
-              fail('too-large', `${url.href} sent more than the ${config.jwksMaxBytes} bytes allowed (edge.externalJwt.jwksMaxBytes)`);
-              return;
-            }
-            chunks.push(chunk);
-          });
-          res.on('end', () => done({ body: Buffer.concat(chunks).toString('utf8') }));
-          res.on('error', networkFailure);
-        },
-      );
-      function done(answer: { location: string } | { body: string }) {
-        signal.removeEventListener('abort', onAbort);
-        req.destroy();
-        resolvePromise(answer);
-      }
-      function networkFailure(error: Error & { code?: string }) {
-        if (TLS_ERRORS.test(error.code ?? '')) fail('tls', `TLS with ${url.host} failed: ${error.message}`);
-        else fail('network', `${url.href}: ${error.message}`);
-      }
-      if (signal.aborted) onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      req.on('error', networkFailure);
-      req.end();
-    });
-  }
-
-  /** The addresses of `url`'s host, every one of them allowed, or a refusal. */
-  async function checkedAddress(url: URL, signal: AbortSignal): Promise<string> {
-    if (url.protocol !== 'https:' && !(url.protocol === 'http:' && config.allowHttpJwks)) {
-      throw new JwksFetchError('refused-url', url.href, `${url.href} is not an https URL (http needs edge.externalJwt.allowHttpJwks)`);
-    }
-    if (url.username || url.password) throw new JwksFetchError('refused-url', url.href, `${url.origin} carries credentials in the URL`);
-    const host = url.hostname.replace(/^\[|\]$/g, '');
-    let addresses: string[];
-    if (isIP(host)) addresses = [host];
-    else {
-      // The resolver cannot be cancelled; the race stops waiting for it when the time budget runs out.
-      let stop = () => {};
-      const aborted = new Promise<never>((_, reject) => {
-        stop = () => reject(new Error('aborted'));
-        signal.addEventListener('abort', stop, { once: true });
-      });
-      try {
-        addresses = await Promise.race([resolve(host), aborted]);
-      } catch (error) {
-        if (signal.aborted) throw new JwksFetchError('timeout', url.href, `resolving ${host} took longer than ${config.jwksTimeoutMs}ms`);
-        throw new JwksFetchError('dns', url.href, `cannot resolve ${host}: ${error instanceof Error ? error.message : String(error)}`);
-      } finally {
-        signal.removeEventListener('abort', stop);
-      }
-    }
-    if (addresses.length === 0) throw new JwksFetchError('dns', url.href, `${host} has no addresses`);
-    for (const address of addresses) {
-      const refusal = addressRefusal(address, config.refusePrivateAddresses);
-      if (refusal) throw new JwksFetchError('refused-address', url.href, `${host} resolves to ${refusal}`);
-    }
-    return addresses[0] as string;
-  }
-
   async function download(start: string): Promise<JSONWebKeySet> {
-    const controller = new AbortController();
-    const timer = setTimeout(() => controller.abort(), config.jwksTimeoutMs);
-    try {
-      let url = parseUrl(start);
-      for (let hop = 0; ; hop++) {
-        const address = await checkedAddress(url, controller.signal);
-        const answer = await get(url, address, controller.signal);
-        if ('body' in answer) return parseJwks(url.href, answer.body);
-        if (hop >= config.jwksMaxRedirects) {
-          throw new JwksFetchError('too-many-redirects', start, `${start} redirected more than ${config.jwksMaxRedirects} times (edge.externalJwt.jwksMaxRedirects)`);
-        }
-        url = parseUrl(answer.location, url);
-      }
-    } finally {
-      clearTimeout(timer);
-    }
+    const answer = await guarded(start, { headers: { accept: 'application/jwk-set+json, application/json' } });
+    if (answer.status !== 200) throw new JwksFetchError('http-status', answer.url, `${answer.url} answered HTTP ${answer.status}`);
+    return parseJwks(answer.url, answer.body);
   }
 
   return {
@@ -287,14 +131,6 @@ export function createJwksFetcher(options: JwksFetcherOptions): JwksFetcher {
       cache.delete(signerId);
     },
   };
-}
-
-function parseUrl(text: string, base?: URL): URL {
-  try {
-    return new URL(text, base);
-  } catch {
-    throw new JwksFetchError('refused-url', text, `'${text}' is not a URL`);
-  }
 }
 
 /** The body as a JWK Set: an object with a `keys` array of objects that each name their `kty`. */
