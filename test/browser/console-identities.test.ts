@@ -172,7 +172,7 @@ describe(`identity page in Chromium (${testDialect})`, () => {
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByLabel(/Enrollment JWT/).waitFor();
     page.off('request', seeWrite);
-    assert.deepEqual(writes, [`POST /edge/management/v1/authenticators/${password.id}/re-enroll`], 'one request: the re-enroll');
+    assert.deepEqual(writes, [`POST /edge/management/v1/authenticators/${password!.id}/re-enroll`], 'one request: the re-enroll');
     const identity = await admin.read(`/identities/${user.id}`);
     assert.equal(identity.enrollment.updb.username, 'forgetful');
     assert.equal(await page.getByLabel(/Enrollment JWT/).inputValue(), identity.enrollment.updb.jwt);
