@@ -23,7 +23,7 @@ function needsCatalogue(argv: string[]): boolean {
 }
 
 /** The `svc edge` commands that neither are nor name resources. */
-const EDGE_COMMANDS_WITHOUT_RESOURCES = new Set(['login', 'logout', 'whoami', 'enroll', 'version']);
+const EDGE_COMMANDS_WITHOUT_RESOURCES = new Set(['login', 'logout', 'whoami', 'enroll', 'version', 'watch']);
 
 async function loadCatalogue(): Promise<EdgeCatalogue> {
   const { document, source } = await managementDocument();

@@ -155,16 +155,24 @@ describe(`identity page in Chromium (${testDialect})`, () => {
     assert.equal(await page.getByLabel(/Enrollment JWT/).inputValue(), updb.jwt);
   });
 
-  it("resets a password: the old one stops working and a password enrollment for the same username is shown", async () => {
+  it("resets a password with one re-enroll request: the old one stops working and a password enrollment for the same username is shown", async () => {
     const user = await createIdentity(ctl.running.database, { name: 'id-forgetful', username: 'forgetful', password: 'forgetful-password' });
     const login = () => ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'forgetful', password: 'forgetful-password' } });
     assert.equal((await login()).status, 200, 'the password works before the reset');
+    const [password] = (await admin.read(`/identities/${user.id}/authenticators`)) as Array<{ id: string }>;
     await page.goto(`/console/identities/${user.id}`);
     await page.getByRole('heading', { name: 'id-forgetful', level: 1 }).waitFor();
     await page.getByRole('button', { name: 'Reset password' }).click();
     await page.getByText("Reset forgetful's password?").waitFor();
+    const writes: string[] = [];
+    const seeWrite = (request: { method(): string; url(): string }) => {
+      if (request.method() !== 'GET') writes.push(`${request.method()} ${new URL(request.url()).pathname}`);
+    };
+    page.on('request', seeWrite);
     await page.getByRole('button', { name: 'Confirm' }).click();
     await page.getByLabel(/Enrollment JWT/).waitFor();
+    page.off('request', seeWrite);
+    assert.deepEqual(writes, [`POST /edge/management/v1/authenticators/${password!.id}/re-enroll`], 'one request: the re-enroll');
     const identity = await admin.read(`/identities/${user.id}`);
     assert.equal(identity.enrollment.updb.username, 'forgetful');
     assert.equal(await page.getByLabel(/Enrollment JWT/).inputValue(), identity.enrollment.updb.jwt);

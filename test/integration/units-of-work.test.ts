@@ -35,7 +35,7 @@ import { createCredentialRepository } from '../../src/persistence/repositories/c
 import { createEnrollmentService } from '../../src/services/enrollment/enrollments.js';
 import { createEnrollService } from '../../src/services/enrollment/enroll.js';
 import { createMfaService } from '../../src/services/mfa/mfa.js';
-import { createAuthenticatorService } from '../../src/services/identities/authenticators.js';
+import { createAuthenticatorService, type ReEnrollScope } from '../../src/services/identities/authenticators.js';
 import { createOwnAuthenticatorService } from '../../src/services/identities/own-authenticators.js';
 import { totpCodeAt } from '../../src/policy/totp.js';
 import { systemClock } from '../../src/shared/clock.js';
@@ -251,6 +251,58 @@ describe(`units of work (${testDialect})`, () => {
     assert.equal(await count('enrollments', ['identity_id', owner.id]), 0);
   });
 
+  /** Authenticator administration over the store: `changes` for deletes, re-enrolls' scope changed by `inject`. */
+  const authenticatorAdministration = (options: { changes?: ReturnType<typeof auditFails<any>>; inject?: (scope: ReEnrollScope) => ReEnrollScope } = {}) =>
+    createAuthenticatorService({
+      authenticators: createAuthenticatorRepository(database),
+      identities: createIdentityRepository(database),
+      changes: options.changes ?? auditedChanges(database, systemClock, createAuthenticatorRepository),
+      reEnrollments: unitOfWork(database, (store) => {
+        const scope: ReEnrollScope = {
+          records: createAuthenticatorRepository(store),
+          audit: buildAuditDomain(store, { clock: systemClock, log: silent }).audit,
+          enrollments: buildEnrollmentAdministration(store, settings),
+        };
+        return options.inject ? options.inject(scope) : scope;
+      }),
+    });
+  /** An identity holding a password authenticator for `username` (enrolled through its updb enrollment). */
+  async function passwordHolder(name: string, username: string) {
+    const owner = await identityService().create(SYSTEM_ACTOR, input(name, { updb: username }) as any);
+    const [pending] = await createEnrollmentRepository(database).listForIdentity(owner.id);
+    await enroller().enroll('updb', pending!.token, { password: 'Correct-Horse-Battery-9' });
+    const [authenticator] = await createAuthenticatorRepository(database).listForIdentity(owner.id);
+    return { owner, authenticator: authenticator! };
+  }
+  const inAnHour = () => new Date(Date.now() + 3_600_000);
+
+  it('re-enrolls a password authenticator as a updb enrollment of the same username, with both audit entries, in one commit', async () => {
+    const { owner, authenticator } = await passwordHolder('re-enrolled', 'uow-re-enrolled');
+    const enrollment = await authenticatorAdministration().reEnroll(SYSTEM_ACTOR, authenticator.id, inAnHour());
+    assert.equal(await count('authenticators', ['identity_id', owner.id]), 0);
+    assert.deepEqual({ method: enrollment.method, identityId: enrollment.identityId, username: enrollment.username }, { method: 'updb', identityId: owner.id, username: 'uow-re-enrolled' });
+    assert.equal(await count('usernames', ['username_key', 'uow-re-enrolled']), 1, 'the username passes from the authenticator to the enrollment');
+    assert.equal(await count('audit_log', ['entity_id', authenticator.id]), 1, "the authenticator's delete");
+    assert.equal(await count('audit_log', ['entity_id', enrollment.id]), 1, "the enrollment's create");
+  });
+
+  it('keeps a password authenticator and issues no enrollment when a re-enroll fails after the delete, at the enrollment or at an audit entry', async () => {
+    const { owner, authenticator } = await passwordHolder('re-enroll-refused', 'uow-re-enroll-refused');
+    const failures: Array<(scope: ReEnrollScope) => ReEnrollScope> = [
+      (scope) => ({ ...scope, enrollments: { create: async () => Promise.reject(injected()) } }),
+      (scope) => ({ ...scope, audit: { record: async () => Promise.reject(injected()) } }),
+      (scope) => ({ ...scope, enrollments: { create: async (actor, request) => { await scope.enrollments.create(actor, request); throw injected(); } } }),
+    ];
+    const auditBefore = await count('audit_log');
+    for (const inject of failures) {
+      await assert.rejects(authenticatorAdministration({ inject }).reEnroll(SYSTEM_ACTOR, authenticator.id, inAnHour()), /injected/);
+      assert.ok(await createAuthenticatorRepository(database).findById(authenticator.id), 'the authenticator is still there');
+      assert.equal(await count('enrollments', ['identity_id', owner.id]), 0, 'and no enrollment was issued');
+      assert.equal(await count('usernames', ['username_key', 'uow-re-enroll-refused']), 1, 'the username is held once, by the authenticator');
+    }
+    assert.equal(await count('audit_log'), auditBefore, 'nothing was recorded');
+  });
+
   it('keeps an authenticator when the audit entry of its delete fails, and a password and its lockouts when clearing them fails', async () => {
     const owner = await identityService().create(SYSTEM_ACTOR, input('credential-owner', { updb: 'uow-holder' }) as any);
     const [pending] = await createEnrollmentRepository(database).listForIdentity(owner.id);
@@ -259,7 +311,7 @@ describe(`units of work (${testDialect})`, () => {
     const [authenticator] = await createAuthenticatorRepository(database).listForIdentity(owner.id);
     assert.ok(authenticator);
 
-    const administration = createAuthenticatorService({ authenticators: createAuthenticatorRepository(database), identities: createIdentityRepository(database), changes: auditFails(createAuthenticatorRepository) });
+    const administration = authenticatorAdministration({ changes: auditFails(createAuthenticatorRepository) });
     await assert.rejects(administration.delete(SYSTEM_ACTOR, authenticator.id), /injected/);
     assert.ok(await createAuthenticatorRepository(database).findById(authenticator.id), 'the authenticator is still there');
     assert.equal(await count('usernames', ['username_key', 'uow-holder']), 1, 'with its username');

@@ -7,7 +7,7 @@
  * Nothing here names a resource: a new one appears in the CLI as soon as the route table serves it.
  */
 import { itemOperationsOf } from './item-operations.js';
-import { columnsOf, fieldsOf, jsonSchemaOf, schemaHasJwt, singularOf, type Schema } from './openapi-schema.js';
+import { columnsOf, fieldsOf, jsonSchemaOf, queryFieldsOf, schemaHasJwt, singularOf, type Schema } from './openapi-schema.js';
 
 export { camelOf, fieldsOf, kebabOf, singularOf } from './openapi-schema.js';
 
@@ -80,6 +80,8 @@ export interface ResourceSpec {
   columns: string[];
   /** The detail carries an enrollment JWT (identities, edge routers): `create … -o FILE.jwt` writes it. */
   enrolls: boolean;
+  /** The list operation's own query parameters beyond filter, limit, offset and sort (the expiries' `within`). */
+  listQuery: FieldSpec[];
   /** The property names of a list item (`serviceId` there says a body's `service` is a service's id: resolve.ts). */
   itemFields: string[];
   list: Operation;
@@ -121,6 +123,7 @@ export function catalogueOf(document: Schema): Map<string, ResourceSpec> {
       enrolls,
       itemFields: Object.keys(listed.items?.properties ?? {}),
       list: operation('GET', path, list) as Operation,
+      listQuery: queryFieldsOf(list),
       detail: operation('GET', itemPath, item?.get),
       create: bodyOperation('POST', path, operations.post),
       update: item?.patch ? bodyOperation('PATCH', itemPath, item.patch) : bodyOperation('PUT', itemPath, item?.put),

@@ -1,7 +1,8 @@
 /**
  * `svc edge …`: the network from the command line, over the Management and Client APIs. Login, logout, whoami,
- * enroll, policy-advice and version are written here; the resource commands are generated from the Management API
- * document (resource-tree.ts, related-commands.ts, action-commands.ts, spec-source.ts).
+ * enroll, policy-advice, version and watch are written here, reach and preview in reach-and-preview.ts; the resource
+ * commands are generated from the Management API document (resource-tree.ts, related-commands.ts, action-commands.ts,
+ * spec-source.ts).
  */
 import { Command, Option } from 'commander';
 import type { Output } from '../output.js';
@@ -11,11 +12,14 @@ import type { ResourceSpec } from './catalogue.js';
 import { managementClient } from './management-client.js';
 import { addMeCommands } from './me-commands.js';
 import { addResourceCommands, resourcesHelp, type Run } from './resource-tree.js';
+import { addReachAndPreviewCommands } from './reach-and-preview.js';
+import { positiveInteger } from './list-output.js';
 import { adviseOnUnknownOptions } from './upstream-habits.js';
 
 // Loaded when their command runs: they bring the PKI and JOSE modules, which other commands do not need.
 const login = () => import('./login.js');
 const enroll = () => import('./enroll.js');
+const watch = () => import('./watch-status.js');
 
 export interface EdgeCatalogue {
   resources: Map<string, ResourceSpec>;
@@ -95,7 +99,17 @@ export function addEdgeCommands(edge: Command, out: Output, run: Run, catalogue?
     .description("Prints the logged-in controller's version document")
     .action(() => run(() => versionCommand(managementClient(), out)));
 
+  edge
+    .command('watch')
+    .description('Prints what happens at the controller as it happens, one line per event, until Ctrl-C')
+    .command('status')
+    .description('Routers coming online and going offline (GET /events/status)')
+    .option('--count <n>', 'stop after this many events', positiveInteger('--count'))
+    .option('-j, --json', 'print each event as one line of JSON')
+    .action((options: { count?: number; json?: boolean }) => run(async () => (await watch()).watchStatusCommand({ ...(options.count === undefined ? {} : { count: options.count }), json: options.json === true }, out)));
+
   if (catalogue) {
+    addReachAndPreviewCommands(edge, catalogue.resources, out, run);
     addResourceCommands(edge, catalogue.resources, out, run);
     addActionCommands(edge, catalogue.resources, out, run);
     const source = catalogue.source === 'login' ? "from the logged-in controller's Management API" : "from this build's Management API; after login, the controller's";

@@ -8,6 +8,26 @@ import type { Output } from '../output.js';
 import { usageError } from '../cli-error.js';
 import type { ManagementClient } from './management-client.js';
 import { cellOf, tableLines } from './table.js';
+import type { FieldSpec } from './catalogue.js';
+import { fieldOptions } from './field-options.js';
+
+const QUERY_KEY = 'query:';
+
+/** Adds an option per query parameter of `fields` (`--within`), kept apart from the other options for queryValues. */
+export function addQueryOptions(command: Command, fields: FieldSpec[], resource: string): Command {
+  for (const { field, option } of fieldOptions(fields, resource)) {
+    option.attributeName = () => `${QUERY_KEY}${field.name}`;
+    command.addOption(option);
+  }
+  return command;
+}
+
+/** The query parameters given by the options addQueryOptions added, as text. */
+export function queryValues(options: Record<string, unknown>): Record<string, string> {
+  const query: Record<string, string> = {};
+  for (const [key, value] of Object.entries(options)) if (key.startsWith(QUERY_KEY) && value !== undefined) query[key.slice(QUERY_KEY.length)] = String(value);
+  return query;
+}
 
 export interface ListArgs {
   filter?: string;

@@ -5,6 +5,8 @@
  * than asked for a password on every command. A 403 for an identity that is not an administrator says so in one
  * sentence with the commands it can run, rather than the bare status.
  */
+import type { IncomingMessage } from 'node:http';
+import { request } from 'node:https';
 import { requireLogin, saveLoginTokens, type EdgeLogin } from './config-store.js';
 import { dueForRefresh, refreshOidcTokens } from './oidc-session.js';
 import { refusedError } from '../cli-error.js';
@@ -85,6 +87,34 @@ function apiClient(prefix: string, initial: EdgeLogin): ManagementClient {
       return answer;
     },
   };
+}
+
+/**
+ * Opens a Management API stream (`GET /events/status`, text/event-stream) as the logged-in user and resolves with
+ * the open response once the controller answers 200; any other answer is refused as `call` refuses it.
+ */
+export async function openManagementStream(path: string, initial: EdgeLogin = requireLogin()): Promise<IncomingMessage> {
+  const login = await freshLogin(initial);
+  const url = new URL(`${MANAGEMENT_PREFIX}${path}`, login.controller);
+  const response = await new Promise<IncomingMessage>((resolve, reject) => {
+    const req = request(url, { method: 'GET', ca: login.ca, headers: { accept: 'text/event-stream', ...credentialHeaders(login) } }, resolve);
+    req.on('error', (error) => reject(refusedError(`cannot reach ${url.origin}: ${error.message}`)));
+    req.end();
+  });
+  if (response.statusCode === 200) return response;
+  // A refusal is a small JSON document: read it whole and refuse as call() does.
+  const chunks: Buffer[] = [];
+  for await (const chunk of response) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = undefined;
+  }
+  const answer = { status: response.statusCode ?? 0, headers: response.headers, text, body };
+  if (answer.status === 403) await explainNonAdmin(login, 'GET', path);
+  throw refusedError(`the controller refused GET ${path}: ${describeAnswer(answer)}`);
 }
 
 /** Throws the one-sentence refusal when the logged-in identity is not an administrator; returns otherwise. */

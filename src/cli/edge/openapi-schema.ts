@@ -74,7 +74,7 @@ export function fieldsOf(body: Schema | undefined): FieldSpec[] {
 
 const HIDDEN_COLUMNS = new Set(['_links', 'tags', 'createdAt', 'updatedAt']);
 const MAX_COLUMNS = 6;
-/** Ids of other things and timestamps (noise in a row), PEM documents and tokens (long, and not for a shoulder). */
+/** Ids of other things and timestamps (noise in a row, but for an expiry), PEM documents and tokens (long, and not for a shoulder). */
 const LONG_OR_SECRET = /(Id|At|Pem|[jJ]wt|[tT]oken)$|^(jwt|token)$/;
 
 /** How well a property fits a table cell: words first, then lists of words, then yes/no and numbers; -1 never. */
@@ -102,7 +102,9 @@ export function columnsOf(item: Schema | undefined, createBody: Schema | undefin
     .filter(([name, schema]) => !columns.includes(name) && !HIDDEN_COLUMNS.has(name) && !LONG_OR_SECRET.test(name) && cellRank(schema) >= 0)
     .map(([name, schema], index) => ({ name, order: order(name), rank: cellRank(schema), index }))
     .sort((a, b) => a.order - b.order || a.rank - b.rank || a.index - b.index);
-  return [...columns, ...candidates.map((c) => c.name)].slice(0, MAX_COLUMNS);
+  // When a row has an end (an enrollment, a certificate on the expiry board), when it ends is worth its column.
+  const ends = 'expiresAt' in properties ? ['expiresAt'] : [];
+  return [...[...columns, ...candidates.map((c) => c.name)].slice(0, MAX_COLUMNS - ends.length), ...ends];
 }
 
 /** Whether a schema may be a string (a JWT is one; an auth policy's `extJwt` settings are not). */

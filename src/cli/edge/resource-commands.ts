@@ -19,8 +19,15 @@ import { fetchList, type ListArgs } from './list-output.js';
 const itemPath = (path: string, id: string) => path.replace('{id}', encodeURIComponent(id));
 
 /** `svc edge list RESOURCE`: one page, or every page, as a table or JSON (list-output.ts). */
-export async function listCommand(client: ManagementClient, resource: ResourceSpec, args: ListArgs, out: Output, paths: ReadonlySet<string>): Promise<number> {
-  return printNamedList(client, await fetchList(client, resource.list.path, args, resource.singular), args.columns ?? resource.columns, args.json, out, paths);
+export async function listCommand(
+  client: ManagementClient,
+  resource: ResourceSpec,
+  args: ListArgs & { query?: Record<string, string> },
+  out: Output,
+  paths: ReadonlySet<string>,
+): Promise<number> {
+  const page = await fetchList(client, resource.list.path, args, resource.singular, args.query);
+  return printNamedList(client, page, args.columns ?? resource.columns, args.json, out, paths);
 }
 
 export async function getCommand(client: ManagementClient, resource: ResourceSpec, ref: string, out: Output): Promise<number> {

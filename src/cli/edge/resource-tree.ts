@@ -23,7 +23,7 @@ import {
   withCreateDefaults,
   writeEnrollmentJwt,
 } from './resource-commands.js';
-import { addListOptions, listArgsOf } from './list-output.js';
+import { addListOptions, addQueryOptions, listArgsOf, queryValues } from './list-output.js';
 import { dataOption } from './json-input.js';
 import { resourceAliases } from './upstream-habits.js';
 
@@ -86,8 +86,9 @@ export function addResourceCommands(edge: Command, catalogue: Map<string, Resour
     .description("Lists the entities of a resource as a table (or JSON), with an optional filter; 'list RESOURCE RELATION ID|NAME' lists those related to one entity");
   for (const resource of resources) {
     const command = resourceCommand(list, resource, `${resource.list.summary}; columns ${resource.columns.join(', ')}`);
-    addListOptions(command.argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`), resource.columns).action(
-      (filter: string | undefined, options: Record<string, any>) => run(() => listCommand(managementClient(), resource, listArgsOf(filter, options), out, paths)),
+    addListOptions(command.argument('[filter]', `a filter such as 'name contains "x"'${resource.named ? ' or \'name = "x"\'' : ''}`), resource.columns);
+    addQueryOptions(command, resource.listQuery, resource.singular).action((filter: string | undefined, options: Record<string, any>) =>
+      run(() => listCommand(managementClient(), resource, { ...listArgsOf(filter, options), query: queryValues(options) }, out, paths)),
     );
     addRelationCommands(command, resource, out, run, paths);
   }

@@ -21,7 +21,7 @@ import type { MfaRepository } from '../../persistence/repositories/mfa.js';
 import type { PasswordGuard } from '../authentication/password-guard.js';
 import type { EnrollmentService } from '../enrollment/enrollment-service.js';
 import type { SessionsDomain } from '../sessions/index.js';
-import { createAuthenticatorService, type AuthenticatorService } from './authenticators.js';
+import { createAuthenticatorService, type AuthenticatorService, type ReEnrollScope } from './authenticators.js';
 import { createRouterIdentityRepository } from '../../persistence/repositories/router-identities.js';
 import { createIdentityService, type IdentityChangeScope, type IdentityService } from './identities.js';
 import { createOwnAuthenticatorService, type OwnAuthenticatorChangeScope, type OwnAuthenticatorService } from './own-authenticators.js';
@@ -36,6 +36,15 @@ export function identityChanges(database: Database, deps: EnrollmentSettings & {
       passwords: createPasswordGuard({ lockouts: createPasswordLockoutRepository(store), events, clock: deps.clock }),
     };
   });
+}
+
+/** Everything a re-enroll writes (the authenticator's delete, the new enrollment, their audit entries), on one transaction. */
+export function reEnrollChanges(database: Database, deps: EnrollmentSettings & { log: EventLog }): UnitOfWork<ReEnrollScope> {
+  return unitOfWork(database, (store) => ({
+    records: createAuthenticatorRepository(store),
+    audit: buildAuditDomain(store, deps).audit,
+    enrollments: buildEnrollmentAdministration(store, deps),
+  }));
 }
 
 /** Everything an identity's change of its own password writes (the credential, the lockouts cleared), on one transaction. */
@@ -81,7 +90,12 @@ export function buildIdentitiesDomain(
       routerOwning: createRouterIdentityRepository(database).routerOwning,
       ...(deps.feed ? { feed: deps.feed } : {}),
     }),
-    authenticators: createAuthenticatorService({ authenticators, identities: records, changes: auditedChanges(database, clock, createAuthenticatorRepository) }),
+    authenticators: createAuthenticatorService({
+      authenticators,
+      identities: records,
+      changes: auditedChanges(database, clock, createAuthenticatorRepository),
+      reEnrollments: reEnrollChanges(database, deps),
+    }),
     ownAuthenticators: createOwnAuthenticatorService({
       authenticators,
       credentials: createCredentialRepository(database),

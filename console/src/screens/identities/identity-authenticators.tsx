@@ -1,7 +1,8 @@
 /**
  * An identity's authenticators (password, certificate), listed and paged by the API. Each can be deleted; a password
- * can be reset: the API has no "set a password" for administrators, so the reset deletes the password authenticator
- * and issues a password enrollment for the same username, whose JWT the person uses to choose a new password.
+ * can be reset: the API has no "set a password" for administrators, so the reset re-enrolls the password
+ * authenticator (one request: the API deletes it and issues a password enrollment for the same username together),
+ * and the person uses the enrollment's JWT to choose a new password.
  */
 import { api } from '../../api/client';
 import { ConfirmButton } from '../../components/detail';
@@ -18,9 +19,8 @@ interface AuthenticatorRow {
   createdAt: string;
 }
 
-async function resetPassword(identityId: string, row: AuthenticatorRow) {
-  await api('DELETE', `/authenticators/${encodeURIComponent(row.id)}`);
-  await api('POST', '/enrollments', { identityId, method: 'updb', username: row.username, expiresAt: enrollmentExpiry() });
+async function resetPassword(row: AuthenticatorRow) {
+  await api('POST', `/authenticators/${encodeURIComponent(row.id)}/re-enroll`, { expiresAt: enrollmentExpiry() });
 }
 
 export function IdentityAuthenticators(props: { identityId: string; reloadKey: unknown; changed: () => void }) {
@@ -41,7 +41,7 @@ export function IdentityAuthenticators(props: { identityId: string; reloadKey: u
           render: (row) => (
             <span class="actions">
               {row.method === 'updb' && row.username && (
-                <ConfirmButton label={t.identities.resetPassword} question={t.identities.resetPasswordQuestion(row.username)} onConfirm={async () => (await resetPassword(props.identityId, row), props.changed())} />
+                <ConfirmButton label={t.identities.resetPassword} question={t.identities.resetPasswordQuestion(row.username)} onConfirm={async () => (await resetPassword(row), props.changed())} />
               )}
               <ConfirmButton label={t.common.delete} question={t.identities.deleteAuthenticatorQuestion(row.method)} onConfirm={async () => (await api('DELETE', `/authenticators/${encodeURIComponent(row.id)}`), props.changed())} />
             </span>
