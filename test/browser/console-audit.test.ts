@@ -2,6 +2,8 @@
  * The audit trail and the expiry board in the console (issue 45, must-have 5): an update made through the API shows
  * as a table of field, before and after; the trail is filtered on the server by target and actor (the requests say
  * so); the expiry board lists an identity's enrollment that ends within the window, linked to the identity.
+ *
+ * @ui-only: the audit trail and expiry APIs run on both stores in test/e2e/management-audit-log.test.ts and test/integration/expiries.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -3,6 +3,8 @@
  * attributes of a service or an edge router, and a posture check being created, show who gains and who loses what
  * (as the API's `POST /change-previews` answers) before the save, the save button says what it will do, and nothing
  * is saved until it is pressed. axe-core on each screen with its preview.
+ *
+ * @ui-only: the change-preview API runs on both stores in test/integration/change-previews-entities.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, beforeEach, describe, it } from 'node:test';

@@ -5,6 +5,8 @@
  * API; a draft of role attributes kept across a reload; axe clean and a screenshot. Creating an identity (drafted,
  * refused at the username field, then created), a password reset, the identity's sessions filtered by the API and
  * ended, and delete.
+ *
+ * @ui-only: the identity, enrollment and re-enroll APIs run on both stores in test/e2e/identity-lifecycle.test.ts and test/e2e/management-re-enroll.test.ts.
  */
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';

@@ -2,6 +2,8 @@
  * The "why can't it reach" page in Chromium against a real controller (issue 45): an identity and a service picked by
  * name (searched by the API), one row per layer as the API evaluates it, the blocking layer named with a link that
  * opens the object to fix, and an unknown id answered with the API's message. axe-core on each state of the page.
+ *
+ * @ui-only: the reach API runs on both stores in test/integration/identity-reach.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -3,6 +3,8 @@
  * (GET /events/status, server-sent events read with fetch and the Bearer token) and a router going online, with its
  * version, and offline again changes its row in place: no reload, and no request for the list again. Signing out
  * closes the stream.
+ *
+ * @ui-only: the status stream runs on both stores in test/e2e/status-events.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

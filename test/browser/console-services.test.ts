@@ -2,6 +2,8 @@
  * Services and configs in Chromium (issue 45): a config's data drawn from its config type's JSON Schema, the API's
  * refusal shown at the field it names with nothing saved, then saved once right; a service's page lists its configs;
  * a service created and edited with its configs picked by name, the API's refusal shown at the configs field.
+ *
+ * @ui-only: the service and config APIs run on both stores in test/integration/authz-configs.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -3,6 +3,8 @@
  * Content-Security-Policy, signed in through the controller's own OIDC login (authorization code with PKCE), a list
  * searched, sorted and paged by the API, an ended session that comes back to the same page after signing in again,
  * and sign-out that revokes. axe-core finds no serious or critical violation on any screen.
+ *
+ * @ui-only: the OIDC sign-in the console uses runs on both stores in test/e2e/oidc-flow.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

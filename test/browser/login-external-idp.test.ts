@@ -3,6 +3,8 @@
  * policy allows, the sign-in at a real provider on loopback (a second controller, its own login page driven like a
  * person would), and the way back to the client with a code; a callback the browser did not start refused on a page
  * with one sentence. axe clean and a screenshot of each page.
+ *
+ * @ui-only: the external IdP flow runs on both stores in test/e2e/ext-idp-login.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';

@@ -4,6 +4,8 @@
  * JavaScript off; the same sentence and status for an unknown user and a wrong password; TOTP enrollment in the
  * browser (QR code, secret, recovery codes to download, and a confirmation before they count); a recovery code with
  * letters accepted; axe clean and a screenshot of each page.
+ *
+ * @ui-only: the logins and TOTP enrollment under the page run on both stores in test/e2e/oidc-totp.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
