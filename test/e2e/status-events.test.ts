@@ -135,6 +135,23 @@ describe(`live status events (${testDialect})`, () => {
     stream.close();
   });
 
+  it('keeps only the latest state of each identity while a stream is behind, so a burst of changes never grows what waits', async () => {
+    const stream = await openStatusStream(ctl, token);
+    assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+    const burst = 100_000;
+    const ids = 10;
+    const at = new Date();
+    // Published faster than any socket takes them: each identity flips online and offline 10,000 times.
+    for (let i = 0; i < burst; i++) ctl.running.services.statusEvents.publish({ kind: 'identity', id: `burst-${i % ids}`, hasApiSession: i % 2 === 0, hasEdgeRouterConnection: false, at });
+    const lastOf = (id: string) => stream.events.filter((e) => e.event === 'identity' && e.data.id === id).at(-1)?.data.hasApiSession;
+    // The last change of burst-k was number burst - ids + k: online when that number is even.
+    const settled = () => Array.from({ length: ids }, (_, k) => lastOf(`burst-${k}`) === ((burst - ids + k) % 2 === 0)).every(Boolean);
+    assert.ok(await eventually(settled), stream.text());
+    const written = stream.events.filter((e) => e.event === 'identity' && String(e.data.id).startsWith('burst-')).length;
+    assert.ok(written <= ids * 2, `${written} events written for ${burst} changes of ${ids} identities`);
+    stream.close();
+  });
+
   it('ends every open stream when the controller stops, without delaying the stop', async () => {
     const stream = await openStatusStream(ctl, token);
     assert.equal(stream.status, 200);

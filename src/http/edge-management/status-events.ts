@@ -49,35 +49,45 @@ export const statusEventsRoute = defineRoute({
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     raw.write(frame('hello', { at: new Date().toISOString(), events: ['router', 'identity'] }));
 
-    // While the socket is full, the latest state of each router and identity waits here (one entry each, never more).
-    const waiting = new Map<string, StatusEvent>();
-    const keyOf = (event: StatusEvent) => `${event.kind}/${event.id}`;
-    // Events are written in the order they happened, each with the router's name read as it is written.
-    let written = Promise.resolve();
-    const send = (event: StatusEvent) => {
+    // What is still to be written: the latest state of each router and identity, one entry each, never more. An event
+    // replaces the one of the same router or identity still waiting, and goes to the back (the order of changes).
+    const pending = new Map<string, StatusEvent>();
+    const render = async (event: StatusEvent): Promise<string> => {
       if (event.kind === 'identity') {
         const { id, name, hasApiSession, hasEdgeRouterConnection, at } = event;
-        written = written.then(() => {
-          if (!raw.writableEnded) raw.write(frame('identity', { id, ...(name === undefined ? {} : { name }), hasApiSession, hasEdgeRouterConnection, at: at.toISOString() }));
-        });
-        return;
+        return frame('identity', { id, ...(name === undefined ? {} : { name }), hasApiSession, hasEdgeRouterConnection, at: at.toISOString() });
       }
-      written = written.then(async () => {
-        const router = await domains.authorization.edgeRouters.get(event.id).catch(() => undefined);
-        if (raw.writableEnded) return;
-        const data = { id: event.id, name: router?.name ?? null, isOnline: event.isOnline, ...(event.version ? { version: event.version } : {}), at: event.at.toISOString() };
-        raw.write(frame('router', data));
-      });
+      // The router's name is read as it is written (routers are few, their events rare).
+      const router = await domains.authorization.edgeRouters.get(event.id).catch(() => undefined);
+      return frame('router', { id: event.id, name: router?.name ?? null, isOnline: event.isOnline, ...(event.version ? { version: event.version } : {}), at: event.at.toISOString() });
+    };
+    // One writer at a time; it stops while the socket cannot take more (what arrives meanwhile is coalesced above).
+    let writing = false;
+    const write = async () => {
+      if (writing) return;
+      writing = true;
+      try {
+        for (;;) {
+          if (raw.writableEnded || raw.destroyed) return pending.clear();
+          if (raw.writableNeedDrain) return; // the 'drain' listener starts again
+          const next = pending.entries().next();
+          if (next.done) return;
+          const [key, event] = next.value;
+          pending.delete(key);
+          const text = await render(event);
+          if (!raw.writableEnded) raw.write(text);
+        }
+      } finally {
+        writing = false;
+      }
     };
     const listener = (event: StatusEvent) => {
-      if (raw.writableNeedDrain) waiting.set(keyOf(event), event);
-      else send(event);
+      const key = `${event.kind}/${event.id}`;
+      pending.delete(key);
+      pending.set(key, event);
+      void write();
     };
-    raw.on('drain', () => {
-      const pending = [...waiting.values()];
-      waiting.clear();
-      for (const event of pending) send(event);
-    });
+    raw.on('drain', () => void write());
     const end = () => {
       if (!raw.writableEnded) raw.end();
     };
