@@ -27,8 +27,9 @@ export interface SessionPresenceRepository {
    * The latest times one identity's sessions count from (the live status stream, issue 45): its legacy sessions' last
    * activity, its unrevoked OIDC sessions' creation and their active refresh tokens' expiry; null where it has none.
    * The caller adds the timeouts: liveness then ends at the latest of the three, decided as `withLiveSession` does.
+   * Only sessions live in `window` are read (legacy ones through the last-activity index); the others count as none.
    */
-  latestOf(identityId: string): Promise<SessionTimes>;
+  latestOf(identityId: string, window: LivenessWindow): Promise<SessionTimes>;
 }
 
 export interface SessionTimes {
@@ -69,15 +70,17 @@ export function createSessionPresenceRepository({ db }: Database): SessionPresen
       return Number(legacyRow.count) + Number(oidcRow.count);
     },
 
-    async latestOf(identityId) {
+    async latestOf(identityId, window) {
       const legacy = db
         .selectFrom('api_sessions')
         .select((eb) => eb.fn.max('last_activity_at').as('at'))
+        .where('last_activity_at', '>', toIso(window.legacyActiveAfter))
         .where('identity_id', '=', identityId)
         .executeTakeFirst();
       const oidc = db
         .selectFrom('oidc_sessions')
         .select((eb) => eb.fn.max('created_at').as('at'))
+        .where('created_at', '>', toIso(window.accessIssuedAfter))
         .where('identity_id', '=', identityId)
         .where('revoked_at', 'is', null)
         .executeTakeFirst();
@@ -88,6 +91,7 @@ export function createSessionPresenceRepository({ db }: Database): SessionPresen
         .where('s.identity_id', '=', identityId)
         .where('s.revoked_at', 'is', null)
         .where('r.status', '=', 'active')
+        .where('r.expires_at', '>', toIso(window.now))
         .executeTakeFirst();
       const [a, b, c] = await Promise.all([legacy, oidc, refresh]);
       const date = (row: { at: string | null } | undefined) => (row?.at ? new Date(row.at) : null);

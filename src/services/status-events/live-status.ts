@@ -49,7 +49,12 @@ export function watchLiveStatus(deps: {
 
   /** When the identity's liveness ends (ms since the epoch; 0 without sessions), as `hasApiSession` decides it. */
   async function liveUntil(identityId: string): Promise<number> {
-    const latest = await sessions.presence.latestOf(identityId);
+    const now = clock.now().getTime();
+    const latest = await sessions.presence.latestOf(identityId, {
+      legacyActiveAfter: new Date(now - sessions.legacyTimeoutMs),
+      accessIssuedAfter: new Date(now - sessions.accessTokenLifetimeMs),
+      now: new Date(now),
+    });
     return Math.max(
       latest.legacyActivity ? latest.legacyActivity.getTime() + sessions.legacyTimeoutMs : 0,
       latest.oidcCreated ? latest.oidcCreated.getTime() + sessions.accessTokenLifetimeMs : 0,
