@@ -110,6 +110,7 @@ export const t = {
     title: 'Identities',
     isAdmin: 'Admin',
     online: 'Online',
+    status: 'Status',
     enrollment: 'Enrollment',
     whyCant: "Why can't it reach…?",
     resetMfa: 'Reset MFA',

@@ -4,6 +4,8 @@
  */
 import { createExpiryBoard } from '../services/expiries/expiry-board.js';
 import { createExpiryRepository } from '../persistence/repositories/expiries.js';
+import { createIdentityRepository } from '../persistence/repositories/identities.js';
+import { watchLiveStatus } from '../services/status-events/live-status.js';
 import { createStatusEvents } from '../services/status-events/status-events.js';
 import { createChangePreviewService } from '../services/authorization/change-preview.js';
 import { readFileSync } from 'node:fs';
@@ -211,6 +213,16 @@ export async function startController(
     // Routers' presence (decision 0064): its status is read with every router an API shows.
     const statusEvents = createStatusEvents();
     const routerPresence = buildRouterPresence(database, { clock, metrics, statusEvents });
+    // Routers and identities changed at any controller, pushed to the live status streams (issue 45).
+    const liveStatus = watchLiveStatus({
+      feed,
+      events: statusEvents,
+      routers: routerPresence,
+      identities: createIdentityRepository(database),
+      sessions: sessions.presence,
+      clock,
+      onError: (error) => logger.warn({ err: error }, 'a live status change could not be read; it is read again at the next change'),
+    });
     const authorization = buildAuthorizationDomain(database, {
       routerStatus: routerPresence,
       feed,
@@ -403,6 +415,7 @@ export async function startController(
       async close() {
         stopCaWatch();
         // Open live status streams end first, so that closing the listeners does not wait for them.
+        liveStatus.close();
         statusEvents.close();
         await routerControl?.close();
         await Promise.allSettled(apps.map(({ app }) => app.close()));

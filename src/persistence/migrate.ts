@@ -35,7 +35,7 @@ import { linksAndCircuits } from './migrations/0031-links-and-circuits.js';
 import { usedEnrollmentTokens } from './migrations/0032-used-enrollment-tokens.js';
 import { nameOrderIndexes } from './migrations/0034-name-order-indexes.js';
 import { expiryColumns } from './migrations/0035-expiry-columns.js';
-import { sessionsByIdentity } from './migrations/0037-sessions-by-identity.js';
+import { sessionsByIdentity } from './migrations/0036-sessions-by-identity.js';
 import { auditLogFilterIndexes } from './migrations/0033-audit-log-filter-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -72,7 +72,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0033-audit-log-filter-indexes': auditLogFilterIndexes,
   '0034-name-order-indexes': nameOrderIndexes,
   '0035-expiry-columns': expiryColumns,
-  '0037-sessions-by-identity': sessionsByIdentity,
+  '0036-sessions-by-identity': sessionsByIdentity,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

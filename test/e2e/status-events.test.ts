@@ -5,54 +5,16 @@
  * controller stops, without delaying it.
  */
 import assert from 'node:assert/strict';
-import type { ClientRequest } from 'node:http';
-import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import type { RunningRouter } from '../../src/router/run.js';
 import { STREAMS_PER_IDENTITY } from '../../src/http/edge-management/status-events.js';
 import { startTestController, type TestController } from '../helpers/controller.js';
 import { testDialect } from '../helpers/database.js';
-import { managementClient, MANAGEMENT, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { identityStates, openStatusStream, type StatusStream } from '../helpers/status-stream.js';
+import { createIdentity } from '../helpers/fixtures.js';
+import { managementClient, nonAdminToken, type ManagementClient } from '../helpers/management.js';
+import { passwordLoginTokens, postForm } from '../helpers/oidc.js';
 import { enrolledRouter, eventually, runRouterInProcess, type EnrolledRouter } from '../helpers/routers.js';
-
-interface Stream {
-  status: number;
-  headers: Record<string, unknown>;
-  events: { event: string; data: any }[];
-  text: () => string;
-  ended: Promise<void>;
-  close(): void;
-}
-
-/** Opens the stream and parses its events as they arrive. */
-function openStream(ctl: TestController, token: string | undefined): Promise<Stream> {
-  return new Promise((resolve, reject) => {
-    let text = '';
-    const events: Stream['events'] = [];
-    const req: ClientRequest = request(`${ctl.baseUrl}${MANAGEMENT}/events/status`, { ca: ctl.ca, headers: token ? { 'svc-session': token } : {} }, (res) => {
-      let ended: () => void;
-      const endedPromise = new Promise<void>((r) => (ended = r));
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        text += chunk;
-        for (;;) {
-          const at = text.indexOf('\n\n');
-          if (at < 0) break;
-          const block = text.slice(0, at);
-          text = text.slice(at + 2);
-          const event = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (event && data) events.push({ event, data: JSON.parse(data) });
-        }
-      });
-      res.on('end', () => ended());
-      res.on('close', () => ended());
-      resolve({ status: res.statusCode ?? 0, headers: res.headers, events, text: () => text, ended: endedPromise, close: () => req.destroy() });
-    });
-    req.on('error', reject);
-    req.end();
-  });
-}
 
 describe(`live status events (${testDialect})`, () => {
   let ctl: TestController;
@@ -76,7 +38,7 @@ describe(`live status events (${testDialect})`, () => {
   });
 
   it('pushes a router coming online and going offline, with its name and version, as it happens', async () => {
-    const stream = await openStream(ctl, token);
+    const stream = await openStatusStream(ctl, token);
     assert.equal(stream.status, 200);
     assert.match(String(stream.headers['content-type']), /^text\/event-stream/);
     assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')), 'a hello first');
@@ -94,27 +56,104 @@ describe(`live status events (${testDialect})`, () => {
   });
 
   it('refuses no session (401), a non-administrator (403), and a stream over the limit per identity (429)', async () => {
-    assert.equal((await openStream(ctl, undefined)).status, 401);
-    const plain = await openStream(ctl, await nonAdminToken(ctl, 'live-plain'));
+    assert.equal((await openStatusStream(ctl, undefined)).status, 401);
+    const plain = await openStatusStream(ctl, await nonAdminToken(ctl, 'live-plain'));
     assert.equal(plain.status, 403);
-    const streams: Stream[] = [];
-    for (let i = 0; i < STREAMS_PER_IDENTITY; i++) streams.push(await openStream(ctl, token));
+    const streams: StatusStream[] = [];
+    for (let i = 0; i < STREAMS_PER_IDENTITY; i++) streams.push(await openStatusStream(ctl, token));
     assert.deepEqual(streams.map((s) => s.status), streams.map(() => 200));
-    const over = await openStream(ctl, token);
+    const over = await openStatusStream(ctl, token);
     assert.equal(over.status, 429);
     await over.ended;
     // Closing one makes room again.
     streams[0]!.close();
     assert.ok(await eventually(async () => {
-      const again = await openStream(ctl, token);
+      const again = await openStatusStream(ctl, token);
       again.close();
       return again.status === 200;
     }));
     for (const s of streams) s.close();
   });
 
+  /** A new identity with a password, and a way to log it in through the legacy API. */
+  async function passwordIdentity(name: string) {
+    const identity = await createIdentity(ctl.running.database, { name, username: name, password: 'live-password' });
+    const login = async () => {
+      const res = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: name, password: 'live-password' } });
+      assert.equal(res.status, 200, res.text);
+      return res.json().data as { id: string; token: string };
+    };
+    return { id: identity.id, login };
+  }
+
+  it('pushes an identity going online at a password login and offline at its logout, with its name, as the API reports it', async () => {
+    // An unknown query parameter keeps the answer it had: the stream.
+    const stream = await openStatusStream(ctl, token, '?unknown=1');
+    assert.equal(stream.status, 200);
+    assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+    assert.deepEqual(stream.events.find((e) => e.event === 'hello')!.data.events, ['router', 'identity']);
+    const user = await passwordIdentity('live-user');
+    const session = await user.login();
+    assert.ok(await eventually(() => identityStates(stream, user.id).at(-1) === true), stream.text());
+    const online = stream.events.find((e) => e.event === 'identity' && e.data.id === user.id)!.data;
+    assert.equal(online.name, 'live-user');
+    assert.equal(online.hasEdgeRouterConnection, false);
+    assert.equal((await admin.get(`/identities/${user.id}`)).json().data.hasApiSession, true);
+
+    const logout = await ctl.fetch('/edge/client/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': session.token } });
+    assert.equal(logout.status, 200, logout.text);
+    assert.ok(await eventually(() => identityStates(stream, user.id).at(-1) === false), JSON.stringify(stream.events));
+    assert.equal((await admin.get(`/identities/${user.id}`)).json().data.hasApiSession, false);
+    stream.close();
+  });
+
+  it('keeps an identity online while one of its sessions lives, and pushes it offline when an administrator deletes the last', async () => {
+    const stream = await openStatusStream(ctl, token);
+    assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+    const user = await passwordIdentity('live-twice');
+    const first = await user.login();
+    const second = await user.login();
+    assert.equal((await ctl.fetch('/edge/client/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': first.token } })).status, 200);
+    assert.equal((await admin.get(`/identities/${user.id}`)).json().data.hasApiSession, true);
+    const removed = await admin.del(`/api-sessions/${second.id}`);
+    assert.equal(removed.status, 200, removed.text);
+    assert.ok(await eventually(() => identityStates(stream, user.id).at(-1) === false), JSON.stringify(stream.events));
+    // Online once, offline once: the second login and the first logout changed nothing, and nothing is told twice.
+    assert.deepEqual(identityStates(stream, user.id), [true, false]);
+    stream.close();
+  });
+
+  it('pushes an identity going online at an OIDC login and offline when its session is revoked', async () => {
+    const stream = await openStatusStream(ctl, token);
+    assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+    const user = await passwordIdentity('live-oidc');
+    const tokens = await passwordLoginTokens(ctl, 'live-oidc', 'live-password');
+    assert.ok(await eventually(() => identityStates(stream, user.id).at(-1) === true), stream.text());
+    assert.equal((await postForm(ctl, '/oidc/revoke', { token: tokens.refreshToken, client_id: 'svc' })).status, 200);
+    assert.ok(await eventually(() => identityStates(stream, user.id).at(-1) === false), JSON.stringify(stream.events));
+    assert.equal((await admin.get(`/identities/${user.id}`)).json().data.hasApiSession, false);
+    stream.close();
+  });
+
+  it('keeps only the latest state of each identity while a stream is behind, so a burst of changes never grows what waits', async () => {
+    const stream = await openStatusStream(ctl, token);
+    assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+    const burst = 100_000;
+    const ids = 10;
+    const at = new Date();
+    // Published faster than any socket takes them: each identity flips online and offline 10,000 times.
+    for (let i = 0; i < burst; i++) ctl.running.services.statusEvents.publish({ kind: 'identity', id: `burst-${i % ids}`, hasApiSession: i % 2 === 0, hasEdgeRouterConnection: false, at });
+    const lastOf = (id: string) => stream.events.filter((e) => e.event === 'identity' && e.data.id === id).at(-1)?.data.hasApiSession;
+    // The last change of burst-k was number burst - ids + k: online when that number is even.
+    const settled = () => Array.from({ length: ids }, (_, k) => lastOf(`burst-${k}`) === ((burst - ids + k) % 2 === 0)).every(Boolean);
+    assert.ok(await eventually(settled), stream.text());
+    const written = stream.events.filter((e) => e.event === 'identity' && String(e.data.id).startsWith('burst-')).length;
+    assert.ok(written <= ids * 2, `${written} events written for ${burst} changes of ${ids} identities`);
+    stream.close();
+  });
+
   it('ends every open stream when the controller stops, without delaying the stop', async () => {
-    const stream = await openStream(ctl, token);
+    const stream = await openStatusStream(ctl, token);
     assert.equal(stream.status, 200);
     await ctl.close();
     await stream.ended;

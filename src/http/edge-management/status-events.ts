@@ -1,11 +1,14 @@
 /**
  * `GET /events/status` (issue 45, administrators only): server-sent events of routers coming online and going offline
- * at this controller, as they happen (the console's live status; no polling on either side). The console reads it
- * with fetch and its Bearer token, which EventSource cannot send. The stream:
- * - starts with a `hello` event, then a `router` event ({id, name, isOnline, version?}) for each change;
+ * and of identities' presence changing, at any controller sharing the store, as they happen (the console's live
+ * status; no polling on either side). The console reads it with fetch and its Bearer token, which EventSource cannot
+ * send. The stream:
+ * - starts with a `hello` event, then a `router` event ({id, name, isOnline, version?}) or an `identity` event
+ *   ({id, name?, hasApiSession, hasEdgeRouterConnection}) for each change;
  * - keeps the connection alive with a comment every 25 s, and ends when the caller's session ends (checked then) or
  *   the controller stops;
- * - never buffers without bound: while the socket cannot take more, only the latest state of each router is kept;
+ * - never buffers without bound: while the socket cannot take more, only the latest state of each router and
+ *   identity is kept;
  * - is limited to a few at once per identity.
  */
 import type { ServerResponse } from 'node:http';
@@ -28,12 +31,12 @@ export const statusEventsRoute = defineRoute({
   method: 'GET',
   url: '/events/status',
   operationId: 'streamStatusEvents',
-  summary: 'Streams routers going online and offline as server-sent events (text/event-stream)',
+  summary: 'Streams routers going online and offline, and identities\' API session presence, as server-sent events (text/event-stream)',
   tags: ['Informational'],
   access: 'admin',
   uses: ['statusEvents', 'authorization'],
   produces: ['text/event-stream'],
-  schema: { response: { 200: Type.String({ description: 'text/event-stream: hello, then router events' }), 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody } },
+  schema: { response: { 200: Type.String({ description: 'text/event-stream: hello, then router and identity events' }), 401: ApiErrorBody, 403: ApiErrorBody, 429: ApiErrorBody } },
   handler: ({ domains, auth, reply, request }) => {
     const identityId = auth!.identity.id;
     const count = open.get(identityId) ?? 0;
@@ -44,29 +47,47 @@ export const statusEventsRoute = defineRoute({
     reply.hijack();
     const raw: ServerResponse = reply.raw;
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    raw.write(frame('hello', { at: new Date().toISOString(), events: ['router'] }));
+    raw.write(frame('hello', { at: new Date().toISOString(), events: ['router', 'identity'] }));
 
-    // While the socket is full, the latest state of each router waits here (one entry per router, never more).
-    const waiting = new Map<string, StatusEvent>();
-    // Events are written in the order they happened, each with the router's name read as it is written.
-    let written = Promise.resolve();
-    const send = (event: StatusEvent) => {
-      written = written.then(async () => {
-        const router = await domains.authorization.edgeRouters.get(event.id).catch(() => undefined);
-        if (raw.writableEnded) return;
-        const data = { id: event.id, name: router?.name ?? null, isOnline: event.isOnline, ...(event.version ? { version: event.version } : {}), at: event.at.toISOString() };
-        raw.write(frame('router', data));
-      });
+    // What is still to be written: the latest state of each router and identity, one entry each, never more. An event
+    // replaces the one of the same router or identity still waiting, and goes to the back (the order of changes).
+    const pending = new Map<string, StatusEvent>();
+    const render = async (event: StatusEvent): Promise<string> => {
+      if (event.kind === 'identity') {
+        const { id, name, hasApiSession, hasEdgeRouterConnection, at } = event;
+        return frame('identity', { id, ...(name === undefined ? {} : { name }), hasApiSession, hasEdgeRouterConnection, at: at.toISOString() });
+      }
+      // The router's name is read as it is written (routers are few, their events rare).
+      const router = await domains.authorization.edgeRouters.get(event.id).catch(() => undefined);
+      return frame('router', { id: event.id, name: router?.name ?? null, isOnline: event.isOnline, ...(event.version ? { version: event.version } : {}), at: event.at.toISOString() });
+    };
+    // One writer at a time; it stops while the socket cannot take more (what arrives meanwhile is coalesced above).
+    let writing = false;
+    const write = async () => {
+      if (writing) return;
+      writing = true;
+      try {
+        for (;;) {
+          if (raw.writableEnded || raw.destroyed) return pending.clear();
+          if (raw.writableNeedDrain) return; // the 'drain' listener starts again
+          const next = pending.entries().next();
+          if (next.done) return;
+          const [key, event] = next.value;
+          pending.delete(key);
+          const text = await render(event);
+          if (!raw.writableEnded) raw.write(text);
+        }
+      } finally {
+        writing = false;
+      }
     };
     const listener = (event: StatusEvent) => {
-      if (raw.writableNeedDrain) waiting.set(event.id, event);
-      else send(event);
+      const key = `${event.kind}/${event.id}`;
+      pending.delete(key);
+      pending.set(key, event);
+      void write();
     };
-    raw.on('drain', () => {
-      const pending = [...waiting.values()];
-      waiting.clear();
-      for (const event of pending) send(event);
-    });
+    raw.on('drain', () => void write());
     const end = () => {
       if (!raw.writableEnded) raw.end();
     };

@@ -77,7 +77,8 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
   const { db } = database;
   return {
     async insert(session, tokenHash) {
-      await insertRow(db, {
+      await atomically(db, async (trx) => {
+        await insertRow(trx, {
         id: session.id,
         identity_id: session.identityId,
         token_hash: tokenHash,
@@ -90,6 +91,9 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
         last_activity_at: toIso(session.lastActivityAt),
         outstanding_factors: JSON.stringify(session.outstanding),
         mfa_required: session.mfaRequired,
+        });
+        // The live status stream of every controller re-reads the identity's presence (issue 45).
+        await recordChange({ ...database, db: trx }, 'identity-presence', session.identityId);
       });
     },
     async findByTokenHash(tokenHash) {
@@ -149,10 +153,12 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
     },
     async delete(id) {
       return atomically(db, async (trx) => {
-        const result = await trx.deleteFrom('api_sessions').where('id', '=', id).executeTakeFirst();
-        const deleted = Number(result.numDeletedRows) > 0;
-        if (deleted) await recordChange({ ...database, db: trx }, 'api-session', id);
-        return deleted;
+        const row = await trx.deleteFrom('api_sessions').where('id', '=', id).returning('identity_id').executeTakeFirst();
+        if (row) {
+          await recordChange({ ...database, db: trx }, 'api-session', id);
+          await recordChange({ ...database, db: trx }, 'identity-presence', row.identity_id);
+        }
+        return row !== undefined;
       });
     },
   };
@@ -165,8 +171,9 @@ export function createApiSessionRepository(database: Database): ApiSessionReposi
  */
 export async function deleteApiSessionsWhere(store: Database, which: (eb: ExpressionBuilder<Tables, 'api_sessions'>) => Expression<SqlBool>): Promise<string[]> {
   return atomically(store.db, async (trx) => {
-    const gone = await trx.deleteFrom('api_sessions').where(which).returning('id').execute();
+    const gone = await trx.deleteFrom('api_sessions').where(which).returning(['id', 'identity_id']).execute();
     for (const { id } of gone) await recordChange({ ...store, db: trx }, 'api-session', id);
+    for (const identityId of new Set(gone.map((row) => row.identity_id))) await recordChange({ ...store, db: trx }, 'identity-presence', identityId);
     return gone.map((row) => row.id);
   });
 }

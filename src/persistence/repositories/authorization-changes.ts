@@ -34,6 +34,12 @@ export type ChangedEntity =
   | 'posture-response'
   /** An SDK-bound terminator removed by someone other than its router (its router ends the binding). */
   | 'terminator'
+  /**
+   * Live status (issue 45): an identity's API sessions began or ended (its id), a router's control channel came up or
+   * went down at some controller (its id). Only the live status stream reads these; they drop no copies.
+   */
+  | 'identity-presence'
+  | 'router-presence'
   | '*';
 
 export interface AuthorizationChange {

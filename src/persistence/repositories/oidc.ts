@@ -346,7 +346,11 @@ export function createOidcRepository(database: Database): OidcRepository {
         if (isForeignKeyViolation(error)) return 'no-identity';
         throw error;
       }
-      if (redeemed) return 'redeemed';
+      if (redeemed) {
+        // A signal only (the live status stream re-reads the identity's presence), so not in the login's one statement.
+        await recordChange(database, 'identity-presence', session.identityId);
+        return 'redeemed';
+      }
       // Refused: only now is it worth a read to say why. A redeemed code is spent however often it was refused since.
       const stored = await db.selectFrom('oidc_sessions').select('id').where('id', '=', session.id).executeTakeFirst();
       return stored ? 'spent' : 'exhausted';
@@ -419,7 +423,10 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
 
     async insertSession(s) {
-      await insertSessionRow(db, sessionRow(s));
+      await atomically(db, async (trx) => {
+        await insertSessionRow(trx, sessionRow(s));
+        await recordChange({ ...database, db: trx }, 'identity-presence', s.identityId);
+      });
     },
     async findSession(id) {
       const row = await db.selectFrom('oidc_sessions').selectAll().where('id', '=', id).executeTakeFirst();
@@ -427,7 +434,7 @@ export function createOidcRepository(database: Database): OidcRepository {
     },
     async revokeSession(id, at) {
       await atomically(db, async (trx) => {
-        await trx.updateTable('oidc_sessions').set({ revoked_at: toIso(at) }).where('id', '=', id).where('revoked_at', 'is', null).execute();
+        const revoked = await trx.updateTable('oidc_sessions').set({ revoked_at: toIso(at) }).where('id', '=', id).where('revoked_at', 'is', null).returning('identity_id').executeTakeFirst();
         await trx.updateTable('oidc_refresh_tokens').set({ status: 'revoked' }).where('session_id', '=', id).execute();
         // A revoked session is kept (its tokens must keep failing); what its client reported goes (migration 0015).
         await trx.deleteFrom('posture_responses').where('oidc_session_id', '=', id).execute();
@@ -435,6 +442,7 @@ export function createOidcRepository(database: Database): OidcRepository {
         await trx.deleteFrom('edge_sessions').where('oidc_session_id', '=', id).execute();
         // Every controller drops what it keeps of the session (the authentication cache) within the feed's bound.
         await recordChange({ ...database, db: trx }, 'oidc-session', id);
+        if (revoked) await recordChange({ ...database, db: trx }, 'identity-presence', revoked.identity_id);
       });
     },
 

@@ -55,7 +55,7 @@ export function createPostureResponseRepository(database: Database): PostureResp
       return row && parseJson<string[]>(row.amr).includes('totp') ? toDate(row.auth_time) : null;
     },
     async sessionsOfIdentity(identityId, limit) {
-      // Both read through the identity_id indexes of migration 0037.
+      // Both read through the identity_id indexes of migration 0036.
       const [legacy, oidc] = await Promise.all([
         db.selectFrom('api_sessions').select(['id', 'created_at']).where('identity_id', '=', identityId).orderBy('created_at', 'desc').limit(limit).execute(),
         db

@@ -5,6 +5,7 @@
  */
 import type { RouterVersionInfo } from '../../domain/edge-router.js';
 import type { Database } from '../database.js';
+import { recordChange } from './authorization-changes.js';
 import { parseJson, toBool, toIso } from './row-values.js';
 
 /** What a router reported when its control channel came up. */
@@ -97,6 +98,8 @@ export function createRouterPresenceRepository(database: Database): RouterPresen
           .values({ router_id: routerId, ...values })
           .onConflict((conflict) => conflict.column('router_id').doUpdateSet(values))
           .execute();
+        // Other controllers' live status streams learn of it through the change feed (issue 45).
+        await recordChange(database, 'router-presence', routerId, at);
         return true;
       } catch (error) {
         // A router deleted meanwhile fails the foreign key; anything else is the store's own failure.
@@ -106,16 +109,24 @@ export function createRouterPresenceRepository(database: Database): RouterPresen
       }
     },
     async release(routerId, controllerId, at) {
-      await db
+      const released = await db
         .updateTable('router_presence')
         .set({ disconnected_at: toIso(at) })
         .where('router_id', '=', routerId)
         .where('controller_id', '=', controllerId)
         .where('disconnected_at', 'is', null)
-        .execute();
+        .executeTakeFirst();
+      if (Number(released.numUpdatedRows) > 0) await recordChange(database, 'router-presence', routerId, at);
     },
     async releaseAll(controllerId, at) {
-      await db.updateTable('router_presence').set({ disconnected_at: toIso(at) }).where('controller_id', '=', controllerId).where('disconnected_at', 'is', null).execute();
+      const released = await db
+        .updateTable('router_presence')
+        .set({ disconnected_at: toIso(at) })
+        .where('controller_id', '=', controllerId)
+        .where('disconnected_at', 'is', null)
+        .returning('router_id')
+        .execute();
+      for (const { router_id } of released) await recordChange(database, 'router-presence', router_id, at);
     },
     async find(routerIds, aliveSince) {
       const found = new Map<string, StoredPresence>();

@@ -23,6 +23,19 @@ export interface SessionPresenceRepository {
   withLiveSession(identityIds: readonly string[], window: LivenessWindow): Promise<Set<string>>;
   /** How many live legacy sessions and live, unrevoked OIDC sessions there are (the `svc_api_sessions` gauge). */
   countLive(window: LivenessWindow): Promise<number>;
+  /**
+   * The latest times one identity's sessions count from (the live status stream, issue 45): its legacy sessions' last
+   * activity, its unrevoked OIDC sessions' creation and their active refresh tokens' expiry; null where it has none.
+   * The caller adds the timeouts: liveness then ends at the latest of the three, decided as `withLiveSession` does.
+   * Only sessions live in `window` are read (legacy ones through the last-activity index); the others count as none.
+   */
+  latestOf(identityId: string, window: LivenessWindow): Promise<SessionTimes>;
+}
+
+export interface SessionTimes {
+  legacyActivity: Date | null;
+  oidcCreated: Date | null;
+  refreshExpiry: Date | null;
 }
 
 export function createSessionPresenceRepository({ db }: Database): SessionPresenceRepository {
@@ -55,6 +68,34 @@ export function createSessionPresenceRepository({ db }: Database): SessionPresen
       const [legacyRow, oidcRow] = await Promise.all([legacy, oidc]);
       // PostgreSQL's count is a bigint, which pg hands over as text.
       return Number(legacyRow.count) + Number(oidcRow.count);
+    },
+
+    async latestOf(identityId, window) {
+      const legacy = db
+        .selectFrom('api_sessions')
+        .select((eb) => eb.fn.max('last_activity_at').as('at'))
+        .where('last_activity_at', '>', toIso(window.legacyActiveAfter))
+        .where('identity_id', '=', identityId)
+        .executeTakeFirst();
+      const oidc = db
+        .selectFrom('oidc_sessions')
+        .select((eb) => eb.fn.max('created_at').as('at'))
+        .where('created_at', '>', toIso(window.accessIssuedAfter))
+        .where('identity_id', '=', identityId)
+        .where('revoked_at', 'is', null)
+        .executeTakeFirst();
+      const refresh = db
+        .selectFrom('oidc_refresh_tokens as r')
+        .innerJoin('oidc_sessions as s', 's.id', 'r.session_id')
+        .select((eb) => eb.fn.max('r.expires_at').as('at'))
+        .where('s.identity_id', '=', identityId)
+        .where('s.revoked_at', 'is', null)
+        .where('r.status', '=', 'active')
+        .where('r.expires_at', '>', toIso(window.now))
+        .executeTakeFirst();
+      const [a, b, c] = await Promise.all([legacy, oidc, refresh]);
+      const date = (row: { at: string | null } | undefined) => (row?.at ? new Date(row.at) : null);
+      return { legacyActivity: date(a), oidcCreated: date(b), refreshExpiry: date(c) };
     },
   };
 }

@@ -1,8 +1,10 @@
 /**
  * The controller's live status events (issue 45): what the console's live status stream (`GET /events/status`)
- * pushes. Router presence publishes here when a router's control channel comes up or goes down at this controller;
- * every open stream is a subscriber. In memory and synchronous: a subscriber that cannot keep up is the stream's
- * business (it coalesces per router), never the publisher's.
+ * pushes. Router presence publishes here when a router's control channel comes up or goes down at this controller,
+ * and the live status watch (live-status.ts) when a router or an identity changed at any controller; every open
+ * stream is a subscriber. In memory and synchronous: a subscriber that cannot keep up is the stream's business (it
+ * coalesces per router and identity), never the publisher's. A router's state published twice (here and from the
+ * change feed) is passed on once.
  */
 export interface RouterStatusEvent {
   kind: 'router';
@@ -13,7 +15,18 @@ export interface RouterStatusEvent {
   at: Date;
 }
 
-export type StatusEvent = RouterStatusEvent;
+/** An identity's presence as the identity detail shows it (decision 0010), after it changed. */
+export interface IdentityStatusEvent {
+  kind: 'identity';
+  id: string;
+  /** Absent when the identity is gone (deleted: its sessions went with it). */
+  name?: string;
+  hasApiSession: boolean;
+  hasEdgeRouterConnection: boolean;
+  at: Date;
+}
+
+export type StatusEvent = RouterStatusEvent | IdentityStatusEvent;
 
 export interface StatusEvents {
   publish(event: StatusEvent): void;
@@ -27,8 +40,15 @@ export interface StatusEvents {
 
 export function createStatusEvents(): StatusEvents {
   const listeners = new Map<(event: StatusEvent) => void, (() => void) | undefined>();
+  // The last state told of each router (routers are few): the same state heard again is not told again.
+  const routers = new Map<string, string>();
   return {
     publish(event) {
+      if (event.kind === 'router') {
+        const state = event.isOnline ? `online ${event.version ?? ''}` : 'offline';
+        if (routers.get(event.id) === state) return;
+        routers.set(event.id, state);
+      }
       for (const listener of listeners.keys()) listener(event);
     },
     subscribe(listener, ended) {

@@ -3,8 +3,9 @@
  * saving; its enrollment (JWT, QR code, download, re-issue); its authenticators (identity-authenticators.tsx); MFA
  * reset; its API sessions and sessions (identity-sessions.tsx); delete.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { api } from '../../api/client';
+import { useLiveStatus } from '../../api/events';
 import { ConfirmButton, DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { Attributes, DateTime, YesNo } from '../../components/fields';
 import { RoleAttributesEditor } from '../../components/role-attributes-editor';
@@ -13,6 +14,8 @@ import { t } from '../../strings';
 import { IdentityAuthenticators } from './identity-authenticators';
 import { EnrollmentPanel, type PendingEnrollment } from './identity-enrollment';
 import { IdentitySessions } from './identity-sessions';
+import { liveIdentity } from './identity-list';
+import { LiveNote, OnlineBadge } from '../edge-routers/router-list';
 
 interface Identity {
   id: string;
@@ -34,6 +37,12 @@ export function IdentityDetail({ params }: { params: Record<string, string> }) {
   const { entity: identity, error, reload } = useEntity<Identity>(path);
   const [generation, setGeneration] = useState(0);
   const changed = () => (reload(), setGeneration((n) => n + 1));
+  const live = useLiveStatus();
+  // Changes missed while the stream was down are not replayed: the identity is read again when it comes back.
+  useEffect(() => {
+    if (live.reconnects > 0) reload();
+  }, [live.reconnects]);
+  const status = identity ? liveIdentity(live, identity) : undefined;
   const pendingMethod = identity?.enrollment.ott ? 'ott' : identity?.enrollment.updb ? 'updb' : identity?.enrollment.ottca ? 'ottca' : 'ott';
   const pending = identity?.enrollment.ott ?? identity?.enrollment.updb ?? identity?.enrollment.ottca;
   return (
@@ -56,13 +65,15 @@ export function IdentityDetail({ params }: { params: Record<string, string> }) {
     >
       {identity && (
         <>
+          <LiveNote live={live} />
           <Facts
             facts={[
               [t.common.id, identity.id],
               [t.common.type, identity.type?.name ?? t.common.none],
               [t.identities.isAdmin, <YesNo value={identity.isAdmin} />],
               [t.identities.authPolicy, identity.authPolicy?.name ?? t.common.none],
-              [t.identities.hasApiSession, <YesNo value={identity.hasApiSession} />],
+              [t.identities.status, <OnlineBadge online={status?.online ?? false} />],
+              [t.identities.hasApiSession, <YesNo value={status?.hasApiSession} />],
               [t.identities.mfa, <YesNo value={identity.isMfaEnabled} />],
               [t.common.roleAttributes, <Attributes values={identity.roleAttributes} />],
               [t.common.createdAt, <DateTime value={identity.createdAt} />],
