@@ -2,6 +2,8 @@
  * Live identity status in the console (issue 45, must-have 5): the identities list and an identity's page read the
  * controller's status stream, and an identity logging in through the API turns online on the page, then offline when
  * it logs out: no reload, and no request for the list again. The status is a word beside its dot, not a colour only.
+ *
+ * @ui-only: the identity events of the status stream run on both stores in test/e2e/status-events.test.ts.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
