@@ -4,14 +4,12 @@
 // a free loopback port, a temporary data folder) stopped at the end. Without PostgreSQL binaries the
 // PostgreSQL run is skipped with a loud notice, unless SVC_TEST_REQUIRE_POSTGRES=1 (CI), where it fails.
 // Arguments are test files or folders to run instead of all of test/; `--store sqlite|postgres` runs one store only
-// (SVC_TEST_ONLY does the same). A run of everything starts with the lint
-// (eslint.config.js: recommended rules and the layer directions of STYLE.md) and the typecheck; either failing fails
-// the run.
-// Speed (issue 13, point 7; docs/decisions/0024-compiled-test-runs.md): the typecheck also emits src/ and test/ as
-// JavaScript into a temporary folder (scripts/test/compile.mjs), and the test processes run that JS with source maps
-// instead of transforming TypeScript through tsx in every process; the lint runs meanwhile. Narrowed runs of at
-// least COMPILE_FROM files compile too (emit only, --noCheck); smaller ones run through tsx, which is quicker for a
-// few files. SVC_TEST_COMPILE=1|0 forces either way. Test files run SVC_TEST_CONCURRENCY at a time (default below).
+// (SVC_TEST_ONLY does the same). A run of everything also runs the lint (eslint.config.js: recommended rules and the
+// layer directions of STYLE.md) and the typecheck, beside the tests; either failing stops and fails the run.
+// Speed (issue 13, point 7; docs/decisions/0024-compiled-test-runs.md, 0087): src/ and test/ are emitted as
+// JavaScript into a temporary folder first (scripts/test/compile.mjs, --noCheck), and the test processes run that JS
+// with source maps instead of transforming TypeScript through tsx in every process. Narrowed runs of at least
+// COMPILE_FROM files compile too; smaller ones run through tsx, which is quicker for a few files. SVC_TEST_COMPILE=1|0 forces either way. Test files run SVC_TEST_CONCURRENCY at a time (default below).
 import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -85,6 +83,9 @@ const isSqlitePassOnly = (file) => isStoreIndependent(file) || header(file).incl
  */
 const runTemp = mkdtempSync(join(tmpdir(), 'svc-test-run-'));
 
+/** The node --test process running now: stopped if the run ends early (a lint or type error found meanwhile). */
+let running;
+
 /** Runs `files` (TypeScript through tsx, or their compiled JS when `compiled` is the compile's folder). */
 function runSuite(label, files, env, compiled) {
   const tap = join(mkdtempSync(join(runTemp, 'tap-')), 'report.tap');
@@ -106,7 +107,9 @@ function runSuite(label, files, env, compiled) {
       ],
       { cwd: root, stdio: 'inherit', env: { ...process.env, TMPDIR: runTemp, ...env } },
     );
+    running = child;
     child.on('exit', (code) => {
+      running = undefined;
       const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
       const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
       // A cancelled test (its file crashed or timed out) did not pass: it counts as a failure in the summary.
@@ -143,6 +146,7 @@ const compile = forced === '1' ? true : forced === '0' ? false : !narrowed || fi
 let build;
 let cluster;
 process.on('exit', () => {
+  running?.kill('SIGTERM');
   build?.remove();
   // A run stopped by a signal leaves the cluster running otherwise: stop it (and remove its folder) here too.
   try {
@@ -153,27 +157,33 @@ process.on('exit', () => {
   rmSync(runTemp, { recursive: true, force: true });
 });
 for (const [signal, code] of [['SIGINT', 130], ['SIGTERM', 143]]) process.on(signal, () => process.exit(code));
+/** The lint and the typechecks of a full run, running beside the tests (see below); settled before the summary. */
+let checks;
 if (!narrowed) {
-  // The lint and the typecheck (which emits the compiled suite in the same tsc run) run side by side.
+  // The suite is compiled first, emit only (--noCheck, a few seconds), and the tests start at once. The lint and the
+  // two typechecks (the project, and the console's browser code with its own settings) run meanwhile: they cost about
+  // 70 s of CPU, which the test passes' waits (sockets, timers, child processes) leave free, where before they ran
+  // first and the tests waited for them. A lint or type error still fails the run, as soon as it is known: the
+  // problems are printed and the run stops there.
+  build = await compileSuite(root, { check: false });
+  if (build.status !== 0) failBeforeTests(`${build.output}\ncompiling the suite failed (tsc --noCheck)`);
   const color = process.stdout.isTTY ? ['--color'] : [];
-  const [lint, types, consoleTypes] = await Promise.all([
+  checks = Promise.all([
     runQuiet([join(root, 'node_modules/eslint/bin/eslint.js'), ...color, '.']),
-    compile ? compileSuite(root, { check: true }) : runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']),
-    // The console is browser code with its own settings (DOM, JSX): typed by its own tsconfig.
+    runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', '.']),
     runQuiet([join(root, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', 'console/tsconfig.json']),
-  ]);
-  if (compile) build = types;
-  console.log('=== lint ===');
-  process.stdout.write(lint.output);
-  if (lint.status !== 0) failBeforeTests('\nlint failed: fix the problems above (npm run lint)');
-  console.log('lint: no problems');
-  // The test processes do not check types (tsx, or JS emitted whatever the type errors), and the build checks src/
-  // only: the tests are typed here.
-  console.log('=== typecheck ===');
-  process.stdout.write(types.output);
-  process.stdout.write(consoleTypes.output);
-  if (types.status !== 0 || consoleTypes.status !== 0) failBeforeTests();
-  console.log('typecheck: no errors');
+  ]).then(([lint, types, consoleTypes]) => {
+    const verdict = { lint: lint.status === 0, types: types.status === 0 && consoleTypes.status === 0 };
+    if (verdict.lint && verdict.types) return verdict;
+    console.log('\n=== lint ===');
+    process.stdout.write(lint.output);
+    console.log('=== typecheck ===');
+    process.stdout.write(types.output);
+    process.stdout.write(consoleTypes.output);
+    console.log(`\n${verdict.lint ? '' : 'lint failed (npm run lint); '}${verdict.types ? '' : 'typecheck failed; '}the run stops here`);
+    console.log('\ntests: 0 passed, 1 failed');
+    process.exit(1);
+  });
 } else if (compile) {
   build = await compileSuite(root, { check: false });
   if (build.status !== 0) failBeforeTests(`${build.output}\ncompiling the suite failed (tsc --noCheck)`);
@@ -219,6 +229,10 @@ else if (only !== 'sqlite') {
   }
 }
 
+if (checks) {
+  await checks;
+  console.log('\nlint: no problems; typecheck: no errors');
+}
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const bad = results.some((r) => r.code !== 0) || failed > 0 || passed === 0;
