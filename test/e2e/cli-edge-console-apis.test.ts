@@ -118,6 +118,27 @@ describe(`svc edge reach, preview, list expiries, watch status and re-enroll (${
     assert.notEqual(lines[0]?.split(' ').at(-1), lines[1]?.split(' ').at(-1), 'online and offline alternate');
   });
 
+  it('prints an identity going online at its login and offline at its logout', async () => {
+    await createIdentity(ctl.running.database, { name: 'cli-watched', username: 'cli-watched', password: 'Cli-Password-2' });
+    let finished = false;
+    const watching = svc('edge', 'watch', 'status', '--count', '2').finally(() => (finished = true));
+    // As for routers: the identity logs in and out until the stream, subscribed some time after the start, saw both.
+    while (!finished) {
+      const login = await ctl.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'cli-watched', password: 'Cli-Password-2' } });
+      assert.equal(login.status, 200, login.text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const logout = await ctl.fetch('/edge/client/v1/current-api-session', { method: 'DELETE', headers: { 'svc-session': login.json().data.token } });
+      assert.equal(logout.status, 200, logout.text);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    const result = await watching;
+    assert.equal(result.code, 0, result.stderr);
+    const lines = result.stdout.trim().split('\n');
+    assert.equal(lines.length, 2);
+    for (const line of lines) assert.match(line, /^\S+Z {2}identity cli-watched (online \(API session\)|offline)$/);
+    assert.notEqual(lines[0]?.split(' ').at(-1), lines[1]?.split(' ').at(-1), 'online and offline alternate');
+  });
+
   it('refuses a --count that is not a whole number (exit 2)', async () => {
     fails(await svc('edge', 'watch', 'status', '--count', 'many'), 2, /expected a whole number \(--count\)/);
   });

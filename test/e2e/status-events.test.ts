@@ -107,6 +107,29 @@ describe(`live status events (${testDialect})`, () => {
     stream.close();
   });
 
+  it('keeps a quiet stream open past the listener\'s inactivity deadline, and still delivers on it', async () => {
+    // The listener closes sockets quiet for its read + write deadlines: 1 s here. A stream with nothing to say for
+    // three times that must still be open and deliver the next change (it was cut at that deadline before).
+    const quick = await startTestController({
+      modify: (config) => (config.web[0].options = { ...(config.web[0].options ?? {}), readTimeout: '500ms', writeTimeout: '500ms' }),
+    });
+    try {
+      const stream = await openStatusStream(quick, await quick.adminToken());
+      assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));
+      let ended = false;
+      void stream.ended.then(() => (ended = true));
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      assert.equal(ended, false, 'the stream was closed while quiet');
+      const identity = await createIdentity(quick.running.database, { name: 'live-quiet', username: 'live-quiet', password: 'live-password' });
+      const res = await quick.fetch('/edge/client/v1/authenticate?method=password', { method: 'POST', body: { username: 'live-quiet', password: 'live-password' } });
+      assert.equal(res.status, 200, res.text);
+      assert.ok(await eventually(() => identityStates(stream, identity.id).at(-1) === true), stream.text());
+      stream.close();
+    } finally {
+      await quick.close();
+    }
+  });
+
   it('keeps an identity online while one of its sessions lives, and pushes it offline when an administrator deletes the last', async () => {
     const stream = await openStatusStream(ctl, token);
     assert.ok(await eventually(() => stream.events.some((e) => e.event === 'hello')));

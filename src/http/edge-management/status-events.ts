@@ -20,6 +20,8 @@ import { defineRoute } from '../kit/route.js';
 
 export const KEEP_ALIVE_MS = 25_000;
 export const STREAMS_PER_IDENTITY = 5;
+/** How long a stream's socket may stay quiet before it is closed: two keep-alives and a margin. */
+const STREAM_IDLE_MS = 2 * KEEP_ALIVE_MS + 5_000;
 
 const open = new Map<string, number>();
 
@@ -46,6 +48,10 @@ export const statusEventsRoute = defineRoute({
     open.set(identityId, count + 1);
     reply.hijack();
     const raw: ServerResponse = reply.raw;
+    // The listener closes a socket quiet for its read + write deadlines (15 s by default), which a stream is between
+    // changes: its own deadline is two keep-alives instead, so a healthy stream (written at least every 25 s) stays
+    // open and one whose peer has gone still ends.
+    request.raw.socket.setTimeout(STREAM_IDLE_MS);
     raw.writeHead(200, { ...(reply.getHeaders() as Record<string, string>), 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
     raw.write(frame('hello', { at: new Date().toISOString(), events: ['router', 'identity'] }));
 
