@@ -183,6 +183,8 @@ describe(`console policies in Chromium (${testDialect})`, () => {
     await page.getByRole('region', { name: 'Lose access: 12', exact: true }).waitFor();
     assert.deepEqual((await admin.read(`/service-policies/${policy.id}`)).identityRoles, ['#team'], 'unchanged while previewed');
     await confirmOf('Save', edit).click();
+    // The edit page carries the same heading: the saved detail page is the one whose address no longer ends in /edit.
+    await page.waitForURL((url) => url.pathname === `/console/service-policies/${policy.id}`);
     await page.getByRole('heading', { name: 'team-dials-web', level: 1 }).waitFor();
     assert.deepEqual((await admin.read(`/service-policies/${policy.id}`)).identityRoles, []);
 
