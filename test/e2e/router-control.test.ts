@@ -77,7 +77,9 @@ describe(`routers on the control channel (${testDialect})`, () => {
       return Number(pattern.exec(body)?.[1] ?? Number.NaN);
     };
     assert.ok((await metric(/^svc_control_messages_total\{direction="out",type="TrustState"\} (\d+)/m)) >= 1, 'trust state sent');
-    assert.ok((await metric(/^svc_routers_online (\d+)/m)) >= 1, 'routers online');
+    // The API reads the router online once the store has its presence; the gauge counts it a moment later, once the
+    // write (and on PostgreSQL its change-log notice) has returned.
+    assert.ok(await eventually(async () => (await metric(/^svc_routers_online (\d+)/m)) >= 1), 'routers online');
     assert.ok(await eventually(async () => (await metric(/^svc_router_metric_reports_total (\d+)/m)) >= 1), 'a metrics report from the router');
     assert.ok(await eventually(async () => (await metric(/^svc_control_messages_total\{direction="in",type="RouterMetrics"\} (\d+)/m)) >= 1));
     assert.match((await ctl.running.services.metrics.exposition()).body, /^# TYPE svc_router_heartbeat_latency_seconds histogram$/m);
