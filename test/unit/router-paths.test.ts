@@ -2,6 +2,8 @@
  * Path choice over the routing graph (policy/router-paths.ts; decision 0070): cheapest by latency plus entered
  * routers' cost, links usable in either direction only when up between online routers, no-traversal routers only at
  * the ends, and the source taken as online.
+ *
+ * @store-independent: pure functions, no store.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -1,4 +1,8 @@
-/** The store as the controller's startup line names it: where it is, never its password. */
+/**
+ * The store as the controller's startup line names it: where it is, never its password.
+ *
+ * @store-independent: it formats store addresses given to it, and opens none.
+ */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { describeStore } from '../../src/app/startup-summary.js';

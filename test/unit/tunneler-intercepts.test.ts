@@ -2,6 +2,8 @@
  * The client tunneler's pure parts (issue 43, helper client): intercept.v1 configs checked field by field, where each
  * intercept is listened on (loopback literals as is, every other address at the bind address), the port offset, the
  * per-service port cap, listeners two intercepts would share, and the AppData a dial carries.
+ *
+ * @store-independent: pure functions, no store.
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';

@@ -5,7 +5,6 @@
  * download, and a confirmation before they count). Every value is escaped; every string comes from strings.ts.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import QRCode from 'qrcode';
 import { CONTENT_SECURITY_POLICY, PAGE_SECURITY_HEADERS } from '../../http/console/content-security-policy.js';
 import { stringsFor, type PageStrings } from './strings.js';
 import { LOGIN_CSS_PATH } from './style.js';
@@ -131,6 +130,8 @@ export interface TotpEnrollment {
 /** TOTP enrollment: QR code and secret, recovery codes with a download, then the confirmation and the first code. */
 export async function enrollPage(s: PageStrings, authRequestId: string, enrollment: TotpEnrollment, problem?: PageProblem): Promise<string> {
   const id = escapeHtml(authRequestId);
+  // Loaded when a QR code is drawn (57 modules with its PNG encoder), not by every process that loads the controller.
+  const { default: QRCode } = await import('qrcode');
   const svg = await QRCode.toString(enrollment.provisioningUrl, { type: 'svg', errorCorrectionLevel: 'M', margin: 1 });
   const qr = `data:image/svg+xml;base64,${Buffer.from(svg).toString('base64')}`;
   const secret = new URL(enrollment.provisioningUrl).searchParams.get('secret') ?? '';

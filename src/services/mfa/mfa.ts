@@ -12,7 +12,6 @@
  * code and changes nothing. Counting an attempt and locking after too many stay outside: they must hold whatever
  * the rest of the request does.
  */
-import QRCode from 'qrcode';
 import { secretsEqual } from '../../crypto/secrets.js';
 import type { Actor } from '../../domain/audit.js';
 import type { Identity } from '../../domain/identity.js';
@@ -244,6 +243,8 @@ export function createMfaService(deps: MfaServiceDeps): MfaService {
         throw new ApiError('NOT_FOUND', { message: enrollment ? 'the MFA enrollment is complete; its QR code is no longer shown' : 'MFA enrollment has not been started' });
       }
       const url = provisioningUrl(identity.name, deps.issuer, enrollment.secret);
+      // Loaded when a QR code is drawn, not by every process that loads the controller (see pages/render.ts).
+      const { default: QRCode } = await import('qrcode');
       return QRCode.toBuffer(url, { type: 'png', width: 256, errorCorrectionLevel: 'M', margin: 2 });
     },
 
