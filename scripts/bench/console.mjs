@@ -17,36 +17,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
 import { chromium } from 'playwright-core';
-import { median, post, seededHome, stop, waitFor } from './lib.mjs';
+import { median, post, seededHome, seededNetworkArguments, stop, waitFor } from './lib.mjs';
 
 const root = new URL('../..', import.meta.url).pathname;
-const { values } = parseArgs({
-  options: {
-    identities: { type: 'string', default: '1000000' },
-    services: { type: 'string', default: '10000' },
-    routers: { type: 'string', default: '1000' },
-    'service-policies': { type: 'string', default: '2000' },
-    'router-policies': { type: 'string', default: '100' },
-    rounds: { type: 'string', default: '5' },
-    store: { type: 'string', default: 'sqlite' },
-  },
-});
-const rounds = Number(values.rounds);
-const sizes = {
-  identities: Number(values.identities),
-  services: Number(values.services),
-  routers: Number(values.routers),
-  postureChecks: 10,
-  servicePolicies: Number(values['service-policies']),
-  edgeRouterPolicies: Number(values['router-policies']),
-  serviceEdgeRouterPolicies: Number(values['router-policies']),
-  attributes: 1000,
-  maxAttributesPerEntity: 3,
-  allChance: 0.001,
-  prefix: 'b',
-};
+const { values, rounds, sizes } = seededNetworkArguments(5);
 const home = mkdtempSync(join(tmpdir(), 'svc-bench-console-'));
 const svc = join(root, 'bin/svc.js');
 const env = { ...process.env, SVC_LOG_LEVEL: 'warn', SVC_ADMIN_PASSWORD: 'bench-password' };

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
+import { parseArgs } from 'node:util';
 import { findPostgresBin, startThrowawayCluster } from '../lib/postgres-cluster.mjs';
 import { processCpuMs } from './cpu-budget.mjs';
 import { wrkResult } from './wrk-output.mjs';
@@ -148,6 +149,38 @@ export async function moveToPostgres(home, svc, env, password) {
     child.on('exit', (code) => (code === 0 ? resolve() : reject(new Error('create-admin on PostgreSQL failed'))));
   });
   return { url, cluster };
+}
+
+/**
+ * The command line of a bench on the seeded network (`console`, `change-preview`): the network's sizes (a million
+ * identities by default), --rounds (default `rounds`) and --store; resolves them into the sizes authz-seed.ts takes.
+ */
+export function seededNetworkArguments(rounds) {
+  const { values } = parseArgs({
+    options: {
+      identities: { type: 'string', default: '1000000' },
+      services: { type: 'string', default: '10000' },
+      routers: { type: 'string', default: '1000' },
+      'service-policies': { type: 'string', default: '2000' },
+      'router-policies': { type: 'string', default: '100' },
+      rounds: { type: 'string', default: String(rounds) },
+      store: { type: 'string', default: 'sqlite' },
+    },
+  });
+  const sizes = {
+    identities: Number(values.identities),
+    services: Number(values.services),
+    routers: Number(values.routers),
+    postureChecks: 10,
+    servicePolicies: Number(values['service-policies']),
+    edgeRouterPolicies: Number(values['router-policies']),
+    serviceEdgeRouterPolicies: Number(values['router-policies']),
+    attributes: 1000,
+    maxAttributesPerEntity: 3,
+    allChance: 0.001,
+    prefix: 'b',
+  };
+  return { values, rounds: Number(values.rounds), sizes };
 }
 
 /**
