@@ -16,6 +16,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
 import { longestFirst } from './test/order.mjs';
+import { failureLines, failuresIn } from './test/failures.mjs';
 import { buildConsole } from './build-console.mjs';
 import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
@@ -113,7 +114,13 @@ function runSuite(label, files, env, compiled) {
       const text = existsSync(tap) ? readFileSync(tap, 'utf8') : '';
       const count = (name) => Number(text.match(new RegExp(`^# ${name} (\\d+)$`, 'm'))?.[1] ?? 0);
       // A cancelled test (its file crashed or timed out) did not pass: it counts as a failure in the summary.
-      resolve({ code: code ?? 1, passed: count('pass'), failed: count('fail') + count('cancelled'), skipped: count('skipped') });
+      resolve({
+        code: code ?? 1,
+        passed: count('pass'),
+        failed: count('fail') + count('cancelled'),
+        skipped: count('skipped'),
+        failures: failureLines(label, failuresIn(text), compiled),
+      });
     });
   });
 }
@@ -236,6 +243,8 @@ if (checks) {
 const passed = results.reduce((n, r) => n + r.passed, 0);
 const failed = results.reduce((n, r) => n + r.failed, 0);
 const bad = results.some((r) => r.code !== 0) || failed > 0 || passed === 0;
+const failures = results.flatMap((r) => r.failures);
+if (failures.length > 0) console.log(`\nfailed:\n${failures.join('\n')}`);
 if (only === 'sqlite') notRun.push('SQLite only (--store sqlite)');
 if (only === 'postgres') notRun.push('PostgreSQL only (--store postgres)');
 console.log(`\ntests: ${passed} passed, ${failed} failed${notRun.length > 0 ? `; ${notRun.join('; ')}` : ''}`);
