@@ -148,7 +148,9 @@ describe(`login with an external identity provider (${testDialect})`, () => {
     const back = await signInAtIdp(pair.idp, authorize.toString(), 'alice', 'alice-password-1');
     const other = await startAtIdp();
     const altered = new URL(back);
-    altered.searchParams.set('state', `${back.searchParams.get('state')!.slice(0, 42)}A`);
+    // The last character changed, to one it is not (a fixed 'A' left one state in 64 unaltered).
+    const state = back.searchParams.get('state')!;
+    altered.searchParams.set('state', `${state.slice(0, -1)}${state.endsWith('A') ? 'B' : 'A'}`);
     for (const [url, cookies] of [[back, ''], [back, other.cookie], [altered, cookie], [new URL(`${pair.callbackUrl}?code=x`), cookie]] as const) {
       const res = await backAtController(url, cookies);
       assert.equal(res.status, 400, res.text);
