@@ -41,7 +41,7 @@ import { startPeriodic } from '../shared/periodic.js';
 import { buildChangeFeed } from '../services/change-feed/index.js';
 import { createControllerMetrics, liveSessionCounter } from '../services/metrics/index.js';
 import { buildCertificatesDomain } from '../services/certificates/index.js';
-import { buildRouterPresence, type RouterPresence } from '../services/routers/index.js';
+import { buildEdgeConnections, buildRouterPresence, type RouterPresence } from '../services/routers/index.js';
 import { buildFabricAdmin } from '../services/routers/fabric-admin.js';
 import { withSessionCertificates } from '../services/certificates/session-certificate-auth.js';
 import { DEFAULT_EXTERNAL_JWT } from '../config/edge-rules.js';
@@ -209,7 +209,11 @@ export async function startController(
           configTypes: sessions.configTypes,
         })
       : undefined;
-    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed });
+    // Identities with SDK channels at the routers connected here (issue 45; decision 0083).
+    const edgeConnections = buildEdgeConnections(database, {
+      onError: (error) => logger.warn({ err: error }, "an identity's edge router connection change could not be written; the status streams miss it"),
+    });
+    const identities = buildIdentitiesDomain(database, { ...enrollmentSettings, log: logger, enrollments, mfa: mfa.records, sessions: sessions.presence, passwords, feed, edgeConnections });
     // Routers' presence (decision 0064): its status is read with every router an API shows.
     const statusEvents = createStatusEvents();
     const routerPresence = buildRouterPresence(database, { clock, metrics, statusEvents });
@@ -220,6 +224,7 @@ export async function startController(
       routers: routerPresence,
       identities: createIdentityRepository(database),
       sessions: sessions.presence,
+      edge: edgeConnections,
       clock,
       onError: (error) => logger.warn({ err: error }, 'a live status change could not be read; it is read again at the next change'),
     });
@@ -373,6 +378,7 @@ export async function startController(
           services,
           controllers: controllersDomain.service,
           presence: routerPresence,
+          connections: edgeConnections,
           feed,
           activity: sessions.activity,
           sessionTimeoutMs,

@@ -12,6 +12,7 @@ import type { OidcRepository } from '../persistence/repositories/oidc.js';
 import type { ChangeFeed } from '../services/change-feed/change-feed.js';
 import type { ControllerService } from '../services/controllers/controllers.js';
 import { buildRouterControl, watchRevocations } from '../services/routers/index.js';
+import type { EdgeConnections } from '../services/routers/index.js';
 import type { RouterPresence } from '../services/routers/presence.js';
 import type { Services } from '../services/services.js';
 import { startPeriodic } from '../shared/periodic.js';
@@ -43,6 +44,8 @@ export async function startRouterControlPlane(deps: {
   services: Services;
   controllers: ControllerService;
   presence: RouterPresence;
+  /** Identities with SDK channels at the routers connected here: what routers report in IdentityConnections. */
+  connections: EdgeConnections;
   feed: ChangeFeed;
   activity: { seen(sessionId: string, at: Date): void; pending(sessionId: string): Date | undefined };
   /** The legacy API sessions' inactivity timeout. */
@@ -65,6 +68,7 @@ export async function startRouterControlPlane(deps: {
     issuers: deps.issuers,
     clientCaPems: async () => clientCas,
     activity: deps.activity,
+    connections: deps.connections,
     sessionTimeoutMs: deps.sessionTimeoutMs,
     cached: deps.cached,
   });

@@ -19,6 +19,7 @@ import {
   ReconcileTerminatorsSchema,
   EmptySchema,
   HostedServicesSchema,
+  IdentityConnectionsSchema,
   LinkReportSchema,
   readBody,
   ReconcileCircuitsSchema,
@@ -129,6 +130,16 @@ export function handleRouterMessages(deps: {
         return;
       case ControlType.ApiSessionActivity:
         notice(message, () => service.recordActivity(readBody(ApiSessionActivitySchema, message.body, 'ApiSessionActivity').apiSessionIds));
+        return;
+      case ControlType.IdentityConnections:
+        notice(message, () => {
+          const report = readBody(IdentityConnectionsSchema, message.body, 'IdentityConnections');
+          const gone = new Set(report.disconnected);
+          const both = report.connected.findIndex((id) => gone.has(id));
+          if (both >= 0) throw new ControlBodyError(`IdentityConnections: body.connected.${both} is also in body.disconnected; an id is in one list only`);
+          const dropped = service.reportIdentities(router, report);
+          if (dropped > 0) log.warn({ router: router.name, dropped }, `router ${router.name} reported more identities than a router may hold; ${dropped} were not kept`);
+        });
         return;
       case ControlType.RouterEvents:
         notice(message, () => {

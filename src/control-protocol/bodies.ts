@@ -213,6 +213,23 @@ export type DialAnswer = Static<typeof DialAnswerSchema>;
 export const ApiSessionActivitySchema = Type.Object({ apiSessionIds: Type.Array(Id, { maxItems: 10_000 }) }, closed);
 export type ApiSessionActivity = Static<typeof ApiSessionActivitySchema>;
 
+/**
+ * Router -> controller: the identities with an SDK channel at this router (issue 45), as changes. `connected`: the
+ * identity's first channel here opened (its API session was checked); `disconnected`: its last one here closed.
+ * `reset`: the controller first forgets everything this router reported before; a router sends it after each
+ * (re)connect with its whole set (a set larger than one message continues in messages without `reset`). An id may
+ * not be in both lists.
+ */
+export const IdentityConnectionsSchema = Type.Object(
+  {
+    reset: Type.Optional(Type.Boolean()),
+    connected: Type.Array(Id, { maxItems: 10_000 }),
+    disconnected: Type.Array(Id, { maxItems: 10_000 }),
+  },
+  closed,
+);
+export type IdentityConnections = Static<typeof IdentityConnectionsSchema>;
+
 export const RouterEventsSchema = Type.Object(
   {
     events: Type.Array(

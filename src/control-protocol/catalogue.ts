@@ -39,6 +39,8 @@ export const ControlType = {
   ReconcileCircuits: 30033,
   /** router -> controller: legacy API sessions whose SDKs hold a channel to this router (keeps them alive). */
   ApiSessionActivity: 30040,
+  /** router -> controller: identities whose first SDK channel here opened or whose last closed; the whole set after a (re)connect (a notice). */
+  IdentityConnections: 30041,
   /** router -> controller: router events (state changes) for the controller's log and metrics. */
   RouterEvents: 30050,
   /** router -> controller: router metrics, a snapshot of counters. */

@@ -193,6 +193,7 @@ export async function startRouter(
         metrics.controlConnected(true);
         log.info({ controller: answer.controllerName, endpoint, routerId: answer.routerId }, `connected to controller ${answer.controllerName} at ${endpoint} as router ${answer.routerName}`);
         void reconcileTerminators();
+        edge?.controllerConnected();
         links?.controllerConnected();
         void late.fabric?.reconcile();
       },

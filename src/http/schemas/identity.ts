@@ -108,7 +108,7 @@ export const IdentityDetail = Type.Object({
   envInfo: EnvInfo,
   appData: Tags,
   permissions: Type.Array(Type.String(), { description: 'fine-grained permissions; none exist yet (isAdmin grants everything)' }),
-  hasEdgeRouterConnection: Type.Boolean({ description: 'false until edge routers exist' }),
+  hasEdgeRouterConnection: Type.Boolean({ description: 'an edge router connected to this controller holds an SDK channel of the identity' }),
   edgeRouterConnectionStatus: Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('unknown')]),
   defaultHostingCost: Type.Integer({ minimum: 0, maximum: 65535 }),
   defaultHostingPrecedence: Type.Union([Type.Literal('default'), Type.Literal('required'), Type.Literal('failed')]),

@@ -6,7 +6,7 @@
  * Each connection then says Hello with its API-session token (hello.ts), and the channel carries the SDK's dials,
  * binds and data (edge-handlers.ts). Channels end when their token expires, their session or identity is revoked, or
  * their certificate stops being trusted. Legacy sessions with a channel here are reported to the controller as
- * active, which keeps them alive.
+ * active, which keeps them alive; the identities holding channels here are reported too (identity-report.ts).
  */
 import { createHash, X509Certificate } from 'node:crypto';
 import { createServer, type Server, type TLSSocket } from 'node:tls';
@@ -30,6 +30,7 @@ import { pauseCounter } from '../fabric/inlet.js';
 import type { Fabric } from '../fabric/fabric.js';
 import { describe, FIRST_ROUTER_CONN_ID, type SdkChannel } from './sdk-channel.js';
 import { createEdgeTokens } from './tokens.js';
+import { createIdentityReporter } from './identity-report.js';
 
 export interface EdgeListenerLimits extends EdgeLimits {
   /** SDK channels the listener holds at once. */
@@ -56,6 +57,8 @@ export interface EdgeListener {
   readonly channelCount: number;
   /** New handshakes use this server certificate (after a renewal). */
   updateTls(tls: { key: string; cert: string }): void;
+  /** A controller accepted this router's Hello: it is told the identities holding channels here. */
+  controllerConnected(): void;
   close(): Promise<void>;
 }
 
@@ -106,18 +109,24 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
   const channels = new Set<SdkChannel>();
   const bySession = new Map<string, Set<SdkChannel>>();
   const byIdentity = new Map<string, Set<SdkChannel>>();
+  const identities = createIdentityReporter({ control });
   let serverTls = options.tls;
   let channelSeq = 0;
 
-  const index = (map: Map<string, Set<SdkChannel>>, key: string, sdk: SdkChannel, add: boolean) => {
+  /** Files or unfiles `sdk` under `key`; answers whether `key` appeared (first channel) or went (last channel). */
+  const index = (map: Map<string, Set<SdkChannel>>, key: string, sdk: SdkChannel, add: boolean): boolean => {
     let set = map.get(key);
     if (add) {
+      const first = !set;
       if (!set) map.set(key, (set = new Set()));
       set.add(sdk);
-    } else if (set) {
-      set.delete(sdk);
-      if (set.size === 0) map.delete(key);
+      return first;
     }
+    if (!set) return false;
+    set.delete(sdk);
+    if (set.size > 0) return false;
+    map.delete(key);
+    return true;
   };
 
   function armExpiry(sdk: SdkChannel): void {
@@ -239,7 +248,7 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
     };
     channels.add(sdk);
     index(bySession, session.apiSessionId, sdk, true);
-    index(byIdentity, session.identityId, sdk, true);
+    if (index(byIdentity, session.identityId, sdk, true)) identities.opened(session.identityId);
     metrics.channels(1);
     metrics.hello('success');
     armExpiry(sdk);
@@ -249,7 +258,7 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
     channel.onClose(({ reason }) => {
       channels.delete(sdk);
       index(bySession, sdk.session.apiSessionId, sdk, false);
-      index(byIdentity, sdk.session.identityId, sdk, false);
+      if (index(byIdentity, sdk.session.identityId, sdk, false)) identities.closed(sdk.session.identityId);
       if (sdk.expiryTimer) clearTimeout(sdk.expiryTimer);
       for (const conn of [...sdk.conns.values()]) conn.close(`the peer's channel closed: ${reason}`);
       for (const binding of [...sdk.bindings.values()]) hosting.remove(binding);
@@ -299,6 +308,9 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : options.port;
   log.info({ port, host: options.host }, `edge listener up on ${options.host}:${port}`);
+  // Connected before this listener was up: the controller is told the (empty) set now, forgetting any it held for
+  // this router from an earlier process whose channel the new one replaced.
+  if (control.connected) identities.controllerConnected([]);
 
   return {
     port,
@@ -310,8 +322,10 @@ export async function startEdgeListener(options: EdgeListenerOptions): Promise<E
       serverTls = tls;
       server.setSecureContext(secureContext());
     },
+    controllerConnected: () => identities.controllerConnected(byIdentity.keys()),
     async close() {
       clearInterval(activity);
+      identities.stop();
       stopRevocations();
       stopTrust();
       const closing = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -49,6 +49,8 @@ export interface IdentityDetail extends IdentitySummary {
   hasApiSession: boolean;
   /** It has a verified TOTP enrollment. */
   isMfaEnabled: boolean;
+  /** A router connected to this controller reports an SDK channel of the identity (decision 0083). */
+  hasEdgeRouterConnection: boolean;
 }
 
 export interface IdentityService {
@@ -101,6 +103,8 @@ export interface IdentityServiceDeps {
   feed?: ChangeFeed;
   /** The tunneler-enabled router whose own identity this is (decision 0070): its lifecycle is the router's. */
   routerOwning?: (identityId: string) => Promise<{ id: string; name: string } | undefined>;
+  /** Identities with SDK channels at the routers connected here (services/routers/edge-connections.ts); none without. */
+  edgeConnections?: { has(identityId: string): boolean };
 }
 
 /** Callers' own details kept at most (about 2 KiB each). */
@@ -121,6 +125,9 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
     deps.feed && createFeedCache<IdentityDetail>({ feed: deps.feed, entity: 'identity', clearOn: ['auth-policy'], capacity: KEPT_CURRENT_DETAILS });
 
   const asCurrentOnce = new WeakMap<IdentityDetail, IdentityDetail>();
+  const connected = (identityId: string) => deps.edgeConnections?.has(identityId) ?? false;
+  /** A kept detail as the caller's own: its request's identity, the API session it calls with, its channels now. */
+  const asCurrent = (detail: IdentityDetail, identity: Identity): IdentityDetail => ({ ...detail, identity, hasApiSession: true, hasEdgeRouterConnection: connected(identity.id) });
 
   const managed = resourceService<Identity, IdentityFields, IdentityCreateInput, IdentityPatchInput, IdentityChangeScope>(
     { repository: identities, fields: IDENTITY_TABLE.fields, roleFilter: 'identity', work: deps.work, clock },
@@ -200,6 +207,7 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       enrollments: pendingBy.get(identity.id) ?? [],
       hasApiSession: live.has(identity.id),
       isMfaEnabled: mfaEnabled.has(identity.id),
+      hasEdgeRouterConnection: connected(identity.id),
     }));
   }
 
@@ -235,7 +243,8 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
       // The same object while the kept detail and the caller's identity are the same ones, so a view made of it can be
       // kept with it (current-identity.ts); either changes by being replaced, never in place.
       const made = asCurrentOnce.get(detail);
-      if (made?.identity === identity) return made;
+      // Channels come and go without a change of the identity: a kept answer whose flag moved on is made again.
+      if (made?.identity === identity && made.hasEdgeRouterConnection === connected(identity.id)) return made;
       const fresh = asCurrent(detail, identity);
       asCurrentOnce.set(detail, fresh);
       return fresh;
@@ -259,8 +268,6 @@ export function createIdentityService(deps: IdentityServiceDeps): IdentityServic
   };
 }
 
-/** A kept detail as the caller's own: with the identity its request carries, and the API session it calls with. */
-const asCurrent = (detail: IdentityDetail, identity: Identity): IdentityDetail => ({ ...detail, identity, hasApiSession: true });
 
 /** Groups records by their identity, keeping their order. */
 function byIdentity<T extends { identityId: string }>(records: readonly T[]): Map<string, T[]> {

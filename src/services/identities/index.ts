@@ -71,6 +71,8 @@ export function buildIdentitiesDomain(
     passwords: PasswordGuard;
     /** Keeps callers' own details in memory (decision 0035). */
     feed?: ChangeFeed;
+    /** Identities with SDK channels at the routers connected here (`hasEdgeRouterConnection`). */
+    edgeConnections?: { has(identityId: string): boolean };
   },
 ): IdentitiesDomain {
   const { clock } = deps;
@@ -89,6 +91,7 @@ export function buildIdentitiesDomain(
       work: identityChanges(database, deps),
       routerOwning: createRouterIdentityRepository(database).routerOwning,
       ...(deps.feed ? { feed: deps.feed } : {}),
+      ...(deps.edgeConnections ? { edgeConnections: deps.edgeConnections } : {}),
     }),
     authenticators: createAuthenticatorService({
       authenticators,

@@ -35,12 +35,15 @@ import { createHostConfigRepository } from '../../persistence/repositories/host-
 import { createLinkService } from './links.js';
 import { createHostedServices } from './hosted-services.js';
 import type { RouterPresence } from './presence.js';
+import { recordChange } from '../../persistence/repositories/authorization-changes.js';
+import { createEdgeConnections, queuedChanges, type EdgeConnections } from './edge-connections.js';
 
 export type { RouterEnrollmentService } from './router-enrollment.js';
 export type { RouterControlService } from './router-control.js';
 export { watchRevocations, type RevocationSources } from './revocation-watch.js';
 export type { RegisteringRouterPresence, RouterHello, RouterPresence, RouterStatusReader } from './presence.js';
 export { UnknownRouterError } from './presence.js';
+export type { EdgeConnections } from './edge-connections.js';
 export { InvalidHelloError } from './hello-check.js';
 
 /**
@@ -172,4 +175,14 @@ export function buildRouterPresence(
   });
   if (deps.controllerId !== undefined) presence.registerAs(deps.controllerId);
   return presence;
+}
+
+/**
+ * The identities with SDK channels at the routers connected here (issue 45; decision 0083). Each identity whose
+ * connected state flips is written as an `identity-presence` change, so every controller's status stream (this one's
+ * at commit) reads it again.
+ */
+export function buildEdgeConnections(database: Database, deps: { onError(error: unknown): void }): EdgeConnections {
+  const note = queuedChanges((identityId) => recordChange(database, 'identity-presence', identityId), deps.onError);
+  return createEdgeConnections({ onChange: (identityId) => note(identityId) });
 }

@@ -16,6 +16,7 @@ import type {
   DialRequest,
   HostedServicesAnswer,
   HostedServicesRequest,
+  IdentityConnections,
   LinkReport,
   TerminatorAnswer,
   TrustState,
@@ -29,6 +30,7 @@ import type { TerminatorService } from '../authorization/terminators.js';
 import { RouterRequestError } from './router-request-error.js';
 import type { SdkDial } from './sdk-dial.js';
 import type { HostedServices } from './hosted-services.js';
+import type { EdgeConnections } from './edge-connections.js';
 import type { LinkService } from './links.js';
 import type { SdkSessions } from './sdk-sessions.js';
 
@@ -64,7 +66,9 @@ export interface RouterControlService {
   recordActivity(apiSessionIds: readonly string[]): void;
   /** The links the router dialed, whole (LinkReport): stored as they are; answers how many were kept. */
   reportLinks(router: RouterStanding, report: LinkReport): Promise<number>;
-  /** The router's control channel closed here (now): the links it reported until now go. */
+  /** Identities whose SDK channels at the router opened or closed (edge-connections.ts); how many ids were dropped for the bound. */
+  reportIdentities(router: RouterStanding, report: IdentityConnections): number;
+  /** The router's control channel closed here (now): the links and identity connections it reported until now go. */
   disconnected(router: RouterStanding): Promise<void>;
   /** Circuits that began at the router ended (ids of other routers' circuits are ignored); how many were forgotten. */
   circuitsEnded(router: RouterStanding, ended: CircuitsEnded): Promise<number>;
@@ -103,6 +107,8 @@ export function createRouterControlService(deps: {
   /** The dial decision (sdk-dial.ts). */
   dial: SdkDial;
   links: LinkService;
+  /** Identities with SDK channels at the routers connected here (edge-connections.ts). */
+  connections: Pick<EdgeConnections, 'report' | 'routerGone'>;
   circuits: Pick<CircuitRepository, 'deleteOf' | 'keepOnly'>;
   hostedServices: HostedServices;
   clock: Clock;
@@ -189,7 +195,12 @@ export function createRouterControlService(deps: {
       for (const id of apiSessionIds) deps.activity.seen(id, now);
     },
     reportLinks: (router, report) => deps.links.report(router.id, report),
-    disconnected: (router) => deps.links.forget(router.id, deps.clock.now()),
+    reportIdentities: (router, report) => deps.connections.report(router.id, report),
+    disconnected(router) {
+      // At once, before any await: a reconnect's whole set, heard after this, must not be cleared by it.
+      deps.connections.routerGone(router.id);
+      return deps.links.forget(router.id, deps.clock.now());
+    },
     circuitsEnded: (router, ended) => deps.circuits.deleteOf(router.id, ended.circuits.map((circuit) => circuit.id)),
     reconcileCircuits: (router, keep) => deps.circuits.keepOnly(router.id, keep),
     hostedServices: (router, request) => deps.hostedServices(router, request),

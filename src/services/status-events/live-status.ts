@@ -8,7 +8,9 @@
  * - Identities: an `identity-presence` change (an API session of the identity began or ended: login, logout,
  *   revocation, the sweep) is answered by reading when the identity's liveness ends, decided as its `hasApiSession`
  *   is (decision 0010). While it lives, one timer waits for that moment and reads again (activity or a refresh may
- *   have moved it on). Nothing is ever scanned: the work and the memory grow with the identities that change and
+ *   have moved it on). The event carries `hasEdgeRouterConnection` as this controller's routers report it
+ *   (decision 0083); a flip of it is written as an `identity-presence` change too, so it is pushed when it changes.
+ *   Nothing is ever scanned: the work and the memory grow with the identities that change and
  *   are online, never with the identities there are.
  */
 import type { SessionPresenceRepository } from '../../persistence/repositories/session-presence.js';
@@ -36,6 +38,8 @@ export function watchLiveStatus(deps: {
   /** The identity's name, read once per change (not once per stream). */
   identities: { findById(id: string): Promise<{ name: string } | undefined> };
   sessions: { presence: Pick<SessionPresenceRepository, 'latestOf'>; legacyTimeoutMs: number; accessTokenLifetimeMs: number };
+  /** Identities with SDK channels at the routers connected here; none without. */
+  edge?: { has(identityId: string): boolean };
   clock: Clock;
   /** A read failed: the state is read again at the next change. */
   onError(error: unknown): void;
@@ -46,6 +50,8 @@ export function watchLiveStatus(deps: {
   const offline = createLru<string, true>(REMEMBERED_OFFLINE);
   // Reads under way, per identity: true when another was asked for meanwhile (it runs after, on the newer state).
   const reading = new Map<string, boolean>();
+  // Identities last told with hasEdgeRouterConnection true (bounded by the identities routers report here).
+  const toldConnected = new Set<string>();
 
   /** When the identity's liveness ends (ms since the epoch; 0 without sessions), as `hasApiSession` decides it. */
   async function liveUntil(identityId: string): Promise<number> {
@@ -78,11 +84,14 @@ export function watchLiveStatus(deps: {
       online.delete(identityId);
       offline.set(identityId, true);
     }
+    const connected = deps.edge?.has(identityId) ?? false;
+    const wasConnected = toldConnected.has(identityId);
+    if (connected) toldConnected.add(identityId);
+    else toldConnected.delete(identityId);
     // An identity neither online nor offline here is told either way: the page may show it as it was at load.
-    if (isOnline ? wasOnline : wasOffline) return;
+    if ((isOnline ? wasOnline : wasOffline) && connected === wasConnected) return;
     const name = (await deps.identities.findById(identityId))?.name;
-    // hasEdgeRouterConnection: routers do not report SDK channels to the controller yet; the API reads false too.
-    events.publish({ kind: 'identity', id: identityId, ...(name === undefined ? {} : { name }), hasApiSession: isOnline, hasEdgeRouterConnection: false, at: new Date(now) });
+    events.publish({ kind: 'identity', id: identityId, ...(name === undefined ? {} : { name }), hasApiSession: isOnline, hasEdgeRouterConnection: connected, at: new Date(now) });
   }
 
   function identityChanged(identityId: string): void {
@@ -118,7 +127,7 @@ export function watchLiveStatus(deps: {
     if (event.kind === 'reset') {
       // Changes were missed: what this controller thinks online is read again (those it thinks offline were told).
       offline.clear();
-      for (const identityId of online.keys()) identityChanged(identityId);
+      for (const identityId of new Set([...online.keys(), ...toldConnected])) identityChanged(identityId);
       return;
     }
     const routerIds = new Set<string>();
