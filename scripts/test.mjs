@@ -17,6 +17,7 @@ import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
 import { longestFirst } from './test/order.mjs';
 import { failureLines, failuresIn } from './test/failures.mjs';
+import { groupedEntries } from './test/groups.mjs';
 import { buildConsole } from './build-console.mjs';
 import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
@@ -92,7 +93,9 @@ function runSuite(label, files, env, compiled) {
   const tap = join(mkdtempSync(join(runTemp, 'tap-')), 'report.tap');
   console.log(`\n=== ${label} ===`);
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
-  const run = compiled ? files.map((file) => compiledPath(root, compiled, file)) : files;
+  const compiledOf = (file) => compiledPath(root, compiled, file);
+  // Small files share a process when compiled (scripts/test/groups.mjs); SVC_TEST_GROUP=0 runs every file alone.
+  const run = !compiled ? files : process.env.SVC_TEST_GROUP === '0' ? files.map(compiledOf) : groupedEntries(root, compiled, label, files, compiledOf);
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,

@@ -2,7 +2,7 @@
 // given, a few at a time, so a long file started last runs alone at the end of a pass while the other cores idle;
 // started first, it runs beside the many short ones. The list is what the suite's own timing shows as slowest (the
 // per-file durations a run prints); a file missing from it only starts later, it is never left out.
-const LONGEST = [
+export const LONGEST = [
   'test/e2e/guides.test.ts',
   'test/e2e/cli-logs.test.ts',
   'test/e2e/cli-first-hour.test.ts',
