@@ -1,6 +1,6 @@
 /**
  * The change preview on the service, edge router and posture check screens in Chromium (issue 45): new role
- * attributes of a service or an edge router, and a posture check being created, show who gains and who loses what
+ * attributes of a service or an edge router, and a posture check being created or deleted, show who gains and who loses what
  * (as the API's `POST /change-previews` answers) before the save, the save button says what it will do, and nothing
  * is saved until it is pressed. axe-core on each screen with its preview.
  *
@@ -73,7 +73,7 @@ describe(`change previews of services, edge routers and posture checks in Chromi
     assert.deepEqual((await admin.read(`/edge-routers/${ids.router}`)).roleAttributes, []);
   });
 
-  it("shows the pairs a new posture check would block on what the identities' clients reported, and creates it only on confirm", async () => {
+  it("shows the pairs a new posture check would block on what the identities' clients reported, and creates it only on confirm; its delete is previewed the same way", async () => {
     const erin = await createIdentity(ctl.running.database, { name: 'erin', username: 'erin', password: 'erin-password' });
     ids.vault = await admin.create('/services', { name: 'vault', roleAttributes: ['vault'] });
     await admin.create('/service-policies', { name: 'erin-vault', type: 'Dial', semantic: 'AnyOf', identityRoles: [`@${erin.id}`], serviceRoles: ['#vault'], postureCheckRoles: ['#gate'] });
@@ -98,6 +98,21 @@ describe(`change previews of services, edge routers and posture checks in Chromi
     await page.getByLabel('Operating system').selectOption('Windows');
     await page.getByRole('button', { name: 'Create: 0 gain, 1 lose access', exact: true }).click();
     await page.getByRole('heading', { name: 'Posture checks', level: 1, exact: true }).waitFor();
-    assert.equal((await admin.named('/posture-checks', 'windows-gate')).length, 1);
+    const [gate] = await admin.named('/posture-checks', 'windows-gate');
+    assert.ok(gate, 'created on confirm');
+
+    // Its delete is previewed too: erin gains vault back; nothing is deleted until the button that says so.
+    await page.goto(`/console/posture-checks/${gate.id}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const gains = side('Gain access: 1');
+    await gains.getByRole('cell', { name: 'erin' }).waitFor();
+    await gains.getByRole('cell', { name: 'vault' }).waitFor();
+    await accessible(page, 'console-posture-check-delete-preview');
+    await page.getByRole('button', { name: 'Cancel', exact: true }).first().click();
+    assert.equal((await admin.named('/posture-checks', 'windows-gate')).length, 1, 'cancel deletes nothing');
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    await page.getByRole('button', { name: 'Delete: 1 gain, 0 lose access', exact: true }).click();
+    await page.getByRole('heading', { name: 'Posture checks', level: 1, exact: true }).waitFor();
+    assert.deepEqual(await admin.named('/posture-checks', 'windows-gate'), [], 'deleted on confirm');
   });
 });

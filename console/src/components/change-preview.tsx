@@ -2,8 +2,8 @@
  * Who gains and who loses access if a change is saved: the API's answer to `POST /change-previews` (nothing is
  * saved by asking), shown as two counted tables of the first items. Policy screens show it before create, edit and
  * delete; the identity, service and edge router screens before role attributes are saved; the posture check form
- * before a check is saved. `useChangePreview` gives the answer to the caller
- * too, so its save button can say what it will do (`saveLabel`).
+ * before a check is saved or deleted (deletes through `DeleteReview`). `useChangePreview` gives the answer to the
+ * caller too, so its save button can say what it will do (`saveLabel`).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { api } from '../api/client';

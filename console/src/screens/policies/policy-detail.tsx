@@ -3,43 +3,14 @@
  * who would lose access (the API's change preview with `delete: true`) and deletes only on confirm.
  */
 import { useState } from 'preact/hooks';
-import { api } from '../../api/client';
-import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
+import { DeleteReview } from '../../components/delete-review';
 import { DetailScreen, Facts, Section, useEntity } from '../../components/detail';
 import { DateTime, YesNo } from '../../components/fields';
 import { Link } from '../../components/link';
-import { Problem } from '../../components/problem';
 import { navigate } from '../../router';
 import { t } from '../../strings';
 import { consolePath, type Policy, type PolicyKind } from './kinds';
 import { RoleList } from './policy-list';
-
-function DeleteReview({ kind, policy, onCancel }: { kind: PolicyKind; policy: Policy; onCancel: () => void }) {
-  const state = useChangePreview({ entity: kind.entity, id: policy.id, delete: true, change: {} });
-  const [error, setError] = useState<unknown>(undefined);
-  const remove = async () => {
-    try {
-      await api('DELETE', `/${kind.entity}/${encodeURIComponent(policy.id)}`);
-      navigate(consolePath(kind));
-    } catch (problem) {
-      setError(problem);
-    }
-  };
-  return (
-    <div class="delete-review" role="group" aria-label={t.policies.deleteQuestion(policy.name)}>
-      <ChangePreview entity={kind.entity} id={policy.id} delete change={{}} state={state} />
-      <Problem error={error} />
-      <div class="actions">
-        <button type="button" class="danger" disabled={state.preview === undefined && state.error === undefined} onClick={() => void remove()}>
-          {saveLabel(t.preview.delete, state.preview)}
-        </button>
-        <button type="button" onClick={onCancel}>
-          {t.common.cancel}
-        </button>
-      </div>
-    </div>
-  );
-}
 
 export function PolicyDetail({ kind, id }: { kind: PolicyKind; id: string }) {
   const { entity: policy, error } = useEntity<Policy>(`/${kind.entity}/${encodeURIComponent(id)}`);
@@ -63,7 +34,15 @@ export function PolicyDetail({ kind, id }: { kind: PolicyKind; id: string }) {
     >
       {policy && (
         <>
-          {deleting && <DeleteReview kind={kind} policy={policy} onCancel={() => setDeleting(false)} />}
+          {deleting && (
+            <DeleteReview
+              entity={kind.entity}
+              id={policy.id}
+              question={t.policies.deleteQuestion(policy.name)}
+              onDeleted={() => navigate(consolePath(kind))}
+              onCancel={() => setDeleting(false)}
+            />
+          )}
           <Facts
             facts={[
               [t.common.id, policy.id],

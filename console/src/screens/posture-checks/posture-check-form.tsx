@@ -1,13 +1,14 @@
 /**
  * Creating and editing a posture check of the common types (operating system, MAC address, Windows domain, process,
  * MFA): the fields of the chosen type only, the change preview (which identity–service pairs the save would block or
- * unblock) before saving, the API's refusal shown at its field, and delete on the edit page.
+ * unblock) before saving, the API's refusal shown at its field, and delete on the edit page, previewed the same way.
  */
 import { useState } from 'preact/hooks';
 import { api } from '../../api/client';
 import { useDraft } from '../../api/drafts';
 import { ChangePreview, saveLabel, useChangePreview } from '../../components/change-preview';
-import { ConfirmButton, useEntity } from '../../components/detail';
+import { DeleteReview } from '../../components/delete-review';
+import { useEntity } from '../../components/detail';
 import { AttributesField, CheckboxField, Form, SelectField, TextField } from '../../components/form';
 import { Problem } from '../../components/problem';
 import { navigate } from '../../router';
@@ -93,6 +94,8 @@ function bodyOf(draft: Draft): Record<string, unknown> {
 function PostureCheckForm({ check }: { check?: PostureCheck }) {
   const [draft, setDraft, discard] = useDraft(`posture-check-${check?.id ?? 'new'}`, () => draftOf(check));
   const [error, setError] = useState<unknown>(undefined);
+  // Delete first previews the pairs it would unblock (decision 0082), like a policy's delete.
+  const [deleting, setDeleting] = useState(false);
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   const title = check ? t.postureChecks.editTitle(check.name) : t.postureChecks.createTitle;
   const osOptions = OSES.map((os) => ({ value: os, label: os }));
@@ -105,13 +108,20 @@ function PostureCheckForm({ check }: { check?: PostureCheck }) {
       <header class="screen-head">
         <h1 id="form-title">{title}</h1>
         {check && (
-          <ConfirmButton
-            label={t.common.delete}
-            question={t.postureChecks.deleteQuestion}
-            onConfirm={async () => (await api('DELETE', `/posture-checks/${encodeURIComponent(check.id)}`), discard(), navigate('/console/posture-checks'))}
-          />
+          <button type="button" class="danger" onClick={() => setDeleting(true)} disabled={deleting}>
+            {t.common.delete}
+          </button>
         )}
       </header>
+      {check && deleting && (
+        <DeleteReview
+          entity="posture-checks"
+          id={check.id}
+          question={t.postureChecks.deleteQuestion}
+          onDeleted={() => (discard(), navigate('/console/posture-checks'))}
+          onCancel={() => setDeleting(false)}
+        />
+      )}
       <Form
         label={title}
         submitLabel={saveLabel(check ? t.common.save : t.common.create, preview.preview)}
