@@ -95,7 +95,7 @@ function runSuite(label, files, env, compiled) {
   const loader = compiled ? ['--enable-source-maps'] : ['--import', 'tsx'];
   const compiledOf = (file) => compiledPath(root, compiled, file);
   // Small files share a process when compiled (scripts/test/groups.mjs); SVC_TEST_GROUP=0 runs every file alone.
-  const run = !compiled ? files : process.env.SVC_TEST_GROUP === '0' ? files.map(compiledOf) : groupedEntries(root, compiled, label, files, compiledOf);
+  const run = compiled ? groupedEntries(root, compiled, label, files, compiledOf, { group: process.env.SVC_TEST_GROUP !== '0' }) : files;
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,

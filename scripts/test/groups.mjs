@@ -7,7 +7,7 @@
 // process) carries OWN_PROCESS in its header; files outside GROUPED_TREES always run alone: they start processes,
 // browsers and routers of their own, and their waits overlap best side by side.
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { LONGEST } from './order.mjs';
 
@@ -24,37 +24,33 @@ function groupable(root, file) {
 
 /**
  * The entries to hand to node --test for `files` (checkout paths, in the order they should start) compiled under
- * `compiled`: each file that runs alone as its compiled path, and for each GROUP_SIZE groupable files, in order, one
- * group file written under `compiled` (named after `label`), placed where its first member was. `compiledOf` maps a
- * checkout path to its compiled path.
+ * `compiled`: one generated file per entry, under `compiled`/test/.groups, that imports either one file that runs
+ * alone or, for each GROUP_SIZE groupable files in order, a group of them (placed where its first member was). The
+ * entries are numbered because node --test sorts the files it is given by path and starts them in that order: only
+ * the numbers keep the order chosen here (the longest first). `group: false` gives every file an entry of its own.
+ * `compiledOf` maps a checkout path to its compiled path.
  */
-export function groupedEntries(root, compiled, label, files, compiledOf) {
+export function groupedEntries(root, compiled, label, files, compiledOf, { group = true } = {}) {
   const dir = join(compiled, 'test', '.groups');
   mkdirSync(dir, { recursive: true });
-  const entries = [];
+  const slots = [];
   let open;
-  let count = 0;
-  const close = () => {
-    if (!open) return;
-    const path = join(dir, `${label.toLowerCase()}-${String(++count).padStart(3, '0')}.test.js`);
-    const lines = [`// A group of ${open.members.length} test files run in one process (scripts/test/groups.mjs).`];
-    for (const member of open.members) lines.push(`import ${JSON.stringify(pathToFileURL(member).href)};`);
-    writeFileSync(path, `${lines.join('\n')}\n`);
-    entries[open.at] = path;
-    open = undefined;
-  };
   for (const file of files) {
-    if (!groupable(root, file)) {
-      entries.push(compiledOf(file));
+    if (!group || !groupable(root, file)) {
+      slots.push({ members: [file], name: basename(file).replace(/\.test\.ts$/, '') });
+      open = undefined;
       continue;
     }
-    if (!open) {
-      open = { at: entries.length, members: [] };
-      entries.push(undefined);
-    }
-    open.members.push(compiledOf(file));
-    if (open.members.length === GROUP_SIZE) close();
+    if (!open) slots.push((open = { members: [], name: 'group' }));
+    open.members.push(file);
+    if (open.members.length === GROUP_SIZE) open = undefined;
   }
-  close();
-  return entries;
+  const width = String(slots.length).length;
+  return slots.map(({ members, name }, index) => {
+    const path = join(dir, `${label.toLowerCase()}-${String(index + 1).padStart(width, '0')}-${name}.test.js`);
+    const lines = [`// ${members.length === 1 ? 'One test file' : `A group of ${members.length} test files`}, run by npm test in one process (scripts/test/groups.mjs).`];
+    for (const member of members) lines.push(`import ${JSON.stringify(pathToFileURL(compiledOf(member)).href)};`);
+    writeFileSync(path, `${lines.join('\n')}\n`);
+    return path;
+  });
 }

@@ -18,7 +18,7 @@ const root = process.cwd();
 interface Groups {
   GROUP_SIZE: number;
   OWN_PROCESS: string;
-  groupedEntries(root: string, compiled: string, label: string, files: string[], compiledOf: (file: string) => string): string[];
+  groupedEntries(root: string, compiled: string, label: string, files: string[], compiledOf: (file: string) => string, options?: { group?: boolean }): string[];
 }
 interface Failures {
   failuresIn(tap: string): { name: string; location: string; error: string }[];
@@ -44,30 +44,48 @@ function tree(name: string, files: Record<string, string>) {
 }
 
 describe('grouping test files into shared processes', () => {
-  it('puts unit, integration and e2e files in groups of GROUP_SIZE, in order, each group where its first member was', () => {
+  /** The compiled files an entry imports, as paths. */
+  const membersOf = (entry: string) => [...readFileSync(entry, 'utf8').matchAll(/^import "file:\/\/(.*)";$/gm)].map((m) => m[1]);
+
+  it('puts unit, integration and e2e files in groups of GROUP_SIZE, in order', () => {
     const names = Array.from({ length: GROUP_SIZE + 2 }, (_, i) => `test/unit/u${i}.test.ts`);
     const t = tree('plain', Object.fromEntries([...names, 'test/integration/i.test.ts', 'test/e2e/e.test.ts'].map((n) => [n, 'a test'])));
     const entries = groupedEntries(t.checkout, t.compiled, 'SQLite', t.paths, t.compiledOf);
     assert.equal(entries.length, 2, 'a full group, then one of the rest');
-    const members = entries.map((entry) => [...readFileSync(entry, 'utf8').matchAll(/^import "(.*)";$/gm)].map((m) => m[1]));
-    assert.deepEqual(members.flat(), t.paths.map((p) => pathToFileURL(t.compiledOf(p)).href), 'every file once, in order');
-    assert.equal(members[0]!.length, GROUP_SIZE);
-    assert.match(entries[0]!, /sqlite-001\.test\.js$/);
+    assert.deepEqual(entries.flatMap(membersOf), t.paths.map(t.compiledOf), 'every file once, in order');
+    assert.equal(membersOf(entries[0]!).length, GROUP_SIZE);
+    assert.match(entries[0]!, /\.groups\/sqlite-1-group\.test\.js$/);
   });
 
-  it('runs alone a browser test, a file of the longest list, and a file marked own-process, keeping the order', () => {
+  it('runs alone a browser test, a file of the longest list, and a file marked own-process, in the order given', () => {
     const t = tree('alone', {
-      'test/unit/a.test.ts': 'a test',
-      'test/browser/b.test.ts': 'a browser test',
       'test/e2e/guides.test.ts': 'the longest file',
-      'test/unit/c.test.ts': `${OWN_PROCESS}: it changes process-wide state`,
-      'test/unit/d.test.ts': 'a test',
+      'test/unit/a.test.ts': 'a test',
+      'test/unit/b.test.ts': 'a test',
+      'test/browser/c.test.ts': 'a browser test',
+      'test/unit/d.test.ts': `${OWN_PROCESS}: it changes process-wide state`,
+      'test/unit/e.test.ts': 'a test',
     });
     const entries = groupedEntries(t.checkout, t.compiled, 'PostgreSQL', t.paths, t.compiledOf);
-    assert.equal(entries.length, 4);
-    assert.match(entries[0]!, /\.groups\/postgresql-001\.test\.js$/, 'a and d share the group placed where a was');
-    assert.deepEqual(entries.slice(1), [1, 2, 3].map((i) => t.compiledOf(t.paths[i]!)));
-    assert.equal([...readFileSync(entries[0]!, 'utf8').matchAll(/^import /gm)].length, 2);
+    assert.deepEqual(entries.map(membersOf), [[0], [1, 2], [3], [4], [5]].map((members) => members.map((i) => t.compiledOf(t.paths[i]!))));
+    assert.deepEqual(
+      entries.map((entry) => entry.slice(entry.lastIndexOf('/') + 1)),
+      ['postgresql-1-guides.test.js', 'postgresql-2-group.test.js', 'postgresql-3-c.test.js', 'postgresql-4-d.test.js', 'postgresql-5-group.test.js'],
+    );
+  });
+
+  it('names the entries so that sorting them by path, as node --test does before starting them, keeps the order given', () => {
+    const names = Array.from({ length: 12 }, (_, i) => `test/browser/${String.fromCharCode(122 - i)}.test.ts`);
+    const t = tree('order', Object.fromEntries(names.map((n) => [n, 'a browser test'])));
+    const entries = groupedEntries(t.checkout, t.compiled, 'SQLite', t.paths, t.compiledOf);
+    assert.deepEqual([...entries].sort(), entries);
+    assert.deepEqual(entries.flatMap(membersOf), t.paths.map(t.compiledOf));
+  });
+
+  it('gives every file an entry of its own when grouping is off (SVC_TEST_GROUP=0)', () => {
+    const t = tree('off', { 'test/unit/a.test.ts': 'a test', 'test/unit/b.test.ts': 'a test' });
+    const entries = groupedEntries(t.checkout, t.compiled, 'SQLite', t.paths, t.compiledOf, { group: false });
+    assert.deepEqual(entries.map(membersOf), t.paths.map((p) => [t.compiledOf(p)]));
   });
 });
 
