@@ -36,6 +36,7 @@ import { usedEnrollmentTokens } from './migrations/0032-used-enrollment-tokens.j
 import { nameOrderIndexes } from './migrations/0034-name-order-indexes.js';
 import { expiryColumns } from './migrations/0035-expiry-columns.js';
 import { sessionsByIdentity } from './migrations/0036-sessions-by-identity.js';
+import { usedIdpStates } from './migrations/0037-used-idp-states.js';
 import { auditLogFilterIndexes } from './migrations/0033-audit-log-filter-indexes.js';
 
 const MIGRATIONS: Record<string, Migration> = {
@@ -73,6 +74,7 @@ const MIGRATIONS: Record<string, Migration> = {
   '0034-name-order-indexes': nameOrderIndexes,
   '0035-expiry-columns': expiryColumns,
   '0036-sessions-by-identity': sessionsByIdentity,
+  '0037-used-idp-states': usedIdpStates,
 };
 
 const provider: MigrationProvider = { getMigrations: async () => MIGRATIONS };

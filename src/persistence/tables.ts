@@ -402,6 +402,12 @@ export interface UsedEnrollmentTokensTable {
   used_at: string;
 }
 
+/** The hash of a used external-IdP sign-in `state`, kept until its auth request expires (migration 0037). */
+export interface UsedIdpStatesTable {
+  state_hash: string;
+  expires_at: string;
+}
+
 /** A circuit a dial decision opened (migration 0031). */
 export interface CircuitsTable {
   id: string;
@@ -574,6 +580,7 @@ export interface Tables {
   links: LinksTable;
   circuits: CircuitsTable;
   used_enrollment_tokens: UsedEnrollmentTokensTable;
+  used_idp_states: UsedIdpStatesTable;
   posture_checks: PostureChecksTable;
   service_policies: ServicePoliciesTable;
   edge_router_policies: EdgeRouterPoliciesTable;

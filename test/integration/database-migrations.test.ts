@@ -17,7 +17,7 @@ describe(`the store on ${testDialect}`, () => {
     assert.deepEqual(
       tables.filter((t) => !t.startsWith('svc_migrations')),
       [
-        'api_session_certificates', 'api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'authorization_changes', 'cas', 'circuits', 'config_types', 'configs', 'controllers', 'edge_router_policies', 'edge_routers', 'edge_sessions', 'enrollment_signing_keys', 'enrollments', 'entity_attributes', 'external_jwt_signers', 'identities', 'links', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_code_refusals', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys', 'password_lockouts', 'policy_roles', 'posture_checks', 'posture_responses', 'router_presence', 'service_configs', 'service_edge_router_policies', 'service_policies', 'service_update_marks', 'services', 'terminators', 'used_enrollment_tokens', 'usernames',
+        'api_session_certificates', 'api_sessions', 'audit_log', 'auth_policies', 'authenticators', 'authorization_changes', 'cas', 'circuits', 'config_types', 'configs', 'controllers', 'edge_router_policies', 'edge_routers', 'edge_sessions', 'enrollment_signing_keys', 'enrollments', 'entity_attributes', 'external_jwt_signers', 'identities', 'links', 'mfa_enrollments', 'oidc_auth_requests', 'oidc_code_refusals', 'oidc_refresh_tokens', 'oidc_sessions', 'oidc_signing_keys', 'password_lockouts', 'policy_roles', 'posture_checks', 'posture_responses', 'router_presence', 'service_configs', 'service_edge_router_policies', 'service_policies', 'service_update_marks', 'services', 'terminators', 'used_enrollment_tokens', 'used_idp_states', 'usernames',
       ],
     );
   });

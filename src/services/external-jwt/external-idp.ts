@@ -4,13 +4,13 @@
  * callback that exchanges the code (a public client: no secret) and hands back the token the signer verifies.
  * The login itself is then the ordinary primary `ext-jwt` login of the auth request. Knows nothing of HTTP.
  *
- * Nothing is stored at the controller: the `state` sent to the IdP is 256 random bits, and the flow (the auth
+ * The flow is not stored at the controller: the `state` sent to the IdP is 256 random bits, and the flow (the auth
  * request's id, the signer, the PKCE verifier, the state again and the auth request's expiry) is sealed (AES-GCM, its
  * own context) into a cookie of the browser that started, named after the state. At the callback the state must find
  * its cookie and equal the state sealed in it (compared in constant time), so a callback URL carried to another
- * browser signs nobody in, and an IdP that alters the state is refused. A state is used once at this controller
- * (remembered until it expires); at any controller the IdP's code is single use, so a replay fails at the token
- * endpoint. The state doubles as the ID token's nonce.
+ * browser signs nobody in, and an IdP that alters the state is refused. A state is used once across every
+ * controller sharing the store: its SHA-256 is recorded there, until the auth request expires, by one insert whose key
+ * conflict means "used before". The state doubles as the ID token's nonce.
  */
 import { createHash } from 'node:crypto';
 import type { JWTPayload } from 'jose';
@@ -19,6 +19,7 @@ import type { SecretBox } from '../../crypto/secret-box.js';
 import { secretsEqual } from '../../crypto/secrets.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../../domain/auth-policy.js';
 import type { ExternalJwtSigner } from '../../domain/external-jwt-signer.js';
+import type { UsedIdpStateRepository } from '../../persistence/repositories/used-idp-states.js';
 import type { Clock } from '../../shared/clock.js';
 import { newSecretToken } from '../../shared/random.js';
 import type { ExternalJwtVerifier } from './external-jwt.js';
@@ -96,8 +97,6 @@ const STATE = /^[A-Za-z0-9_-]{43}$/;
 export const flowCookieName = (state: string | undefined) => (state !== undefined && STATE.test(state) ? `svc-ext-idp-${state.slice(0, 16)}` : undefined);
 /** A discovery document is used this long before it is fetched again (an IdP moving its endpoints is rare). */
 const DISCOVERY_TTL_MS = 5 * 60_000;
-/** States used at this controller, remembered until they expire, at most this many. */
-const MAX_REMEMBERED = 100_000;
 const MAX_PARAM = 16_384;
 
 interface Endpoints {
@@ -114,10 +113,11 @@ export function createExternalIdpLogins(deps: {
   clock: Clock;
   /** Accept http:// IdP endpoints (edge.externalJwt.allowHttpJwks). */
   allowHttp: boolean;
+  /** The used states, in the store (shared by the controllers). */
+  usedStates: Pick<UsedIdpStateRepository, 'use'>;
 }): ExternalIdpLogins {
   const { clock } = deps;
   const discovered = new Map<string, { endpoints: Endpoints; fetchedAt: number }>();
-  const used = new Map<string, number>();
 
   function allowedBy(policy: AuthPolicy | undefined, signer: ExternalJwtSigner): boolean {
     const extJwt = policy?.primary.extJwt;
@@ -183,18 +183,8 @@ export function createExternalIdpLogins(deps: {
     return fields;
   }
 
-  /**
-   * Marks the state used; false when it was used before. Expired entries are dropped as new ones come; past the bound
-   * the oldest goes (a replay of it still fails at the IdP, whose code is single use), so memory stays bounded.
-   */
-  function useOnce(state: string, expiresAt: number): boolean {
-    const now = clock.now().getTime();
-    if (used.has(state)) return false;
-    if (used.size >= MAX_REMEMBERED) for (const [key, until] of used) if (until <= now) used.delete(key);
-    if (used.size >= MAX_REMEMBERED) used.delete(used.keys().next().value as string);
-    used.set(state, expiresAt);
-    return true;
-  }
+  /** Marks the state used at every controller; false when it was used before. A store error throws (never "unused"). */
+  const useOnce = (state: string, expiresAt: number): Promise<boolean> => deps.usedStates.use(createHash('sha256').update(state).digest('base64url'), new Date(expiresAt));
 
   async function exchange(signer: ExternalJwtSigner, fields: FlowFields, code: string, redirectUri: string): Promise<Record<string, unknown>> {
     const { token: tokenEndpoint } = await endpointsOf(signer);
@@ -252,7 +242,7 @@ export function createExternalIdpLogins(deps: {
       const fields = openFlow(callback.state, callback.cookies);
       const stale = (what: string) => new ExternalIdpRefusal('state', `the sign-in at the identity provider ${what}; start again from the application`, fields.h);
       if (fields.e <= clock.now().getTime()) throw stale('has expired');
-      if (!useOnce(fields.n, fields.e)) throw stale('was already used');
+      if (!(await useOnce(fields.n, fields.e))) throw stale('was already used');
       if (callback.error !== undefined) {
         const description = callback.errorDescription ? `: ${callback.errorDescription.slice(0, 300)}` : '';
         throw new ExternalIdpRefusal('idp-refused', `the identity provider refused the sign-in (${callback.error.slice(0, 100)}${description})`, fields.h);

@@ -9,6 +9,7 @@ import type { Database } from '../../persistence/database.js';
 import { createAuthPolicyRepository } from '../../persistence/repositories/auth-policies.js';
 import { createExternalJwtSignerRepository } from '../../persistence/repositories/external-jwt-signers.js';
 import { createIdentityRepository } from '../../persistence/repositories/identities.js';
+import { createUsedIdpStateRepository } from '../../persistence/repositories/used-idp-states.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Clock } from '../../shared/clock.js';
 import { auditedChanges } from '../audit/audited-changes.js';
@@ -48,6 +49,7 @@ export function buildExternalJwtDomain(
       secrets: deps.secrets,
       clock,
       allowHttp: config.allowHttpJwks,
+      usedStates: createUsedIdpStateRepository(database),
     }),
     authenticator: createExtJwtAuthenticator({ verifier, signers: records, clock }),
     signers: createExternalJwtSignerService({

@@ -9,7 +9,9 @@
  *   certificates and posture reports. A request presenting one deletes it too; one never presented again stayed;
  * - ephemeral certificates past their validity, which nothing accepts any more;
  * - circuits whose first router has been offline for over a minute (issue 43): a router that comes back reconciles
- *   its circuits itself (ReconcileCircuits), but one that never does would leave them listed for ever.
+ *   its circuits itself (ReconcileCircuits), but one that never does would leave them listed for ever;
+ * - the used states of external-IdP sign-ins (decision 0084) once their auth request has expired: a callback of an
+ *   expired flow is refused for its expiry, so the table holds only the sign-ins of the last few minutes.
  * Each sweep does a bounded amount of work in short transactions; what is left goes at the next one. Another
  * controller's activity reaches the store at most ten seconds late, which the grace below covers; this controller's
  * own is written first.
@@ -20,6 +22,7 @@ import { createApiSessionRepository, type ApiSessionRepository } from '../../per
 import { createEdgeSessionRepository, type EdgeSessionRepository } from '../../persistence/repositories/edge-sessions.js';
 import { createOidcRepository, type OidcRepository } from '../../persistence/repositories/oidc.js';
 import { createCircuitRepository, type CircuitRepository } from '../../persistence/repositories/circuits.js';
+import { createUsedIdpStateRepository, type UsedIdpStateRepository } from '../../persistence/repositories/used-idp-states.js';
 import type { Clock } from '../../shared/clock.js';
 import { ONLINE_WITHIN_MS } from '../controllers/heartbeat.js';
 import type { SessionActivity } from '../sessions/session-activity.js';
@@ -37,6 +40,9 @@ const LEGACY_BATCHES_PER_SWEEP = 50;
 /** Expired ephemeral certificates deleted per statement, and statements per sweep. */
 const CERTIFICATES_PER_BATCH = 1_000;
 const CERTIFICATE_BATCHES_PER_SWEEP = 10;
+/** Used external-IdP states deleted per statement, and statements per sweep. */
+const IDP_STATES_PER_BATCH = 1_000;
+const IDP_STATE_BATCHES_PER_SWEEP = 10;
 /**
  * How long past its timeout a legacy session is left before the sweep takes it. A controller writes the activity it
  * saw at most ten seconds late (sessions/session-activity.ts), so a session another controller still serves has a
@@ -56,6 +62,8 @@ export interface SweepResult {
   certificates: number;
   /** Circuits whose first router was offline for over CIRCUIT_OFFLINE_GRACE_MS. */
   circuits: number;
+  /** Used external-IdP sign-in states whose auth request has expired. */
+  idpStates: number;
 }
 
 export interface Housekeeping {
@@ -80,6 +88,7 @@ export function createHousekeeping(deps: {
   apiSessions: Pick<ApiSessionRepository, 'deleteInactiveBefore'>;
   certificates: Pick<SessionCertificateRepository, 'deleteExpired'>;
   circuits: Pick<CircuitRepository, 'deleteOfOfflineIngress'>;
+  idpStates: Pick<UsedIdpStateRepository, 'deleteExpired'>;
   /** This controller's legacy session activity, written before the sweep judges what is stale. */
   activity?: Pick<SessionActivity, 'flush'>;
   clock: Clock;
@@ -103,7 +112,8 @@ export function createHousekeeping(deps: {
       // by more than the time a controller is taken to be alive without one.
       const offlineSince = new Date(now.getTime() - CIRCUIT_OFFLINE_GRACE_MS);
       const circuits = await deps.circuits.deleteOfOfflineIngress(offlineSince, new Date(offlineSince.getTime() - ONLINE_WITHIN_MS));
-      return { clientSessions, legacySessions, certificates, circuits };
+      const idpStates = await inBatches(() => deps.idpStates.deleteExpired(now, IDP_STATES_PER_BATCH), IDP_STATES_PER_BATCH, IDP_STATE_BATCHES_PER_SWEEP);
+      return { clientSessions, legacySessions, certificates, circuits, idpStates };
     },
   };
 }
@@ -118,6 +128,7 @@ export function buildHousekeeping(
     apiSessions: createApiSessionRepository(database),
     certificates: createSessionCertificateRepository(database),
     circuits: createCircuitRepository(database),
+    idpStates: createUsedIdpStateRepository(database),
     ...deps,
   });
 }
