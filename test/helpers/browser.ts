@@ -44,7 +44,24 @@ export interface NewPageOptions extends BrowserContextOptions {
 export async function newPage(browser: Browser, options: NewPageOptions): Promise<Page> {
   const context = await browser.newContext({ ignoreHTTPSErrors: true, viewport: { width: 1280, height: 800 }, ...options });
   const page = await context.newPage();
+  // What went wrong in the page, kept for a failing step's message (a step that times out says only what it awaited).
+  const trouble: string[] = [];
+  troubleOf.set(page, trouble);
+  const note = (line: string) => trouble.length < 20 && trouble.push(line);
+  page.on('pageerror', (error) => note(`page error: ${error.message}`));
+  page.on('console', (message) => message.type() === 'error' && note(`console error: ${message.text()}`));
+  page.on('requestfailed', (request) => note(`request failed: ${request.method()} ${request.url()}: ${request.failure()?.errorText ?? ''}`));
+  page.on('response', (response) => response.status() >= 400 && note(`${response.status()} for ${response.request().method()} ${response.url()}`));
   return page;
+}
+
+const troubleOf = new WeakMap<Page, string[]>();
+
+/** `error` with the page's address and what went wrong in it since it opened (page errors, failed or refused requests). */
+export function withPageTrouble(page: Page, error: unknown): Error {
+  const lines = troubleOf.get(page) ?? [];
+  const message = `${error instanceof Error ? error.message : String(error)}\nthe page was at ${page.url()}${lines.length > 0 ? `; what went wrong in it:\n${lines.join('\n')}` : '; nothing went wrong in it that it reported'}`;
+  return Object.assign(new Error(message), { cause: error });
 }
 
 export interface AxeViolation {
