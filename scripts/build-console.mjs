@@ -7,7 +7,7 @@
 // test file included, paid when the controller did it).
 // Usage: node scripts/build-console.mjs [--out DIR] [--metafile]
 import { build } from 'esbuild';
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, extname, join } from 'node:path';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
 import { fileURLToPath } from 'node:url';
@@ -30,7 +30,11 @@ function precompress(dir) {
 }
 
 /** Builds into `out` (default dist/console) and returns the sizes of what a first load transfers. */
-export async function buildConsole({ out = join(root, 'dist', 'console'), metafile = false } = {}) {
+export async function buildConsole({ out: target = join(root, 'dist', 'console'), metafile = false } = {}) {
+  // Built beside the target and swapped in whole at the end: a controller starting meanwhile (a test of the suite
+  // while a test of the runner rebuilds) reads the old build or the new one, never a folder half removed or half
+  // written. The same sources give the same hashed names, so old and new serve alike.
+  const out = `${target}.building-${process.pid}`;
   rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'assets'), { recursive: true });
   const result = await build({
@@ -63,7 +67,21 @@ export async function buildConsole({ out = join(root, 'dist', 'console'), metafi
   precompress(join(out, 'assets'));
   precompress(out);
   const size = (file) => readFileSync(join(root, file)).length;
-  return { script: basename(script), style: basename(style), scriptBytes: size(script), styleBytes: size(style), htmlBytes: html.length };
+  const sizes = { script: basename(script), style: basename(style), scriptBytes: size(script), styleBytes: size(style), htmlBytes: html.length };
+  const previous = `${target}.previous-${process.pid}`;
+  // Two builds at once (two runners) race here: whichever swaps last wins, and both builds are the same.
+  const tolerating = (codes, step) => {
+    try {
+      step();
+    } catch (error) {
+      if (!codes.includes(error.code)) throw error;
+    }
+  };
+  tolerating(['ENOENT'], () => renameSync(target, previous));
+  tolerating(['ENOTEMPTY', 'EEXIST'], () => renameSync(out, target));
+  rmSync(out, { recursive: true, force: true });
+  rmSync(previous, { recursive: true, force: true });
+  return sizes;
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

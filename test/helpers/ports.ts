@@ -1,22 +1,32 @@
-/** Free loopback TCP ports for test listeners (asked of the OS, released before use). */
+/** Free loopback TCP ports for test listeners (checked free, released before use). */
 import { createSocket } from 'node:dgram';
 import { createServer } from 'node:net';
 
-export function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.on('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      server.close(() => resolve(typeof address === 'object' && address ? address.port : 0));
-    });
+/**
+ * A loopback TCP port that was free a moment ago, below Linux's ephemeral range (32768-60999). A port the OS hands
+ * out for `listen(0)` is an ephemeral one: released and given to a child process to bind (a router's edge or link
+ * listener), it could meanwhile become the local port of an outgoing connection of any process on the machine (a
+ * database pool's, a CLI's), and the child then failed with EADDRINUSE under the suite's load. Below that range only
+ * another listener can take it, and a random pick makes two tests choosing the same one at once unlikely.
+ */
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  for (;;) {
+    const port = 20_000 + Math.floor(Math.random() * 12_000);
+    if (await tcpBindable(port, host)) return port;
+  }
+}
+
+function tcpBindable(port: number, host: string): Promise<boolean> {
+  const server = createServer();
+  return new Promise((resolve) => {
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }
 
 /**
- * A loopback port free for both TCP and UDP and below Linux's ephemeral range (32768-60999), for a listener a test
- * opens, closes and opens again: between the two, an outgoing connection (a database pool's, a CLI's) may be given an
- * ephemeral port as its own, which freePort's ports are, and the second listen would then find it in use.
+ * A loopback port free for both TCP and UDP and below Linux's ephemeral range, for a listener a test opens, closes and
+ * opens again on both protocols.
  */
 export async function stablePort(host = '127.0.0.1'): Promise<number> {
   for (;;) {
@@ -26,12 +36,7 @@ export async function stablePort(host = '127.0.0.1'): Promise<number> {
 }
 
 async function bindable(port: number, host: string): Promise<boolean> {
-  const tcp = createServer();
-  const tcpOk = await new Promise<boolean>((resolve) => {
-    tcp.once('error', () => resolve(false));
-    tcp.listen(port, host, () => resolve(true));
-  });
-  if (!tcpOk) return false;
+  if (!(await tcpBindable(port, host))) return false;
   const udp = createSocket('udp4');
   const udpOk = await new Promise<boolean>((resolve) => {
     udp.once('error', () => resolve(false));
@@ -42,6 +47,5 @@ async function bindable(port: number, host: string): Promise<boolean> {
   } catch {
     // A socket whose bind failed may already be closed.
   }
-  await new Promise((resolve) => tcp.close(resolve));
   return udpOk;
 }
