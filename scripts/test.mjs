@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { compiledPath, compileSuite } from './test/compile.mjs';
 import { longestFirst } from './test/order.mjs';
 import { failureLines, failuresIn } from './test/failures.mjs';
-import { groupedEntries } from './test/groups.mjs';
+import { fileHeader, groupedEntries } from './test/groups.mjs';
 import { buildConsole } from './build-console.mjs';
 import { findPostgresBin, startThrowawayCluster } from './lib/postgres-cluster.mjs';
 
@@ -73,9 +73,8 @@ const STORE_INDEPENDENT = '@store-independent';
  * prove nothing new. Allowed under test/browser/ only (the suite's hygiene test).
  */
 const UI_ONLY = '@ui-only';
-const header = (file) => readFileSync(file, 'utf8').slice(0, 4096);
-const isStoreIndependent = (file) => header(file).includes(STORE_INDEPENDENT);
-const isSqlitePassOnly = (file) => isStoreIndependent(file) || header(file).includes(UI_ONLY);
+const isStoreIndependent = (file) => fileHeader(file).includes(STORE_INDEPENDENT);
+const isSqlitePassOnly = (file) => isStoreIndependent(file) || fileHeader(file).includes(UI_ONLY);
 
 /**
  * One folder per run holds every temporary file and folder the tests make: it is the test processes' TMPDIR (so

@@ -17,9 +17,12 @@ const GROUPED_TREES = ['test/unit/', 'test/integration/', 'test/e2e/'];
 /** Files per group: enough to spread one load over several files, few enough that groups still run side by side. */
 export const GROUP_SIZE = 8;
 
+/** The start of a test file, where its markers (@own-process, @store-independent, @ui-only) are written. */
+export const fileHeader = (file) => readFileSync(file, 'utf8').slice(0, 4096);
+
 function groupable(root, file) {
   const path = relative(root, file);
-  return GROUPED_TREES.some((tree) => path.startsWith(tree)) && !LONGEST.includes(path) && !readFileSync(file, 'utf8').slice(0, 4096).includes(OWN_PROCESS);
+  return GROUPED_TREES.some((tree) => path.startsWith(tree)) && !LONGEST.includes(path) && !fileHeader(file).includes(OWN_PROCESS);
 }
 
 /**

@@ -49,9 +49,17 @@ export function createIdentityReporter(deps: {
       else told.delete(id);
     }
     pending.clear();
-    for (let i = 0; i < Math.max(connected.length, disconnected.length); i += IDS_PER_MESSAGE) {
-      deps.control.notify(ControlType.IdentityConnections, { connected: connected.slice(i, i + IDS_PER_MESSAGE), disconnected: disconnected.slice(i, i + IDS_PER_MESSAGE) });
-    }
+    if (connected.length > 0 || disconnected.length > 0) send(connected, disconnected, false);
+  }
+
+  /** The lists in messages of at most IDS_PER_MESSAGE ids each, `reset` on the first (which goes even when empty). */
+  function send(connected: string[], disconnected: string[], reset: boolean): void {
+    let i = 0;
+    do {
+      const body = { connected: connected.slice(i, i + IDS_PER_MESSAGE), disconnected: disconnected.slice(i, i + IDS_PER_MESSAGE) };
+      deps.control.notify(ControlType.IdentityConnections, reset && i === 0 ? { reset: true, ...body } : body);
+      i += IDS_PER_MESSAGE;
+    } while (i < Math.max(connected.length, disconnected.length));
   }
 
   function change(identityId: string, up: boolean): void {
@@ -72,11 +80,7 @@ export function createIdentityReporter(deps: {
       told.clear();
       const all = [...current];
       for (const id of all) told.add(id);
-      let i = 0;
-      do {
-        deps.control.notify(ControlType.IdentityConnections, { ...(i === 0 ? { reset: true } : {}), connected: all.slice(i, i + IDS_PER_MESSAGE), disconnected: [] });
-        i += IDS_PER_MESSAGE;
-      } while (i < all.length);
+      send(all, [], true);
     },
     stop() {
       if (timer) clearTimeout(timer);

@@ -16,7 +16,7 @@ import { createHash } from 'node:crypto';
 import type { JWTPayload } from 'jose';
 import { decodeJwt } from 'jose';
 import type { SecretBox } from '../../crypto/secret-box.js';
-import { secretsEqual } from '../../crypto/secrets.js';
+import { hashToken, secretsEqual } from '../../crypto/secrets.js';
 import { DEFAULT_AUTH_POLICY_ID, type AuthPolicy } from '../../domain/auth-policy.js';
 import type { ExternalJwtSigner } from '../../domain/external-jwt-signer.js';
 import type { UsedIdpStateRepository } from '../../persistence/repositories/used-idp-states.js';
@@ -184,7 +184,7 @@ export function createExternalIdpLogins(deps: {
   }
 
   /** Marks the state used at every controller; false when it was used before. A store error throws (never "unused"). */
-  const useOnce = (state: string, expiresAt: number): Promise<boolean> => deps.usedStates.use(createHash('sha256').update(state).digest('base64url'), new Date(expiresAt));
+  const useOnce = (state: string, expiresAt: number): Promise<boolean> => deps.usedStates.use(hashToken(state), new Date(expiresAt));
 
   async function exchange(signer: ExternalJwtSigner, fields: FlowFields, code: string, redirectUri: string): Promise<Record<string, unknown>> {
     const { token: tokenEndpoint } = await endpointsOf(signer);
